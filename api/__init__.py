@@ -1,0 +1,1 @@
+"""Refit's edges: the `refit` command line and the HTTP app factory."""

@@ -1,0 +1,375 @@
+"""The `refit` command line: it builds commands, calls the application, prints answers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+from pydantic import BaseModel, ValidationError
+
+from api.errors import error_body
+from api.render import print_table, rating_rows, roll_rows, roster_rows
+from domain import commands as cmd
+from domain.campaign import campaign_id
+from domain.errors import RefitError
+from infra.application import Refit
+from infra.modules import ModuleFileError, install_file, load_modules
+from infra.settings import Settings
+
+app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=True,
+                  add_completion=False)
+campaign_app = typer.Typer(help="Create and list campaigns.", no_args_is_help=True)
+module_app = typer.Typer(help="Rules modules and owners' table files.", no_args_is_help=True)
+app.add_typer(campaign_app, name="campaign")
+app.add_typer(module_app, name="module")
+
+Db = Annotated[str | None, typer.Option("--db", help="Database URL (overrides REFIT_DATABASE_URL).")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+Id = Annotated[str, typer.Argument(help="Campaign id.")]
+AsOf = Annotated[int | None, typer.Option("--as-of", help="Answer as of this version.")]
+By = Annotated[str, typer.Option("--by", help="Who is acting (recorded in the event).")]
+T = TypeVar("T")
+
+
+def settings(db: str | None) -> Settings:
+    """Settings from the environment, with --db on top."""
+    return Settings(database_url=db) if db else Settings()
+
+
+@contextmanager
+def ledger(db: str | None) -> Iterator[Refit]:
+    """The application on the configured database, closed afterwards."""
+    refit = Refit(settings(db))
+    try:
+        yield refit
+    finally:
+        refit.close()
+
+
+def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
+    """Print a refusal (JSON on stdout with --json, a line on stderr otherwise) and exit 2."""
+    if as_json:
+        typer.echo(json.dumps(body))
+    error = body["error"]
+    rule = f" (rule {error['rule']})" if error.get("rule") else ""
+    typer.echo(f"refused: {error['message']}{rule}", err=True)
+    raise typer.Exit(2)
+
+
+def guarded(as_json: bool, action: Callable[[], T]) -> T:
+    """Run an action; map every refusal to one clear message, never a traceback."""
+    try:
+        return action()
+    except (RefitError, ValidationError, ModuleFileError, ValueError) as error:
+        fail(error_body(error), as_json)
+
+
+def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
+    """JSON with --json, else the human form."""
+    if as_json:
+        typer.echo(json.dumps(_plain(data), indent=1, ensure_ascii=False))
+    else:
+        human()
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, list):
+        return [_plain(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _plain(value) for key, value in data.items()}
+    return data
+
+
+def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
+    """Execute one command on a campaign and print what it appended."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.execute(campaign_id(campaign), command, by)
+    result = guarded(as_json, act)
+    body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
+    emit(as_json, body, lambda: _print_appended(body))
+
+
+def _print_appended(body: dict[str, Any]) -> None:
+    for record in body["events"]:
+        typer.echo(f"v{record['version']} {record['type']}: {_summary(record)}")
+    typer.echo(f"head {body['head_hash']}")
+
+
+def _summary(record: dict[str, Any]) -> str:
+    data = record["data"]
+    if record["type"] == "DiceRolled":
+        drm = " ".join(f"{d['value']:+d} {d['reason']}" for d in data["drm"]) or "no DRM"
+        return (f"{data['side']} {data['kind']} on {data['table']} {data['title']}: "
+                f"dice {data['dice']}, {drm}, Final {data['final']} -> {data['result']}")
+    shown = {k: v for k, v in data.items() if k not in ("actor", "secret_for")}
+    return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+# -- campaigns --------------------------------------------------------------
+
+
+@campaign_app.command("new")
+def campaign_new(
+    module: Annotated[str, typer.Option(help="Module id: abtf, pbr or kgp.")],
+    cg: Annotated[str, typer.Option(help="CG: I, II or III.")],
+    name: Annotated[str, typer.Option(help="A name for the campaign.")],
+    dice: Annotated[str, typer.Option(help="server (provably fair) or entered.")] = "server",
+    start: Annotated[str | None, typer.Option(help="First CG Date, if not the CG's.")] = None,
+    db: Db = None, as_json: Json = False,
+) -> None:
+    """Create a campaign and print its id and seed commitment."""
+    def act() -> dict[str, Any]:
+        with ledger(db) as refit:
+            created = refit.create_campaign(module, cg, name, dice, "director", start)
+            return {"id": str(created.id), "seed_commitment": created.seed_commitment,
+                    "cg_date": created.cg_date, "step": created.step, "version": created.version}
+    body = guarded(as_json, act)
+    emit(as_json, body, lambda: [typer.echo(f"{k}: {v}") for k, v in body.items()])
+
+
+@campaign_app.command("list")
+def campaign_list(db: Db = None, as_json: Json = False) -> None:
+    """The campaigns, one line each."""
+    def act() -> list[Any]:
+        with ledger(db) as refit:
+            return refit.campaigns()
+    rows = guarded(as_json, act)
+    emit(as_json, rows, lambda: print_table(
+        ["id", "module", "CG", "name", "CG Date", "phase", "step", "version"],
+        [[r.id, r.module, r.cg, r.name, r.cg_date, r.phase, r.step or "", r.version]
+         for r in rows]))
+
+
+@app.command()
+def status(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.status(campaign_id(campaign), as_of)
+    answer = guarded(as_json, act)
+
+    def human() -> None:
+        typer.echo(f"{answer.name} ({answer.module} CG {answer.cg}), version {answer.version}")
+        typer.echo(f"CG Date {answer.cg_date}, {answer.phase} {answer.step or ''}".rstrip())
+        print_table(["side", "CPP", "FPP", "ELR", "SAN"],
+                    [[s, v["cpp"], v["fpp"], v["elr"], v["san"]]
+                     for s, v in answer.sides.items()])
+    emit(as_json, answer, human)
+
+
+# -- projections ------------------------------------------------------------
+
+
+@app.command()
+def roster(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """The CG Roster, one row per CG Date."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.roster(campaign_id(campaign), as_of)
+    rows = guarded(as_json, act)
+    emit(as_json, rows, lambda: print_table(*roster_rows(rows)))
+
+
+@app.command()
+def purchases(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """The RG Purchase Record, one row per RG."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.purchase_record(campaign_id(campaign), as_of)
+    rows = guarded(as_json, act)
+    emit(as_json, rows, lambda: print_table(
+        ["#", "side", "CG Date", "RG", "group type", "CPP", "#P", "#R", "F/D", "units",
+         "SW", "leader"],
+        [[r.purchase, r.side, r.cg_date, r.rg + (f"({r.kg})" if r.kg else "")
+          if r.rg else "", r.group_type, r.cpp, r.p, r.r, r.strength, r.units,
+          ", ".join(r.sw or []), r.leader] for r in rows]))
+
+
+@app.command()
+def cvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """CVP lost per scenario and side, and totals."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.cvp(campaign_id(campaign), as_of)
+    answer = guarded(as_json, act)
+
+    def human() -> None:
+        print_table(["scenario", "side (lost)", "CVP", "casualties"],
+                    [[r.scenario, r.side, r.cvp, ", ".join(c["unit"] for c in r.casualties)]
+                     for r in answer.scenarios])
+        print_table(["side", "total CVP lost"], [[s, t] for s, t in answer.totals.items()])
+    emit(as_json, answer, human)
+
+
+@app.command()
+def elr(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """ELR per side now, and each change with its cause."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.elr(campaign_id(campaign), as_of)
+    answer = guarded(as_json, act)
+
+    def human() -> None:
+        print_table(["side", "ELR"], [[s, v] for s, v in answer.current.items()])
+        print_table(*rating_rows(answer.changes))
+    emit(as_json, answer, human)
+
+
+@app.command()
+def rolls(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """Every roll: key, rule, side, dice, itemized DRM, Final roll, result."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.rolls(campaign_id(campaign), as_of)
+    rows = guarded(as_json, act)
+    emit(as_json, rows, lambda: print_table(*roll_rows(rows)))
+
+
+@app.command()
+def verify(campaign: Id, db: Db = None, as_json: Json = False) -> None:
+    """Recompute the hash chain and every server roll whose seed is revealed."""
+    def act() -> Any:
+        with ledger(db) as refit:
+            return refit.verify(campaign_id(campaign))
+    report = guarded(as_json, act)
+
+    def human() -> None:
+        verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}"
+        typer.echo(f"{verdict}: {report.events} events, {report.rolls_verified} rolls "
+                   f"verified, head {report.head_hash}")
+        if report.problem:
+            typer.echo(report.problem)
+    emit(as_json, report.as_dict(), human)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+# -- commands ---------------------------------------------------------------
+
+
+def parse_drm(items: list[str]) -> list[dict[str, Any]]:
+    """`-1:Heroic` -> {"value": -1, "reason": "Heroic"}."""
+    parsed = []
+    for item in items:
+        value, _, reason = item.partition(":")
+        try:
+            parsed.append({"value": int(value), "reason": reason})
+        except ValueError:
+            raise typer.BadParameter(f"{item!r}: write a DRM as VALUE:REASON, e.g. -1:Heroic",
+                                     param_hint="--drm") from None
+    return parsed
+
+
+@app.command()
+def roll(
+    campaign: Id,
+    table: Annotated[str, typer.Option(help="The table's rule number, e.g. 9.6101.")],
+    side: Annotated[str, typer.Option(help="The rolling side.")],
+    drm: Annotated[list[str] | None, typer.Option(help="Situational DRM VALUE:REASON.")] = None,
+    dice: Annotated[list[int] | None, typer.Option(help="Entered mode: each die.")] = None,
+    subject: Annotated[str, typer.Option(help="What is rolled for.")] = "",
+    target: Annotated[int | None, typer.Option(help="Target number, if the table has one.")]
+    = None,
+    secret: Annotated[bool, typer.Option(help="Keep the roll secret from the other side.")]
+    = False,
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """Roll dr/DR on a module table; the ledger adds the DRM it derives."""
+    body = {"type": "roll", "table": table, "side": side, "drm": parse_drm(drm or []),
+            "subject": subject, "dice": dice, "target": target, "secret": secret}
+    run(db, as_json, campaign, guarded(as_json, lambda: cmd.parse_command(body)), by)
+
+
+@app.command()
+def purchase(
+    campaign: Id,
+    side: Annotated[str, typer.Option(help="The purchasing side.")],
+    rg: Annotated[str, typer.Option(help="The RG id on the side's RG chart.")],
+    kg: Annotated[str | None, typer.Option(help="Kampfgruppe, where the module has them.")]
+    = None,
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """Purchase an RG with CPP."""
+    run(db, as_json, campaign, cmd.PurchaseRG(side=side, rg=rg, kg=kg), by)
+
+
+@app.command()
+def advance(campaign: Id, by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """Complete the current RePh step and go to the next."""
+    run(db, as_json, campaign, cmd.Advance(), by)
+
+
+@app.command("command")
+def any_command(
+    campaign: Id,
+    body: Annotated[str, typer.Argument(help='A command as JSON, e.g. \'{"type": "advance"}\'.')],
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """Run any command given as JSON (see README, 'Commands')."""
+    def parse() -> cmd.Command:
+        try:
+            data = json.loads(body)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"the command is not JSON: {error}") from None
+        return cmd.parse_command(data)
+    run(db, as_json, campaign, guarded(as_json, parse), by)
+
+
+# -- modules ----------------------------------------------------------------
+
+
+@module_app.command("list")
+def module_list(db: Db = None, as_json: Json = False) -> None:
+    """The registered modules with their sides, CGs and tables."""
+    modules = guarded(as_json, lambda: load_modules(settings(db).module_dir))
+    rows = [{"id": m.id, "name": m.name, "sides": m.sides, "cgs": sorted(m.cgs),
+             "calendar": [d.date for d in m.calendar], "tables": [t.id for t in m.tables],
+             "missing": m.missing_tables()} for m in modules.values()]
+    emit(as_json, rows, lambda: print_table(
+        ["id", "name", "sides", "CG Dates", "tables"],
+        [[r["id"], r["name"], "/".join(r["sides"]),
+          f"{r['calendar'][0]}..{r['calendar'][-1]}", ", ".join(r["tables"])] for r in rows]))
+
+
+@module_app.command("load")
+def module_load(
+    file: Annotated[Path, typer.Argument(help="A module or table file (README, 'Module files').")],
+    db: Db = None, as_json: Json = False,
+) -> None:
+    """Validate an owner's table file and install it in REFIT_MODULE_DIR."""
+    conf = settings(db)
+    target = guarded(as_json, lambda: install_file(file, conf.module_dir,
+                                                   load_modules(conf.module_dir)))
+    emit(as_json, {"installed": str(target)}, lambda: typer.echo(f"installed {target}"))
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    db: Db = None,
+) -> None:
+    """Start the HTTP service."""
+    import uvicorn
+
+    from api.app import create_app
+
+    uvicorn.run(create_app(settings(db)), host=host, port=port)
+
+
+def main() -> None:
+    """Console entry point."""
+    app(prog_name="refit")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
+

@@ -1,0 +1,25 @@
+"""One place that turns every refusal into CONTRACT's error body."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from domain.errors import RefitError
+
+
+def error_body(error: Exception) -> dict[str, Any]:
+    """`{"error": {"code", "message", "rule", "field"}}` for a refused command or read."""
+    if isinstance(error, RefitError):
+        return _body(error.code, error.message, error.rule, error.field)
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        message = f"{field}: {first['msg']}" if field else first["msg"]
+        return _body("invalid_command", message, None, field)
+    return _body("invalid", str(error), None, None)
+
+
+def _body(code: str, message: str, rule: str | None, field: str | None) -> dict[str, Any]:
+    return {"error": {"code": code, "message": message, "rule": rule, "field": field}}

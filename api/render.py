@@ -1,0 +1,72 @@
+"""Plain-text tables for the terminal, laid out like the paper forms."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import typer
+
+from projections.read import RatingChange, RollRow, RosterRow
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Columns padded to their widest cell, a rule under the headers."""
+    cells = [[_text(v) for v in row] for row in rows]
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)),
+             "  ".join("-" * w for w in widths)]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Print a table, or say there is nothing yet."""
+    typer.echo(format_table(headers, rows) if rows else "(none yet)")
+
+
+def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
+    """The CG Roster: one line per CG Date and side."""
+    headers = ["CG Date", "side", "CPP start", "+CPP", "spent", "left", "RG purchased",
+               "FPP", "fortifications", "ELR", "SAN", "chit", "scenario", "weather"]
+    body = []
+    for row in rows:
+        for index, (side, cell) in enumerate(row.sides.items()):
+            rgs = (", ".join(f"{p['rg']}{'(' + p['kg'] + ')' if p.get('kg') else ''} {p['cpp']}"
+                             for p in cell.rg_purchased) if cell.rg_purchased is not None
+                   else "(secret)")
+            forts = (", ".join(f"{f['item']} {f['fpp']}" for f in cell.fortifications)
+                     if cell.fortifications is not None else "(secret)")
+            first = index == 0
+            body.append([row.cg_date if first else "", side, cell.cpp_start, cell.cpp_credited,
+                         cell.cpp_spent, cell.cpp_left, rgs, cell.fpp, forts, cell.elr,
+                         cell.san, cell.chit, row.scenario_type if first else "",
+                         row.weather if first else ""])
+    return headers, body
+
+
+def roll_rows(rows: list[RollRow]) -> tuple[list[str], list[list[Any]]]:
+    """Every roll with its itemized DRM."""
+    headers = ["v", "CG Date", "step", "side", "table", "dr/DR", "dice", "DRM", "Final",
+               "result", "subject"]
+    body = []
+    for r in rows:
+        if r.hidden:
+            body.append([r.version, "", "", r.side, "(secret)", "", "", "", "", "", ""])
+            continue
+        drm = " ".join(f"{d['value']:+d} {d['reason']}" for d in (r.drm or []))
+        body.append([r.version, r.cg_date, r.step, r.side, r.table, r.kind,
+                     "+".join(str(d) for d in r.dice or []), drm, r.final, r.result,
+                     r.subject])
+    return headers, body
+
+
+def rating_rows(changes: list[RatingChange]) -> tuple[list[str], list[list[Any]]]:
+    """ELR/SAN changes with their causes."""
+    return (["v", "CG Date", "side", "from", "to", "cause", "rule"],
+            [[c.version, c.cg_date, c.side, c.before, c.after, c.cause, c.rule]
+             for c in changes])

@@ -1,0 +1,583 @@
+"""The Campaign aggregate: one CG's ledger, every fact a hash-linked, immutable event."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, cast
+from uuid import UUID, uuid4
+
+from eventsourcing.domain import Aggregate
+
+from domain import commands as cmd
+from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key
+from domain.drm import derived_drm, situational_drm
+from domain.errors import InvalidCommand, MissingTable, RuleViolation
+from domain.hashing import GENESIS_HASH, commitment, sha256_hex
+from domain.history import record_hash, secret_content
+from domain.rules import Module
+
+_BASE_FIELDS = frozenset(
+    {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
+)
+_ENVELOPE = frozenset({"sealed", "salt"})
+
+
+class Campaign(Aggregate):
+    """A Campaign Game: its CG Date, RePh step, CPP/FPP, ELR, SAN and dice."""
+
+    class Event(Aggregate.Event):
+        """Every campaign event names its predecessor's hash and who asked for it."""
+
+        prev_hash: str
+        actor: str
+        secret_for: str | None
+        sealed: str | None
+        salt: str | None
+        private = frozenset[str]()  # fields kept out of the history record entirely
+
+        def mutate(self, aggregate: Any) -> Any:
+            """Apply, then move the chain's head to this event."""
+            campaign = super().mutate(aggregate)
+            campaign.head_hash = record_hash(self.record())
+            return campaign
+
+        def data(self) -> dict[str, Any]:
+            """The event's own fields (its content), without the envelope."""
+            skip = _BASE_FIELDS | _ENVELOPE | self.private
+            return {k: v for k, v in self.__dict__.items() if k not in skip}
+
+        def record(self) -> dict[str, Any]:
+            """The event as a history record (README, 'Canonical JSON')."""
+            return {
+                "campaign": str(self.originator_id),
+                "version": self.originator_version,
+                "type": type(self).__name__,
+                "timestamp": self.timestamp.isoformat(),
+                "prev_hash": self.prev_hash,
+                "data": self.data(),
+                "sealed": self.sealed,
+                "salt": self.salt,
+            }
+
+    class Created(Event, Aggregate.Created):
+        """A campaign was created; `seed` is private until SeedRevealed."""
+
+        private = frozenset({"seed"})  # only its commitment is history until revealed
+        module: str
+        cg: str
+        name: str
+        sides: list[str]
+        dice: str
+        seed_commitment: str | None
+        seed: str | None
+        cg_date: str
+        phase: str
+        step: str | None
+
+    def __init__(
+        self,
+        module: str,
+        cg: str,
+        name: str,
+        sides: list[str],
+        dice: str,
+        seed_commitment: str | None,
+        seed: str | None,
+        cg_date: str,
+        phase: str,
+        step: str | None,
+    ) -> None:
+        self.module_id = module
+        self.cg = cg
+        self.name = name
+        self.sides = list(sides)
+        self.dice_mode = dice
+        self.seed_commitment = seed_commitment
+        self.seed = seed
+        self.seed_revealed = False
+        self.cg_date = cg_date
+        self.phase = phase
+        self.step = step
+        self.scenario: str | None = None
+        self.cpp = dict.fromkeys(sides, 0)
+        self.fpp = dict.fromkeys(sides, 0)
+        self.elr: dict[str, int | None] = dict.fromkeys(sides)
+        self.san: dict[str, int | None] = dict.fromkeys(sides)
+        self.chits: dict[str, str | None] = dict.fromkeys(sides)
+        self.ordinals: dict[str, int] = {}
+        self.rg_total: dict[str, dict[str, int]] = {side: {} for side in sides}
+        self.rg_today: dict[str, dict[str, int]] = {side: {} for side in sides}
+        self.purchases: list[list[str]] = []
+        self.control: dict[str, str | None] = {}
+        self.head_hash = GENESIS_HASH
+
+    @classmethod
+    def start(
+        cls, module: Module, cg: str, name: str, dice: str, actor: str, start_date: str | None
+    ) -> Campaign:
+        """Create a campaign of a module's CG, drawing the dice seed in server mode."""
+        if cg not in module.cgs:
+            raise InvalidCommand(f"{module.id} has no CG {cg!r} (it has {sorted(module.cgs)})",
+                                 field="cg")
+        if dice not in ("server", "entered"):
+            raise InvalidCommand("dice is `server` or `entered`", field="dice")
+        params = module.cgs[cg]
+        cg_date = start_date or (params.start if params else module.calendar[0].date)
+        module.date(cg_date)
+        seed = secrets.token_bytes(32) if dice == "server" else None
+        initial = [s.rule for s in module.steps if s.initial]
+        return cast(Campaign, cls._create(
+            cls.Created,
+            id=uuid4(),
+            prev_hash=GENESIS_HASH,
+            actor=actor,
+            secret_for=None,
+            sealed=None,
+            salt=None,
+            module=module.id,
+            cg=cg,
+            name=name,
+            sides=list(module.sides),
+            dice=dice,
+            seed_commitment=sha256_hex(seed) if seed else None,
+            seed=seed.hex() if seed else None,
+            cg_date=cg_date,
+            phase="setup" if initial else "scenario",
+            step=initial[0] if initial else None,
+        ))
+
+    # -- recording --------------------------------------------------------
+
+    def _record(self, event_class: type[Event], actor: str, secret_for: str | None = None,
+                **fields: Any) -> None:
+        sealed = salt = None
+        if secret_for is not None:
+            salt = secrets.token_hex(16)
+            data = {"side": fields.get("side"), "actor": actor, "secret_for": secret_for}
+            sealed = commitment(secret_content(data | fields), salt)
+        self.trigger_event(event_class, prev_hash=self.head_hash, actor=actor,
+                           secret_for=secret_for, sealed=sealed, salt=salt, **fields)
+
+    def _side(self, side: str) -> str:
+        if side not in self.sides:
+            raise InvalidCommand(f"this campaign's sides are {self.sides}, not {side!r}",
+                                 field="side")
+        return side
+
+    def _not_ended(self) -> None:
+        if self.phase == "ended":
+            raise RuleViolation("the CG has ended (CG End): the ledger takes no more commands")
+
+    # -- dice -------------------------------------------------------------
+
+    class DiceRolled(Event):
+        """A dr or DR on a table: dice, itemized DRM, Final roll and result."""
+
+        side: str
+        key: str
+        table: str
+        rule: str
+        title: str
+        kind: str
+        subject: str
+        dice: list[int]
+        original: int
+        drm: list[dict[str, Any]]
+        final: int
+        target: int | None
+        result: str
+        cg_date: str
+        step: str
+        entered_by: str | None
+
+        def apply(self, campaign: Campaign) -> None:
+            prefix = self.key.rsplit("/", 2)[0]
+            campaign.ordinals[prefix] = campaign.ordinals.get(prefix, 0) + 1
+
+    def roll(self, module: Module, command: cmd.Roll, actor: str) -> None:
+        """Roll on a table: server dice from the seed, or the physical dice entered."""
+        self._not_ended()
+        side = self._side(command.side)
+        table = module.table(command.table)
+        step = self.step or self.phase
+        prefix = f"{self.cg_date}/{step}/{table.id}/{side}"
+        key = roll_key(self.cg_date, step, table.id, side, self.ordinals.get(prefix, 0) + 1, 0)
+        dice = self._dice(key, table.roll, command.dice)
+        drm = derived_drm(table, side, module.date(self.cg_date)) + situational_drm(
+            table, command.drm)
+        final = sum(dice) + sum(item["value"] for item in drm)
+        self._record(
+            self.DiceRolled, actor,
+            secret_for=side if (table.secret or command.secret) else None,
+            side=side, key=key, table=table.id, rule=table.rule, title=table.title,
+            kind=table.roll, subject=command.subject, dice=dice, original=sum(dice), drm=drm,
+            final=final, target=command.target, result=table.result(final, command.target),
+            cg_date=self.cg_date, step=step,
+            entered_by=actor if self.dice_mode == "entered" else None,
+        )
+
+    def _dice(self, key: str, kind: str, entered: list[int] | None) -> list[int]:
+        if self.dice_mode == "entered":
+            return check_entered(entered, kind)
+        if entered is not None:
+            raise InvalidCommand("this campaign rolls server dice: do not give `dice`",
+                                 field="dice")
+        return dice_from_seed(bytes.fromhex(cast(str, self.seed)), key, DICE_PER_KIND[kind])
+
+    class SeedRevealed(Event):
+        """The dice seed is public: anyone can now recompute every server roll."""
+
+        seed: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.seed_revealed = True
+
+    def reveal_seed(self, actor: str) -> None:
+        """Publish the seed (the director may do so early; CG End does it by itself)."""
+        if self.dice_mode != "server":
+            raise InvalidCommand("this campaign's dice are entered: it has no seed")
+        if self.seed_revealed:
+            raise RuleViolation("the seed is already revealed")
+        self._record(self.SeedRevealed, actor, seed=cast(str, self.seed))
+
+    # -- purchases and points ----------------------------------------------
+
+    class RGPurchased(Event):
+        """An RG bought with CPP; `number` counts this RG id's purchases in the CG (#P)."""
+
+        side: str
+        purchase: int
+        rg: str
+        kg: str | None
+        group_type: str
+        cost: int
+        number: int
+        cg_max: int | None
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.cpp[self.side] -= self.cost
+            total, today = campaign.rg_total[self.side], campaign.rg_today[self.side]
+            total[self.rg] = total.get(self.rg, 0) + 1
+            today[self.rg] = today.get(self.rg, 0) + 1
+            campaign.purchases.append([self.side, self.rg])
+
+    def purchase_rg(self, module: Module, command: cmd.PurchaseRG, actor: str) -> None:
+        """Buy an RG: within CPP, the CG Date maximum and the CG maximum of the chart."""
+        self._not_ended()
+        side = self._side(command.side)
+        chart = module.rg_chart(side)
+        row = chart.row(command.rg)
+        if self.phase == "scenario":
+            raise RuleViolation("RG are purchased in the RePh, not during a CG Scenario",
+                                rule=chart.rule)
+        if self.cpp[side] < row.cost:
+            raise RuleViolation(f"{row.id} costs {row.cost} CPP; {side} has {self.cpp[side]}",
+                                rule=chart.rule)
+        today = self.rg_today[side].get(row.id, 0)
+        if row.cg_date_max is not None and today >= row.cg_date_max:
+            raise RuleViolation(
+                f"{row.id}: CG Date max {row.cg_date_max} already purchased on {self.cg_date}",
+                rule=chart.rule)
+        cg_max = row.cg_max.get(self.cg)
+        number = self.rg_total[side].get(row.id, 0) + 1
+        if cg_max is not None and number > cg_max:
+            raise RuleViolation(f"{row.id}: CG max {cg_max} for CG {self.cg} reached",
+                                rule=chart.rule)
+        self._record(
+            self.RGPurchased, actor, secret_for=side, side=side,
+            purchase=len(self.purchases) + 1, rg=row.id, kg=command.kg,
+            group_type=row.group_type, cost=row.cost, number=number, cg_max=cg_max,
+            cg_date=self.cg_date,
+        )
+
+    class RGDetermined(Event):
+        """What a purchased RG turned out to be (strength, units, SW, leader, composition)."""
+
+        side: str
+        purchase: int
+        strength: str | None
+        units: str | None
+        sw: list[str] | None
+        leader: str | None
+        composition: str | None
+
+    def determine_rg(self, command: cmd.DetermineRG, actor: str) -> None:
+        """Record an RG's strength, SW, leader or composition, found by the RePh rolls."""
+        self._not_ended()
+        side = self._side(command.side)
+        if not 1 <= command.purchase <= len(self.purchases):
+            raise InvalidCommand(f"no RG purchase #{command.purchase}", field="purchase")
+        if self.purchases[command.purchase - 1][0] != side:
+            raise InvalidCommand(f"purchase #{command.purchase} is not {side}'s",
+                                 field="purchase")
+        fields = command.model_dump(exclude={"type"})
+        self._record(self.RGDetermined, actor, secret_for=side, **fields)
+
+    class PointsEvent(Event):
+        """A CPP/FPP movement with its reason and rule."""
+
+        side: str
+        amount: int
+        reason: str
+        rule: str | None
+        cg_date: str
+
+    class CPPCredited(PointsEvent):
+        """CPP added (replenishment, loss points, ...)."""
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.cpp[self.side] += self.amount
+
+    class CPPSpent(PointsEvent):
+        """CPP spent on something other than an RG."""
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.cpp[self.side] -= self.amount
+
+    class FPPCredited(PointsEvent):
+        """FPP received."""
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.fpp[self.side] += self.amount
+
+    class FortificationPurchased(PointsEvent):
+        """FPP spent on a Fortification named in `reason`."""
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.fpp[self.side] -= self.amount
+
+    def change_points(self, command: cmd.PointsChange, actor: str) -> None:
+        """Credit or spend CPP/FPP; a spend may not exceed what the side has."""
+        self._not_ended()
+        side = self._side(command.side)
+        event_class, pool, secret = {
+            "credit_cpp": (self.CPPCredited, None, getattr(command, "secret", False)),
+            "spend_cpp": (self.CPPSpent, self.cpp, True),
+            "credit_fpp": (self.FPPCredited, None, False),
+            "purchase_fortification": (self.FortificationPurchased, self.fpp, True),
+        }[getattr(command, "type")]
+        if pool is not None and pool[side] < command.amount:
+            what = "CPP" if pool is self.cpp else "FPP"
+            raise RuleViolation(f"{side} has {pool[side]} {what}, not {command.amount}",
+                                rule=command.rule)
+        self._record(event_class, actor, secret_for=side if secret else None, side=side,
+                     amount=command.amount, reason=command.reason, rule=command.rule,
+                     cg_date=self.cg_date)
+
+    # -- casualties, control, ELR, SAN -------------------------------------
+
+    class CasualtyRecorded(Event):
+        """A unit lost by `side` in `scenario` (or its RePh): CVP to the other side."""
+
+        side: str
+        unit: str
+        cvp: int
+        scenario: str
+
+    def record_casualty(self, command: cmd.RecordCasualty, actor: str) -> None:
+        """Casualties count for the CG Scenario in play or just played (9.12)."""
+        self._not_ended()
+        side = self._side(command.side)
+        if self.scenario is None:
+            raise RuleViolation("no CG Scenario has started yet: casualties count per scenario")
+        self._record(self.CasualtyRecorded, actor, side=side, unit=command.unit,
+                     cvp=command.cvp, scenario=self.scenario)
+
+    class ControlChanged(Event):
+        """A Location (Block, Strategic Location, ...) changed hands."""
+
+        location: str
+        kind: str
+        side: str | None
+        previous: str | None
+        rule: str | None
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.control[self.location] = self.side
+
+    def change_control(self, command: cmd.ChangeControl, actor: str) -> None:
+        """Record a control change; `side` None means no one controls it now."""
+        self._not_ended()
+        side = self._side(command.side) if command.side is not None else None
+        previous = self.control.get(command.location)
+        if command.location in self.control and previous == side:
+            raise InvalidCommand(f"{command.location} is already controlled by {side}",
+                                 field="side")
+        self._record(self.ControlChanged, actor, location=command.location,
+                     kind=command.kind, side=side, previous=previous, rule=command.rule,
+                     cg_date=self.cg_date)
+
+    class RatingChanged(Event):
+        """ELR or SAN moved from `before` to `after`, with its cause."""
+
+        side: str
+        before: int | None
+        after: int
+        cause: str
+        rule: str | None
+        cg_date: str
+
+    class ELRChanged(RatingChanged):
+        """A side's ELR changed."""
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.elr[self.side] = self.after
+
+    class SANChanged(RatingChanged):
+        """A side's SAN changed."""
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.san[self.side] = self.after
+
+    def change_rating(self, command: cmd.ChangeRating, actor: str) -> None:
+        """Set a side's ELR or SAN to a new value."""
+        self._not_ended()
+        side = self._side(command.side)
+        is_elr = getattr(command, "type") == "change_elr"
+        before = (self.elr if is_elr else self.san)[side]
+        if before == command.value:
+            what = "ELR" if is_elr else "SAN"
+            raise InvalidCommand(f"{side} {what} is already {before}", field="value")
+        self._record(self.ELRChanged if is_elr else self.SANChanged, actor, side=side,
+                     before=before, after=command.value, cause=command.cause,
+                     rule=command.rule, cg_date=self.cg_date)
+
+    # -- initiative, scenario, steps, CG Dates ------------------------------
+
+    class InitiativeSelected(Event):
+        """A side chose its Initiative chit (secret until both have chosen)."""
+
+        side: str
+        chit: str
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.chits[self.side] = self.chit
+
+    class ChitsRevealed(Event):
+        """Both chits are chosen: they are shown together."""
+
+        chits: dict[str, str]
+        cg_date: str
+
+    def select_initiative(self, command: cmd.SelectInitiative, actor: str) -> None:
+        """Choose a chit; once every side has chosen, all are revealed together."""
+        self._not_ended()
+        side = self._side(command.side)
+        if self.chits[side] is not None:
+            raise RuleViolation(f"{side} has already chosen its chit for {self.cg_date}")
+        self._record(self.InitiativeSelected, actor, secret_for=side, side=side,
+                     chit=command.chit, cg_date=self.cg_date)
+        if all(chit is not None for chit in self.chits.values()):
+            chits = {s: cast(str, c) for s, c in self.chits.items()}
+            self._record(self.ChitsRevealed, actor, chits=chits, cg_date=self.cg_date)
+
+    class ScenarioRecorded(Event):
+        """The CG Date's scenario type and weather, for the roster."""
+
+        cg_date: str
+        scenario_type: str | None
+        weather: str | None
+
+    def record_scenario(self, command: cmd.RecordScenario, actor: str) -> None:
+        """Note the scenario type and weather of the current CG Date."""
+        self._not_ended()
+        if command.scenario_type is None and command.weather is None:
+            raise InvalidCommand("give scenario_type or weather", field="scenario_type")
+        self._record(self.ScenarioRecorded, actor, cg_date=self.cg_date,
+                     scenario_type=command.scenario_type, weather=command.weather)
+
+    class StepAdvanced(Event):
+        """The RePh moved on: to `step` in `phase` (setup, reph, scenario)."""
+
+        phase: str
+        step: str | None
+        previous: str | None
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.phase = self.phase
+            campaign.step = self.step
+            campaign.ordinals = {}
+            if self.phase == "scenario":
+                campaign.scenario = campaign.cg_date
+
+    class CGDateStarted(Event):
+        """A new CG Date begins, with each side's CPP at its start."""
+
+        cg_date: str
+        previous: str
+        cpp: dict[str, int]
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.cg_date = self.cg_date
+            campaign.chits = dict.fromkeys(campaign.sides)
+            campaign.rg_today = {side: {} for side in campaign.sides}
+
+    def advance(self, module: Module, actor: str) -> None:
+        """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
+        self._not_ended()
+        if self.phase == "scenario":
+            raise RuleViolation(f"the {self.cg_date} CG Scenario is in play: end it first")
+        sequence = [s for s in module.steps if s.initial or self.phase != "setup"]
+        if not sequence or self.step is None:
+            raise MissingTable(f"the {module.id} RePh steps are not supplied; an owner loads "
+                               "them with `refit module load FILE`")
+        rules = [s.rule for s in sequence]
+        position = rules.index(self.step) + 1
+        if position == len(sequence):
+            self._record(self.StepAdvanced, actor, phase="scenario", step=None,
+                         previous=self.step)
+            return
+        nxt = sequence[position]
+        starts_date = nxt.new_cg_date and self.phase == "reph"
+        new_date = self._next_date(module, nxt.rule) if starts_date else None
+        self._record(self.StepAdvanced, actor, phase=self.phase, step=nxt.rule,
+                     previous=self.step)
+        if new_date is not None:
+            self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date,
+                         cpp=dict(self.cpp))
+
+    def _next_date(self, module: Module, rule: str) -> str:
+        index = module.date_index(self.cg_date) + 1
+        if index >= len(module.calendar):
+            raise RuleViolation(f"{self.cg_date} is the last CG Date of {module.id}", rule=rule)
+        return module.calendar[index].date
+
+    class ScenarioEnded(Event):
+        """The CG Scenario of `cg_date` ended (CG Scenario End)."""
+
+        cg_date: str
+
+    class CGEnded(Event):
+        """CG End: the last CG Date's scenario is over; every secret may be revealed."""
+
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.phase = "ended"
+
+    def end_scenario(self, module: Module, actor: str) -> None:
+        """End the CG Scenario; on the CG's last CG Date this is CG End."""
+        self._not_ended()
+        if self.phase != "scenario":
+            raise RuleViolation(f"no CG Scenario is in play (the RePh is at {self.step})")
+        self._record(self.ScenarioEnded, actor, cg_date=self.cg_date)
+        params = module.cgs.get(self.cg)
+        last = params.end if params else module.calendar[-1].date
+        if self.cg_date == last:
+            self._record(self.CGEnded, actor, cg_date=self.cg_date)
+            if self.dice_mode == "server" and not self.seed_revealed:
+                self._record(self.SeedRevealed, actor, seed=cast(str, self.seed))
+            return
+        first = module.steps[0].rule if module.steps else None
+        self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)
+
+
+def campaign_id(text: str) -> UUID:
+    """Parse a campaign id, naming the field when it is not one."""
+    try:
+        return UUID(text)
+    except (ValueError, AttributeError, TypeError):
+        raise InvalidCommand(f"{text!r} is not a campaign id", field="id") from None

@@ -1,0 +1,195 @@
+"""Commands: what a director or a side asks the ledger to do (a union on `type`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+Die = Annotated[int, Field(ge=1, le=6)]
+Name = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+class Command(BaseModel):
+    """Base of every command: unknown fields are refused, not ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class SituationalDRM(Command):
+    """A DRM only the player knows of (the ledger derives the rest)."""
+
+    value: int = Field(ge=-20, le=20)
+    reason: Name
+
+
+class Roll(Command):
+    """Roll dr/DR on a module table named by its rule number (e.g. "9.6101")."""
+
+    type: Literal["roll"] = "roll"
+    table: Name
+    side: Name
+    drm: list[SituationalDRM] = []
+    subject: str = Field(default="", max_length=200)
+    dice: list[Die] | None = Field(default=None, max_length=2)
+    target: int | None = Field(default=None, ge=-20, le=40)
+    secret: bool = False
+
+
+class PurchaseRG(Command):
+    """Buy a Reinforcement Group with CPP (9.617 / 3.617)."""
+
+    type: Literal["purchase_rg"] = "purchase_rg"
+    side: Name
+    rg: Name
+    kg: str | None = Field(default=None, max_length=20)
+
+
+class DetermineRG(Command):
+    """Record what a purchased RG turned out to be: strength, units, SW, leader, composition."""
+
+    type: Literal["determine_rg"] = "determine_rg"
+    side: Name
+    purchase: int = Field(ge=1)
+    strength: Literal["F", "D"] | None = None
+    units: str | None = Field(default=None, max_length=200)
+    sw: list[Name] | None = None
+    leader: str | None = Field(default=None, max_length=50)
+    composition: str | None = Field(default=None, max_length=200)
+
+
+class PointsChange(Command):
+    """Common shape of CPP/FPP credits and spends."""
+
+    side: Name
+    amount: int = Field(ge=1, le=10_000)
+    reason: Name
+    rule: str | None = Field(default=None, max_length=30)
+
+
+class CreditCPP(PointsChange):
+    """CPP replenished or given (e.g. 9.616)."""
+
+    type: Literal["credit_cpp"] = "credit_cpp"
+    secret: bool = False
+
+
+class SpendCPP(PointsChange):
+    """CPP spent on something other than an RG (e.g. reconnaissance)."""
+
+    type: Literal["spend_cpp"] = "spend_cpp"
+
+
+class CreditFPP(PointsChange):
+    """FPP received (e.g. an RG that gives FPP)."""
+
+    type: Literal["credit_fpp"] = "credit_fpp"
+
+
+class PurchaseFortification(PointsChange):
+    """FPP spent on a Fortification (e.g. 9.619); `reason` names it."""
+
+    type: Literal["purchase_fortification"] = "purchase_fortification"
+
+
+class RecordCasualty(Command):
+    """A unit lost by `side`, worth `cvp` Casualty VP to the other side (A26.2)."""
+
+    type: Literal["record_casualty"] = "record_casualty"
+    side: Name
+    unit: Name
+    cvp: int = Field(ge=0, le=100)
+
+
+class ChangeControl(Command):
+    """A Location, Block or Strategic Location changes hands."""
+
+    type: Literal["change_control"] = "change_control"
+    location: Name
+    kind: Name = "Location"
+    side: str | None = None
+    rule: str | None = Field(default=None, max_length=30)
+
+
+class ChangeRating(Command):
+    """Common shape of ELR and SAN changes: the new value and its cause."""
+
+    side: Name
+    value: int = Field(ge=0, le=7)
+    cause: Name
+    rule: str | None = Field(default=None, max_length=30)
+
+
+class ChangeELR(ChangeRating):
+    """A side's ELR becomes `value` (0-5)."""
+
+    type: Literal["change_elr"] = "change_elr"
+    value: int = Field(ge=0, le=5)
+
+
+class ChangeSAN(ChangeRating):
+    """A side's SAN becomes `value` (0-7)."""
+
+    type: Literal["change_san"] = "change_san"
+
+
+class SelectInitiative(Command):
+    """A side's secret Initiative chit for the CG Date."""
+
+    type: Literal["select_initiative"] = "select_initiative"
+    side: Name
+    chit: Literal["attack", "idle"]
+
+
+class RecordScenario(Command):
+    """The CG Date's scenario type and weather, for the CG Roster."""
+
+    type: Literal["record_scenario"] = "record_scenario"
+    scenario_type: str | None = Field(default=None, max_length=100)
+    weather: str | None = Field(default=None, max_length=100)
+
+
+class Advance(Command):
+    """The current RePh step is complete: go to the next."""
+
+    type: Literal["advance"] = "advance"
+
+
+class EndScenario(Command):
+    """The CG Scenario has ended (its last Player Turn is over)."""
+
+    type: Literal["end_scenario"] = "end_scenario"
+
+
+class RevealSeed(Command):
+    """The director reveals the dice seed before CG End."""
+
+    type: Literal["reveal_seed"] = "reveal_seed"
+
+
+AnyCommand = Annotated[
+    Roll
+    | PurchaseRG
+    | DetermineRG
+    | CreditCPP
+    | SpendCPP
+    | CreditFPP
+    | PurchaseFortification
+    | RecordCasualty
+    | ChangeControl
+    | ChangeELR
+    | ChangeSAN
+    | SelectInitiative
+    | RecordScenario
+    | Advance
+    | EndScenario
+    | RevealSeed,
+    Field(discriminator="type"),
+]
+
+COMMAND_ADAPTER: TypeAdapter[AnyCommand] = TypeAdapter(AnyCommand)
+
+
+def parse_command(data: object) -> AnyCommand:
+    """Validate a command body (raises pydantic.ValidationError naming the field)."""
+    return COMMAND_ADAPTER.validate_python(data)

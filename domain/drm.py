@@ -1,0 +1,64 @@
+"""DRM for a roll: the ones the ledger derives, plus the situational ones a player gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.commands import SituationalDRM
+from domain.errors import InvalidCommand
+from domain.rules import CalendarDate, DRMSpec, Table
+
+
+def derived_drm(table: Table, side: str, date: CalendarDate | None) -> list[dict[str, Any]]:
+    """The DRM the ledger derives from what it knows: the side, Night, Campaign Exhaustion."""
+    found = []
+    for spec in table.drm:
+        value = _auto_value(spec, side, date)
+        if value:
+            found.append(_item(value, spec, table))
+    return found
+
+
+def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None) -> int:
+    exhaustion = (date.exhaustion_drm or 0) if date else 0
+    if spec.auto == "side":
+        return spec.value if side == spec.side else 0
+    if spec.auto == "night":
+        return spec.value if date is not None and date.night else 0
+    if spec.auto == "exhaustion":
+        return exhaustion
+    if spec.auto == "exhaustion_half":
+        return exhaustion // 2
+    return 0
+
+
+def _item(value: int, spec: DRMSpec, table: Table) -> dict[str, Any]:
+    return {"value": value, "reason": spec.reason, "rule": spec.rule or table.rule, "auto": True}
+
+
+def situational_drm(table: Table, given: list[SituationalDRM]) -> list[dict[str, Any]]:
+    """A player's DRM, checked against the table's list: a listed one must have its value."""
+    items = []
+    for index, drm in enumerate(given):
+        spec = _listed(table, drm.reason)
+        field = f"drm[{index}]"
+        if spec is not None and spec.auto is not None:
+            raise InvalidCommand(
+                f"DRM {drm.reason!r} is derived by the ledger; do not supply it",
+                rule=spec.rule or table.rule,
+                field=field,
+            )
+        if spec is not None and spec.value != drm.value:
+            raise InvalidCommand(
+                f"DRM {drm.reason!r} is {spec.value:+d} on table {table.id}, not {drm.value:+d}",
+                rule=spec.rule or table.rule,
+                field=field,
+            )
+        rule = (spec.rule or table.rule) if spec is not None else None
+        items.append({"value": drm.value, "reason": drm.reason, "rule": rule, "auto": False})
+    return items
+
+
+def _listed(table: Table, reason: str) -> DRMSpec | None:
+    wanted = reason.strip().casefold()
+    return next((s for s in table.drm if s.reason.casefold() == wanted), None)

@@ -1,0 +1,67 @@
+"""The hash-linked history: each event's record, its hashed form, and the chain check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from domain.hashing import GENESIS_HASH, commitment, link_hash
+
+# What stays public of a sealed (secret) event: who acted, for whom it is kept.
+PUBLIC_WHEN_SEALED = frozenset({"side", "actor", "secret_for"})
+
+
+def secret_content(data: dict[str, Any]) -> dict[str, Any]:
+    """The part of an event's data that a seal covers."""
+    return {k: v for k, v in data.items() if k not in PUBLIC_WHEN_SEALED}
+
+
+def hashed_form(record: dict[str, Any]) -> dict[str, Any]:
+    """What the chain hashes: a sealed event contributes its commitment, not its content."""
+    data = record["data"]
+    if record.get("sealed") is not None:
+        data = {k: v for k, v in data.items() if k in PUBLIC_WHEN_SEALED}
+        data["sealed"] = record["sealed"]
+    return {
+        "campaign": record["campaign"],
+        "version": record["version"],
+        "type": record["type"],
+        "timestamp": record["timestamp"],
+        "prev_hash": record["prev_hash"],
+        "data": data,
+    }
+
+
+def record_hash(record: dict[str, Any]) -> str:
+    """The SHA-256 that the next event names as its `prev_hash`."""
+    return link_hash(hashed_form(record))
+
+
+def redact(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as someone the secret is kept from sees it: content and salt removed."""
+    if record.get("sealed") is None:
+        return record
+    public = {k: v for k, v in record["data"].items() if k in PUBLIC_WHEN_SEALED}
+    return record | {"data": public, "salt": None, "redacted": True}
+
+
+def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, int, str]:
+    """Walk the chain: (first bad version or None, events checked, head hash)."""
+    prev = GENESIS_HASH
+    count = 0
+    for count, record in enumerate(records, start=1):
+        if record["prev_hash"] != prev or record["version"] != count:
+            return record["version"], count, prev
+        if not _seal_holds(record):
+            return record["version"], count, prev
+        prev = record_hash(record)
+    return None, count, prev
+
+
+def _seal_holds(record: dict[str, Any]) -> bool:
+    if record.get("sealed") is None or record.get("redacted"):
+        return True
+    salt = record.get("salt")
+    if salt is None:
+        return False
+    return bool(commitment(secret_content(record["data"]), salt) == record["sealed"])

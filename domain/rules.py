@@ -1,0 +1,249 @@
+"""Rules modules as data: calendar, RePh steps, dice tables and RG charts (pydantic models)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from domain.errors import InvalidCommand, MissingTable
+
+AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half"]
+
+
+class Strict(BaseModel):
+    """Rule data refuses unknown keys so a typo in an owner's file is caught."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Band(Strict):
+    """One result band of a table: Final rolls from `min` to `max` (None = open end)."""
+
+    min: int | None = None
+    max: int | None = None
+    result: str
+
+    def holds(self, final: int) -> bool:
+        """True when the Final roll falls in this band."""
+        return (self.min is None or final >= self.min) and (self.max is None or final <= self.max)
+
+
+class DRMSpec(Strict):
+    """A DRM a table lists: automatic ones say how the ledger derives them."""
+
+    value: int = 0
+    reason: str
+    rule: str | None = None
+    auto: AutoDRM | None = None
+    side: str | None = None
+    doubt: str | None = None
+
+
+class Target(Strict):
+    """A roll against a number the player supplies (e.g. CG23's circled turn number)."""
+
+    compare: Literal["lt", "le", "ge", "gt"]
+    number: str
+    hit: str
+    miss: str
+
+    def result(self, final: int, target: int) -> str:
+        """`hit` when the Final roll compares true against the target number."""
+        holds = {
+            "lt": final < target,
+            "le": final <= target,
+            "ge": final >= target,
+            "gt": final > target,
+        }[self.compare]
+        return self.hit if holds else self.miss
+
+
+class Table(Strict):
+    """A dice table of a rule, e.g. 9.6101 Wounded Leader Table."""
+
+    id: str
+    title: str
+    rule: str
+    roll: Literal["dr", "DR"]
+    secret: bool = False
+    bands: list[Band] = []
+    target: Target | None = None
+    drm: list[DRMSpec] = []
+    notes: list[str] = []
+    doubts: list[str] = []
+
+    @model_validator(mode="after")
+    def _bands_cover_every_final_roll(self) -> Table:
+        bands = self.bands
+        if (self.target is None) == (not bands):
+            raise ValueError(f"table {self.id}: give either result bands or a target, not both")
+        if not bands:
+            return self
+        if bands[0].min is not None or bands[-1].max is not None:
+            raise ValueError(f"table {self.id}: first band needs no min and last no max")
+        for low, high in zip(bands, bands[1:], strict=False):
+            if low.max is None or high.min != low.max + 1:
+                raise ValueError(f"table {self.id}: bands must be ascending and contiguous")
+        return self
+
+    def result(self, final: int, target: int | None = None) -> str:
+        """The result for a Final roll (and the target number, for a target table)."""
+        if self.target is not None:
+            if target is None:
+                raise InvalidCommand(
+                    f"table {self.id} rolls against a target: give `target` "
+                    f"({self.target.number})",
+                    rule=self.rule,
+                    field="target",
+                )
+            return self.target.result(final, target)
+        return next(band.result for band in self.bands if band.holds(final))
+
+
+class CalendarDate(Strict):
+    """One CG Date with what the module's charts say of it."""
+
+    date: str
+    night: bool = False
+    exhaustion_drm: int | None = None
+    cpp_base: dict[str, int] | None = None
+    doubt: str | None = None
+
+
+class Step(Strict):
+    """One RePh step in the module's order."""
+
+    rule: str
+    title: str
+    initial: bool = False
+    scenario_end: bool = False
+    new_cg_date: bool = False
+    tables: list[str] = []
+
+
+class CGParams(Strict):
+    """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, attack-chit limits."""
+
+    start: str
+    end: str
+    attack_chits: dict[str, int] = {}
+
+
+class RGRow(Strict):
+    """One line of an RG chart."""
+
+    id: str
+    group_type: str
+    cost: int = Field(ge=0)
+    units_full: str = ""
+    units_depleted: str = ""
+    cg_date_max: int | None = None
+    cg_max: dict[str, int | None] = {}
+    notes: list[str] = []
+
+
+class RGChart(Strict):
+    """A side's Reinforcement Group chart."""
+
+    rule: str
+    rows: list[RGRow]
+
+    def row(self, rg: str) -> RGRow:
+        """The chart line for an RG id, or a clear error."""
+        for row in self.rows:
+            if row.id == rg:
+                return row
+        raise InvalidCommand(f"RG {rg!r} is not on the RG chart", rule=self.rule, field="rg")
+
+
+class Module(Strict):
+    """A rules module: everything the ledger needs to know of ABtF, PBr, KGP, ..."""
+
+    format: Literal["refit-module/1"] = "refit-module/1"
+    id: str
+    name: str
+    chapter: str
+    sides: list[str] = Field(min_length=2)
+    cgs: dict[str, CGParams | None]
+    calendar: list[CalendarDate] = Field(min_length=1)
+    steps: list[Step]
+    tables: list[Table] = []
+    rg_charts: dict[str, RGChart] = {}
+    rg_chart_rule: str = ""
+    notes: list[str] = []
+
+    @model_validator(mode="after")
+    def _names_are_consistent(self) -> Module:
+        dates = [entry.date for entry in self.calendar]
+        if len(set(dates)) != len(dates):
+            raise ValueError(f"module {self.id}: a CG Date appears twice in the calendar")
+        for side in self.rg_charts:
+            if side not in self.sides:
+                raise ValueError(f"module {self.id}: RG chart for unknown side {side!r}")
+        return self
+
+    def table(self, table_id: str) -> Table:
+        """The table with this id, or an error naming what is missing."""
+        for table in self.tables:
+            if table.id == table_id:
+                return table
+        step = next((s for s in self.steps if table_id in s.tables), None)
+        if step is not None:
+            raise MissingTable(
+                f"table {table_id} (needed by step {step.rule} {step.title}) is not supplied; "
+                "an owner loads it with `refit module load FILE`",
+                rule=table_id,
+            )
+        raise InvalidCommand(f"module {self.id} has no table {table_id!r}", field="table")
+
+    def rg_chart(self, side: str) -> RGChart:
+        """The side's RG chart, or an error naming it as missing."""
+        if side in self.rg_charts:
+            return self.rg_charts[side]
+        rule = self.rg_chart_rule or None
+        raise MissingTable(
+            f"the {side} RG chart ({rule or 'RG chart'}) is not supplied; "
+            "an owner loads it with `refit module load FILE`",
+            rule=rule,
+        )
+
+    def date(self, date: str) -> CalendarDate:
+        """The calendar entry of a CG Date."""
+        for entry in self.calendar:
+            if entry.date == date:
+                return entry
+        raise InvalidCommand(f"{date!r} is not a CG Date of {self.id}", field="cg_date")
+
+    def date_index(self, date: str) -> int:
+        """Position of a CG Date in the calendar."""
+        return [entry.date for entry in self.calendar].index(self.date(date).date)
+
+    def missing_tables(self) -> list[str]:
+        """Tables the steps name that nobody has supplied."""
+        have = {table.id for table in self.tables}
+        return [t for step in self.steps for t in step.tables if t not in have]
+
+
+class ModulePatch(Strict):
+    """An owner's file that adds or overrides tables, RG charts and CG parameters."""
+
+    format: Literal["refit-module-patch/1"] = "refit-module-patch/1"
+    module: str
+    tables: list[Table] = []
+    rg_charts: dict[str, RGChart] = {}
+    cgs: dict[str, CGParams] = {}
+    steps: list[Step] = []
+
+    def apply_to(self, module: Module) -> Module:
+        """The module with this patch's tables, charts and CGs added or replaced."""
+        tables = {t.id: t for t in module.tables} | {t.id: t for t in self.tables}
+        merged = module.model_copy(
+            update={
+                "tables": list(tables.values()),
+                "rg_charts": module.rg_charts | self.rg_charts,
+                "cgs": module.cgs | self.cgs,
+                "steps": self.steps or module.steps,
+            }
+        )
+        return Module.model_validate(merged.model_dump())

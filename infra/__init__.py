@@ -1,0 +1,1 @@
+"""Refit's infrastructure: settings, persistence, module files and the application."""

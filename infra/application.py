@@ -1,0 +1,210 @@
+"""The service layer: one eventsourcing Application whose methods are Refit's use cases."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import IntegrityError
+
+from domain import commands as cmd
+from domain.campaign import Campaign
+from domain.errors import CampaignNotFound, InvalidCommand, RuleViolation
+from domain.rules import Module
+from domain.verify import VerifyReport, verify_records
+from infra.modules import load_modules
+from infra.settings import Settings
+from projections import read
+from projections.read import RowSource
+from projections.runner import catch_up, fold_records
+from projections.view import ProjectionView, view_class_for
+
+MAX_RETRIES = 5
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command appended: the new version, head hash and event records."""
+
+    version: int
+    head_hash: str
+    events: list[dict[str, Any]]
+
+
+class VersionConflict(RuleViolation):
+    """The campaign moved on since the version the caller expected."""
+
+    code = "conflict"
+
+
+Handler = Callable[[Campaign, Module, Any, str], None]
+
+HANDLERS: dict[str, Handler] = {
+    "roll": lambda c, m, x, a: c.roll(m, x, a),
+    "purchase_rg": lambda c, m, x, a: c.purchase_rg(m, x, a),
+    "determine_rg": lambda c, m, x, a: c.determine_rg(x, a),
+    "credit_cpp": lambda c, m, x, a: c.change_points(x, a),
+    "spend_cpp": lambda c, m, x, a: c.change_points(x, a),
+    "credit_fpp": lambda c, m, x, a: c.change_points(x, a),
+    "purchase_fortification": lambda c, m, x, a: c.change_points(x, a),
+    "record_casualty": lambda c, m, x, a: c.record_casualty(x, a),
+    "change_control": lambda c, m, x, a: c.change_control(x, a),
+    "change_elr": lambda c, m, x, a: c.change_rating(x, a),
+    "change_san": lambda c, m, x, a: c.change_rating(x, a),
+    "select_initiative": lambda c, m, x, a: c.select_initiative(x, a),
+    "record_scenario": lambda c, m, x, a: c.record_scenario(x, a),
+    "advance": lambda c, m, x, a: c.advance(m, a),
+    "end_scenario": lambda c, m, x, a: c.end_scenario(m, a),
+    "reveal_seed": lambda c, m, x, a: c.reveal_seed(a),
+}
+
+
+class Refit(Application[UUID]):
+    """Campaign ledgers: create, command, read history, verify."""
+
+    name = "refit"
+    snapshotting_intervals = {Campaign: 100}  # noqa: RUF012 - eventsourcing's own setting
+
+    def __init__(self, settings: Settings | None = None,
+                 modules: dict[str, Module] | None = None) -> None:
+        self.settings = settings or Settings()
+        type(self).snapshotting_intervals = {Campaign: self.settings.snapshot_interval}
+        super().__init__(self.settings.eventsourcing_env())
+        self.modules = modules if modules is not None else load_modules(
+            self.settings.module_dir)
+
+    def module(self, module_id: str) -> Module:
+        """A registered module by id (abtf, pbr, kgp, ...)."""
+        if module_id not in self.modules:
+            raise InvalidCommand(f"no module {module_id!r}; modules: {sorted(self.modules)}",
+                                 field="module")
+        return self.modules[module_id]
+
+    def create_campaign(self, module: str, cg: str, name: str, dice: str = "server",
+                        actor: str = "admin", start_date: str | None = None) -> Campaign:
+        """Start a campaign of a module's CG."""
+        campaign = Campaign.start(self.module(module), cg, name, dice, actor, start_date)
+        self.save(campaign)
+        return campaign
+
+    def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
+        """The campaign as it stands (or stood at `version`)."""
+        try:
+            return self.repository.get(campaign_id, version=version)
+        except AggregateNotFoundError:
+            raise CampaignNotFound(f"no campaign {campaign_id}") from None
+
+    def execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
+                expected_version: int | None = None) -> CommandResult:
+        """Run one command; on a concurrent write, retry on the fresh state (bounded)."""
+        handler = HANDLERS[getattr(command, "type")]
+        for _ in range(MAX_RETRIES):
+            campaign = self.campaign(campaign_id)
+            if expected_version is not None and campaign.version != expected_version:
+                raise VersionConflict(
+                    f"campaign is at version {campaign.version}, not {expected_version}")
+            handler(campaign, self.module(campaign.module_id), command, actor)
+            try:
+                recordings = self.save(campaign)
+            except IntegrityError:
+                if expected_version is not None:
+                    raise VersionConflict("another command was appended first") from None
+                continue
+            events = [r.domain_event.record() for r in recordings
+                      if isinstance(r.domain_event, Campaign.Event)]
+            return CommandResult(campaign.version, campaign.head_hash, events)
+        raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
+
+    def records(self, campaign_id: UUID, lte: int | None = None) -> Iterator[dict[str, Any]]:
+        """The campaign's history records, oldest first (up to version `lte`)."""
+        found = False
+        for event in self.events.get(campaign_id, lte=lte):
+            found = True
+            yield event.record()
+        if not found:
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+
+    def verify(self, campaign_id: UUID) -> VerifyReport:
+        """Recompute the hash chain and every server roll whose seed is revealed."""
+        return verify_records(self.records(campaign_id))
+
+    # -- projections (read-your-writes: the view catches up before every read) --
+
+    @cached_property
+    def view(self) -> ProjectionView:
+        """The materialized view, in the same database as the events."""
+        view_class = view_class_for(self.env.get("PERSISTENCE_MODULE") or "")
+        return self.factory.tracking_recorder(view_class)  # type: ignore[return-value]
+
+    def catch_up(self) -> int:
+        """Fold the events the view has not tracked yet."""
+        return catch_up(self, self.view)
+
+    def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
+        """A campaign's projection rows: live from the view, or folded as of a version."""
+        if as_of is not None:
+            if as_of < 1:
+                raise InvalidCommand("as_of is a version, 1 or more", field="as_of")
+            return fold_records(self.records(campaign_id, lte=as_of))
+        self.catch_up()
+        source = _ViewRows(self.view, str(campaign_id))
+        if not source.select_rows("meta"):
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+        return source
+
+    def campaigns(self) -> list[read.CampaignStatus]:
+        """Every campaign, one line each."""
+        self.catch_up()
+        return [read.status(_OneRow(meta)) for meta in self.view.select_all("meta")]
+
+    def status(self, campaign_id: UUID, as_of: int | None = None,
+               viewer: str | None = None) -> read.CampaignStatus:
+        """Where the campaign stands."""
+        return read.status(self.rows(campaign_id, as_of), viewer)
+
+    def roster(self, campaign_id: UUID, as_of: int | None = None,
+               viewer: str | None = None) -> list[read.RosterRow]:
+        """The CG Roster."""
+        return read.roster(self.rows(campaign_id, as_of), viewer)
+
+    def purchase_record(self, campaign_id: UUID, as_of: int | None = None,
+                        viewer: str | None = None) -> list[read.PurchaseRow]:
+        """The RG Purchase Record."""
+        return read.purchases(self.rows(campaign_id, as_of), viewer)
+
+    def cvp(self, campaign_id: UUID, as_of: int | None = None) -> read.CVPAnswer:
+        """CVP per scenario and side."""
+        return read.cvp(self.rows(campaign_id, as_of))
+
+    def elr(self, campaign_id: UUID, as_of: int | None = None) -> read.ELRAnswer:
+        """ELR now and its changes."""
+        return read.elr(self.rows(campaign_id, as_of))
+
+    def rolls(self, campaign_id: UUID, as_of: int | None = None,
+              viewer: str | None = None) -> list[read.RollRow]:
+        """Every roll."""
+        return read.rolls(self.rows(campaign_id, as_of), viewer)
+
+
+class _ViewRows:
+    """One campaign's rows in the materialized view."""
+
+    def __init__(self, view: ProjectionView, campaign: str) -> None:
+        self.view, self.campaign = view, campaign
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        return self.view.select_rows(self.campaign, kind)
+
+
+class _OneRow:
+    """A campaign's meta row alone, for listings."""
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        return [self.meta] if kind == "meta" else []

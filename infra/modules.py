@@ -1,0 +1,80 @@
+"""Load the rules modules: the packaged files, then an owner's files from the module dir."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from domain.rules import Module, ModulePatch
+
+
+class ModuleFileError(ValueError):
+    """An owner's module file that does not validate, naming the file and field."""
+
+
+def packaged_modules() -> dict[str, Module]:
+    """The modules shipped in the package (domain/modules/*.json)."""
+    found = {}
+    for entry in resources.files("domain.modules").iterdir():
+        if entry.name.endswith(".json"):
+            module = Module.model_validate_json(entry.read_text(encoding="utf-8"))
+            found[module.id] = module
+    return found
+
+
+def read_file(path: Path) -> Module | ModulePatch:
+    """Validate one module or patch file."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ModuleFileError(f"{path}: {error}") from None
+    kind = data.get("format") if isinstance(data, dict) else None
+    model: type[Module] | type[ModulePatch] = (
+        Module if kind == "refit-module/1" else ModulePatch
+    )
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise ModuleFileError(f"{path}: {_first_error(error)}") from None
+
+
+def _first_error(error: ValidationError) -> str:
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"])
+    return f"{where}: {first['msg']}" if where else first["msg"]
+
+
+def load_modules(module_dir: Path | None) -> dict[str, Module]:
+    """Packaged modules with every file of the owner's module dir applied, by file name."""
+    modules = packaged_modules()
+    if module_dir is None or not module_dir.is_dir():
+        return modules
+    for path in sorted(module_dir.glob("*.json")):
+        apply_file(modules, read_file(path), path)
+    return modules
+
+
+def apply_file(modules: dict[str, Module], item: Module | ModulePatch, path: Path) -> None:
+    """Add a whole module, or patch the one it names."""
+    if isinstance(item, Module):
+        modules[item.id] = item
+        return
+    if item.module not in modules:
+        raise ModuleFileError(f"{path}: no module {item.module!r} to patch")
+    try:
+        modules[item.module] = item.apply_to(modules[item.module])
+    except ValidationError as error:
+        raise ModuleFileError(f"{path}: {_first_error(error)}") from None
+
+
+def install_file(source: Path, module_dir: Path, modules: dict[str, Module]) -> Path:
+    """Validate an owner's file against the current modules, then copy it into the dir."""
+    item = read_file(source)
+    apply_file(dict(modules), item, source)
+    module_dir.mkdir(parents=True, exist_ok=True)
+    target = module_dir / source.name
+    target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    return target

@@ -1,0 +1,61 @@
+"""Settings in one place, and their translation to eventsourcing's environment."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlparse
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DATABASE_URL = "sqlite:///./refit.db"
+
+
+class Settings(BaseSettings):
+    """REFIT_* environment variables (CONTRACT 'Configuration')."""
+
+    model_config = SettingsConfigDict(env_prefix="REFIT_", extra="ignore")
+
+    database_url: str = DEFAULT_DATABASE_URL
+    admin_token: str | None = None
+    module_dir: Path = Path("./refit-modules")
+    snapshot_interval: int = Field(default=100, ge=2)
+    aggregate_cache: int = Field(default=64, ge=0)
+
+    def eventsourcing_env(self) -> dict[str, str]:
+        """The environment eventsourcing's persistence modules read."""
+        env = persistence_env(self.database_url)
+        if self.aggregate_cache:
+            env["AGGREGATE_CACHE_MAXSIZE"] = str(self.aggregate_cache)
+        return env
+
+
+def persistence_env(url: str) -> dict[str, str]:
+    """Translate `sqlite:///PATH` or `postgresql://USER:PASS@HOST:PORT/DB[?schema=S]`."""
+    parsed = urlparse(url)
+    if parsed.scheme == "sqlite":
+        path = unquote(url[len("sqlite:///"):]) if url.startswith("sqlite:///") else ""
+        if not path:
+            raise ValueError(f"REFIT_DATABASE_URL {url!r}: use sqlite:///PATH")
+        return {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": path,
+                "SQLITE_LOCK_TIMEOUT": "30"}
+    if parsed.scheme in ("postgresql", "postgres"):
+        schema = parse_qs(parsed.query).get("schema", [""])[0]
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": parsed.path.lstrip("/") or "postgres",
+            "POSTGRES_HOST": parsed.hostname or "127.0.0.1",
+            "POSTGRES_PORT": str(parsed.port or 5432),
+            "POSTGRES_USER": unquote(parsed.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(parsed.password or ""),
+            "POSTGRES_SCHEMA": schema,
+            "POSTGRES_POOL_SIZE": "4",
+            "POSTGRES_MAX_OVERFLOW": "4",
+            "POSTGRES_CONNECT_TIMEOUT": "10",
+        }
+    raise ValueError(f"REFIT_DATABASE_URL {url!r}: use sqlite:///PATH or postgresql://...")
+
+
+def backend_of(url: str) -> str:
+    """`sqlite` or `postgres`, from a database URL."""
+    return "sqlite" if url.startswith("sqlite") else "postgres"

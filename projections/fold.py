@@ -1,0 +1,265 @@
+"""The projections' one fold: each history record updates the rows it touches.
+
+Rows are JSON documents keyed by (kind, key) within a campaign, with an order number.
+The same fold drives the materialized views (rows in the database, with tracking) and
+the "as of version N" reads (rows in memory, over a prefix of the history).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+META = "meta"
+ROSTER = "roster"
+PURCHASE = "purchase"
+CVP = "cvp"
+ELR = "elr"
+SAN = "san"
+ROLL = "roll"
+CONTROL = "control"
+
+
+class Rows(Protocol):
+    """One campaign's rows, however they are stored."""
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The row's document, or None."""
+
+    def put(self, kind: str, key: str, order: int, doc: dict[str, Any]) -> None:
+        """Write the row's document."""
+
+
+Record = dict[str, Any]
+Fold = Callable[[Rows, Record], None]
+
+
+def fold(rows: Rows, record: Record) -> None:
+    """Apply one history record to the rows."""
+    handler = _HANDLERS.get(record["type"])
+    if handler is not None:
+        handler(rows, record)
+    meta = _meta(rows)
+    if meta["version"] != record["version"]:
+        _put_meta(rows, meta, record)
+
+
+def _meta(rows: Rows) -> dict[str, Any]:
+    meta = rows.get(META, "")
+    assert meta is not None, "a campaign's first record is Created"
+    return meta
+
+
+def _put_meta(rows: Rows, meta: dict[str, Any], record: Record) -> None:
+    meta["version"] = record["version"]
+    rows.put(META, "", 0, meta)
+
+
+def _cell(rows: Rows, meta: dict[str, Any], side: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The roster row of the current CG Date and the side's cell in it."""
+    row = rows.get(ROSTER, meta["cg_date"])
+    assert row is not None
+    return row, row["sides"][side]
+
+
+def _put_roster(rows: Rows, row: dict[str, Any]) -> None:
+    rows.put(ROSTER, row["cg_date"], row["order"], row)
+
+
+def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> dict[str, Any]:
+    sides = {
+        side: {
+            "cpp_start": cpp.get(side, 0), "cpp_credited": 0, "cpp_spent": 0,
+            "cpp_left": cpp.get(side, 0), "rg_purchased": [], "fpp": 0,
+            "fortifications": [], "elr": meta["elr"][side], "san": meta["san"][side],
+            "chit": None, "secret": False,
+        }
+        for side in meta["sides"]
+    }
+    return {"cg_date": meta["cg_date"], "order": order, "scenario_type": None,
+            "weather": None, "chits_revealed": False, "scenario_played": False, "sides": sides}
+
+
+def _created(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    sides = data["sides"]
+    meta = {
+        "campaign": record["campaign"], "module": data["module"], "cg": data["cg"],
+        "name": data["name"], "sides": sides, "dice": data["dice"],
+        "seed_commitment": data["seed_commitment"], "seed": None,
+        "cg_date": data["cg_date"], "phase": data["phase"], "step": data["step"],
+        "cpp": dict.fromkeys(sides, 0), "fpp": dict.fromkeys(sides, 0),
+        "elr": dict.fromkeys(sides), "san": dict.fromkeys(sides), "all_revealed": False,
+        "created": record["timestamp"], "version": record["version"],
+    }
+    _put_meta(rows, meta, record)
+    _put_roster(rows, _new_roster_row(meta, record["version"], meta["cpp"]))
+
+
+def _dice_rolled(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = {k: data[k] for k in (
+        "side", "key", "table", "rule", "title", "kind", "subject", "dice", "original",
+        "drm", "final", "target", "result", "cg_date", "step", "entered_by", "actor")}
+    row |= {"version": record["version"], "timestamp": record["timestamp"],
+            "secret": record.get("sealed") is not None, "secret_for": data["secret_for"]}
+    rows.put(ROLL, f"{record['version']:09d}", record["version"], row)
+
+
+def _points(pool: str, column: str, sign: int) -> Fold:
+    def handle(rows: Rows, record: Record) -> None:
+        data, meta = record["data"], _meta(rows)
+        side = data["side"]
+        meta[pool][side] += sign * data["amount"]
+        row, cell = _cell(rows, meta, side)
+        if column == "fortifications":
+            cell["fortifications"].append({"item": data["reason"], "fpp": data["amount"]})
+        else:
+            cell[column] += data["amount"]
+        cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
+        cell["secret"] = cell["secret"] or record.get("sealed") is not None
+        _put_roster(rows, row)
+        _put_meta(rows, meta, record)
+    return handle
+
+
+def _rg_purchased(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    side = data["side"]
+    meta["cpp"][side] -= data["cost"]
+    row, cell = _cell(rows, meta, side)
+    cell["cpp_spent"] += data["cost"]
+    cell["cpp_left"] = meta["cpp"][side]
+    cell["rg_purchased"].append({"rg": data["rg"], "kg": data["kg"], "cpp": data["cost"]})
+    cell["secret"] = True
+    _put_roster(rows, row)
+    _put_meta(rows, meta, record)
+    remaining = None if data["cg_max"] is None else data["cg_max"] - data["number"]
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], {
+        "purchase": data["purchase"], "side": side, "cg_date": data["cg_date"],
+        "rg": data["rg"], "kg": data["kg"], "group_type": data["group_type"],
+        "cpp": data["cost"], "p": data["number"], "r": remaining, "strength": None,
+        "units": None, "sw": [], "leader": None, "composition": None,
+        "version": record["version"], "secret_for": side,
+    })
+
+
+def _rg_determined(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    for field in ("strength", "units", "leader", "composition"):
+        if data[field] is not None:
+            row[field] = data[field]
+    if data["sw"] is not None:
+        row["sw"] = data["sw"]
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
+def _casualty(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    key = f"{data['scenario']}|{data['side']}"
+    row = rows.get(CVP, key) or {
+        "scenario": data["scenario"], "side": data["side"], "cvp": 0, "casualties": [],
+        "first_version": record["version"]}
+    row["cvp"] += data["cvp"]
+    row["casualties"].append({"unit": data["unit"], "cvp": data["cvp"],
+                              "version": record["version"]})
+    rows.put(CVP, key, row["first_version"], row)
+
+
+def _rating(kind: str) -> Fold:
+    def handle(rows: Rows, record: Record) -> None:
+        data, meta = record["data"], _meta(rows)
+        meta[kind][data["side"]] = data["after"]
+        row, cell = _cell(rows, meta, data["side"])
+        cell[kind] = data["after"]
+        _put_roster(rows, row)
+        _put_meta(rows, meta, record)
+        change = {k: data[k] for k in ("side", "before", "after", "cause", "rule", "cg_date")}
+        change["version"] = record["version"]
+        rows.put(kind, f"{record['version']:09d}", record["version"], change)
+    return handle
+
+
+def _control(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = {k: data[k] for k in ("location", "kind", "side", "previous", "rule", "cg_date")}
+    rows.put(CONTROL, data["location"], record["version"], row | {"version": record["version"]})
+
+
+def _initiative(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    row, cell = _cell(rows, meta, record["data"]["side"])
+    cell["chit"] = record["data"]["chit"]
+    _put_roster(rows, row)
+
+
+def _chits_revealed(rows: Rows, record: Record) -> None:
+    row = rows.get(ROSTER, record["data"]["cg_date"])
+    assert row is not None
+    row["chits_revealed"] = True
+    _put_roster(rows, row)
+
+
+def _scenario_recorded(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = rows.get(ROSTER, data["cg_date"])
+    assert row is not None
+    for field in ("scenario_type", "weather"):
+        if data[field] is not None:
+            row[field] = data[field]
+    _put_roster(rows, row)
+
+
+def _step(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["phase"], meta["step"] = record["data"]["phase"], record["data"]["step"]
+    if meta["phase"] == "scenario":
+        row = rows.get(ROSTER, meta["cg_date"])
+        assert row is not None
+        row["scenario_played"] = True
+        _put_roster(rows, row)
+    _put_meta(rows, meta, record)
+
+
+def _date_started(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["cg_date"] = record["data"]["cg_date"]
+    _put_meta(rows, meta, record)
+    _put_roster(rows, _new_roster_row(meta, record["version"], record["data"]["cpp"]))
+
+
+def _cg_ended(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["phase"], meta["all_revealed"] = "ended", True
+    _put_meta(rows, meta, record)
+
+
+def _seed_revealed(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["seed"] = record["data"]["seed"]
+    _put_meta(rows, meta, record)
+
+
+_HANDLERS: dict[str, Fold] = {
+    "Created": _created,
+    "DiceRolled": _dice_rolled,
+    "RGPurchased": _rg_purchased,
+    "RGDetermined": _rg_determined,
+    "CPPCredited": _points("cpp", "cpp_credited", +1),
+    "CPPSpent": _points("cpp", "cpp_spent", -1),
+    "FPPCredited": _points("fpp", "fpp", +1),
+    "FortificationPurchased": _points("fpp", "fortifications", -1),
+    "CasualtyRecorded": _casualty,
+    "ControlChanged": _control,
+    "ELRChanged": _rating(ELR),
+    "SANChanged": _rating(SAN),
+    "InitiativeSelected": _initiative,
+    "ChitsRevealed": _chits_revealed,
+    "ScenarioRecorded": _scenario_recorded,
+    "StepAdvanced": _step,
+    "CGDateStarted": _date_started,
+    "CGEnded": _cg_ended,
+    "SeedRevealed": _seed_revealed,
+}

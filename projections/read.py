@@ -1,0 +1,249 @@
+"""Reading the projections: answer models, and what a viewer may see of each row."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from projections.fold import CONTROL, CVP, ELR, META, PURCHASE, ROLL, ROSTER, SAN
+
+DIRECTOR = None  # a viewer of None sees everything (director, or the operator's CLI)
+
+
+class RowSource(Protocol):
+    """Rows of one campaign, from the view or from memory."""
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        """The rows of a kind, in order."""
+
+
+class RosterCell(BaseModel):
+    """One side's part of a CG Roster line (None where hidden from the viewer)."""
+
+    cpp_start: int | None
+    cpp_credited: int | None
+    cpp_spent: int | None
+    cpp_left: int | None
+    rg_purchased: list[dict[str, Any]] | None
+    fpp: int | None
+    fortifications: list[dict[str, Any]] | None
+    elr: int | None
+    san: int | None
+    chit: str | None
+    hidden: bool
+
+
+class RosterRow(BaseModel):
+    """One CG Date of the CG Roster."""
+
+    cg_date: str
+    scenario_type: str | None
+    weather: str | None
+    scenario_played: bool
+    sides: dict[str, RosterCell]
+
+
+class PurchaseRow(BaseModel):
+    """One RG of the RG Purchase Record (#P purchased so far, #R remaining)."""
+
+    purchase: int
+    side: str
+    hidden: bool = False
+    cg_date: str | None = None
+    rg: str | None = None
+    kg: str | None = None
+    group_type: str | None = None
+    cpp: int | None = None
+    p: int | None = None
+    r: int | None = None
+    strength: str | None = None
+    units: str | None = None
+    sw: list[str] | None = None
+    leader: str | None = None
+    composition: str | None = None
+
+
+class CVPRow(BaseModel):
+    """CVP lost by a side in one CG Scenario (and its RePh)."""
+
+    scenario: str
+    side: str
+    cvp: int
+    casualties: list[dict[str, Any]]
+
+
+class CVPAnswer(BaseModel):
+    """CVP per scenario and side, and each side's total lost."""
+
+    scenarios: list[CVPRow]
+    totals: dict[str, int]
+
+
+class RatingChange(BaseModel):
+    """One ELR (or SAN) change with its cause."""
+
+    version: int
+    cg_date: str
+    side: str
+    before: int | None
+    after: int
+    cause: str
+    rule: str | None
+
+
+class ELRAnswer(BaseModel):
+    """ELR per side now, and each change with its cause."""
+
+    current: dict[str, int | None]
+    changes: list[RatingChange]
+
+
+class RollRow(BaseModel):
+    """One roll as the viewer may see it (CONTRACT `/rolls`)."""
+
+    version: int
+    timestamp: str
+    side: str
+    secret: bool
+    hidden: bool = False
+    key: str | None = None
+    rule: str | None = None
+    table: str | None = None
+    title: str | None = None
+    kind: str | None = None
+    subject: str | None = None
+    dice: list[int] | None = None
+    original: int | None = None
+    drm: list[dict[str, Any]] | None = None
+    final: int | None = None
+    target: int | None = None
+    result: str | None = None
+    cg_date: str | None = None
+    step: str | None = None
+    entered_by: str | None = None
+    actor: str | None = None
+
+
+class CampaignStatus(BaseModel):
+    """Where the campaign stands: CG Date, RePh step, and each side's points and ratings."""
+
+    id: str
+    module: str
+    cg: str
+    name: str
+    dice: str
+    cg_date: str
+    phase: str
+    step: str | None
+    version: int
+    seed_commitment: str | None
+    seed: str | None
+    sides: dict[str, dict[str, int | None]]
+
+
+def _meta(source: RowSource) -> dict[str, Any]:
+    rows = source.select_rows(META)
+    if not rows:
+        raise LookupError("no such campaign in the projection")
+    return rows[0]
+
+
+def _sees(meta: dict[str, Any], viewer: str | None, owner: str | None) -> bool:
+    return viewer is DIRECTOR or meta["all_revealed"] or owner == viewer
+
+
+def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
+    """The campaign's state as the projection holds it."""
+    meta = _meta(source)
+    sides = {
+        side: {
+            "cpp": meta["cpp"][side] if _sees(meta, viewer, side) else None,
+            "fpp": meta["fpp"][side] if _sees(meta, viewer, side) else None,
+            "elr": meta["elr"][side],
+            "san": meta["san"][side],
+        }
+        for side in meta["sides"]
+    }
+    return CampaignStatus(
+        id=meta["campaign"], module=meta["module"], cg=meta["cg"], name=meta["name"],
+        dice=meta["dice"], cg_date=meta["cg_date"], phase=meta["phase"], step=meta["step"],
+        version=meta["version"], seed_commitment=meta["seed_commitment"], seed=meta["seed"],
+        sides=sides,
+    )
+
+
+def roster(source: RowSource, viewer: str | None = DIRECTOR) -> list[RosterRow]:
+    """The CG Roster, one row per CG Date."""
+    meta = _meta(source)
+    return [_roster_row(meta, row, viewer) for row in source.select_rows(ROSTER)]
+
+
+def _roster_row(meta: dict[str, Any], row: dict[str, Any], viewer: str | None) -> RosterRow:
+    cells = {}
+    for side, cell in row["sides"].items():
+        shown = dict(cell)
+        hide = cell["secret"] and not _sees(meta, viewer, side)
+        if hide:
+            for field in ("cpp_credited", "cpp_spent", "cpp_left", "rg_purchased", "fpp",
+                          "fortifications"):
+                shown[field] = None
+        if not row["chits_revealed"] and not _sees(meta, viewer, side):
+            shown["chit"] = None
+        shown["hidden"] = hide
+        cells[side] = RosterCell.model_validate(shown)
+    return RosterRow(cg_date=row["cg_date"], scenario_type=row["scenario_type"],
+                     weather=row["weather"], scenario_played=row["scenario_played"],
+                     sides=cells)
+
+
+def purchases(source: RowSource, viewer: str | None = DIRECTOR) -> list[PurchaseRow]:
+    """The RG Purchase Record, one row per RG."""
+    meta = _meta(source)
+    out = []
+    for row in source.select_rows(PURCHASE):
+        if _sees(meta, viewer, row["secret_for"]):
+            out.append(PurchaseRow.model_validate(row))
+        else:
+            out.append(PurchaseRow(purchase=row["purchase"], side=row["side"], hidden=True))
+    return out
+
+
+def cvp(source: RowSource) -> CVPAnswer:
+    """CVP per scenario and side, with totals (casualties are public)."""
+    meta = _meta(source)
+    rows = [CVPRow.model_validate(row) for row in source.select_rows(CVP)]
+    totals = dict.fromkeys(meta["sides"], 0)
+    for row in rows:
+        totals[row.side] += row.cvp
+    return CVPAnswer(scenarios=rows, totals=totals)
+
+
+def elr(source: RowSource) -> ELRAnswer:
+    """ELR per side now, and each change with its cause."""
+    meta = _meta(source)
+    changes = [RatingChange.model_validate(row) for row in source.select_rows(ELR)]
+    return ELRAnswer(current=meta["elr"], changes=changes)
+
+
+def san(source: RowSource) -> list[RatingChange]:
+    """Each SAN change with its cause."""
+    return [RatingChange.model_validate(row) for row in source.select_rows(SAN)]
+
+
+def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
+    """Every roll; a secret one shows only its side and time to those it is kept from."""
+    meta = _meta(source)
+    out = []
+    for row in source.select_rows(ROLL):
+        if not row["secret"] or _sees(meta, viewer, row["secret_for"]):
+            out.append(RollRow.model_validate(row))
+        else:
+            out.append(RollRow(version=row["version"], timestamp=row["timestamp"],
+                               side=row["side"], secret=True, hidden=True))
+    return out
+
+
+def control(source: RowSource) -> list[dict[str, Any]]:
+    """Who controls each Location whose control was recorded."""
+    return source.select_rows(CONTROL)

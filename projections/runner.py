@@ -1,0 +1,108 @@
+"""Drive the fold two ways: into the materialized view (with tracking), or in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from eventsourcing.application import Application
+from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.projection import Projection
+
+from projections.fold import fold
+from projections.view import ProjectionView, RowKey, RowValue
+
+BATCH = 1000
+
+
+class MemoryRows:
+    """A campaign's rows in memory: for "as of version N" reads and tests."""
+
+    def __init__(self) -> None:
+        self.rows: dict[tuple[str, str], RowValue] = {}
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The row's document, or None."""
+        found = self.rows.get((kind, key))
+        return None if found is None else found[1]
+
+    def put(self, kind: str, key: str, order: int, doc: dict[str, Any]) -> None:
+        """Write the row's document."""
+        self.rows[(kind, key)] = (order, doc)
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        """The rows of a kind, in order."""
+        found = [(order, key, doc) for (k, key), (order, doc) in self.rows.items() if k == kind]
+        return [doc for _, _, doc in sorted(found, key=lambda item: (item[0], item[1]))]
+
+
+def fold_records(records: Iterable[dict[str, Any]]) -> MemoryRows:
+    """Fold a campaign's history (or a prefix of it) into memory."""
+    rows = MemoryRows()
+    for record in records:
+        fold(rows, record)
+    return rows
+
+
+class _Buffer:
+    """Rows read through from the view and written back in one transaction."""
+
+    def __init__(self, view: ProjectionView) -> None:
+        self.view = view
+        self.cache: dict[RowKey, RowValue | None] = {}
+        self.dirty: dict[RowKey, RowValue] = {}
+
+    def campaign(self, campaign: str) -> _CampaignRows:
+        return _CampaignRows(self, campaign)
+
+    def get(self, key: RowKey) -> dict[str, Any] | None:
+        if key not in self.cache:
+            self.cache[key] = self.view.select_row(*key)
+        found = self.cache[key]
+        return None if found is None else found[1]
+
+    def put(self, key: RowKey, value: RowValue) -> None:
+        self.cache[key] = value
+        self.dirty[key] = value
+
+
+class _CampaignRows:
+    def __init__(self, buffer: _Buffer, campaign: str) -> None:
+        self.buffer, self.id = buffer, campaign
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        return self.buffer.get((self.id, kind, key))
+
+    def put(self, kind: str, key: str, order: int, doc: dict[str, Any]) -> None:
+        self.buffer.put((self.id, kind, key), (order, doc))
+
+
+class CampaignProjection(Projection[Any]):
+    """The campaign projection, for eventsourcing's ProjectionRunner (one event at a time)."""
+
+    name = "refit_projection"
+
+    def process_event(self, domain_event: Any, tracking: Tracking) -> None:
+        """Fold one event and write its rows with its tracking."""
+        buffer = _Buffer(self.view)
+        fold(buffer.campaign(str(domain_event.originator_id)), domain_event.record())
+        self.view.write(buffer.dirty, tracking)
+
+
+def catch_up(app: Application[Any], view: ProjectionView, batch: int = BATCH) -> int:
+    """Fold every notification the view has not tracked yet; returns how many."""
+    done = 0
+    while True:
+        last = view.max_tracking_id(app.name) or 0
+        notifications = app.recorder.select_notifications(start=last + 1, limit=batch)
+        if not notifications:
+            return done
+        buffer = _Buffer(view)
+        for notification in notifications:
+            event = app.mapper.to_domain_event(notification)
+            fold(buffer.campaign(str(event.originator_id)), event.record())
+        try:
+            view.write(buffer.dirty, Tracking(app.name, notifications[-1].id))
+        except IntegrityError:
+            continue  # another process folded these first: start again from its tracking
+        done += len(notifications)

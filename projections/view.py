@@ -1,0 +1,136 @@
+"""Materialized views: projection rows and eventsourcing's tracking, in one transaction."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from eventsourcing.persistence import Tracking, TrackingRecorder
+from eventsourcing.postgres import PostgresTrackingRecorder
+from eventsourcing.sqlite import SQLiteTrackingRecorder
+from psycopg.sql import SQL, Identifier
+
+RowKey = tuple[str, str, str]  # campaign, kind, key
+RowValue = tuple[int, dict[str, Any]]  # order, document
+
+TABLE = "refit_projection_rows"
+
+
+def _dump(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+class ProjectionView(Protocol):
+    """What the projection runner needs of a view, on either database."""
+
+    def max_tracking_id(self, application_name: str) -> int | None:
+        """Last notification folded into the view."""
+
+    def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
+        """One row."""
+
+    def select_rows(self, campaign: str, kind: str) -> list[dict[str, Any]]:
+        """A campaign's rows of a kind, in order."""
+
+    def select_all(self, kind: str) -> list[dict[str, Any]]:
+        """Every campaign's rows of a kind."""
+
+    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
+        """Upsert rows and record tracking atomically."""
+
+
+class SQLiteProjectionView(SQLiteTrackingRecorder):
+    """Projection rows in the embedded SQLite database."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        """eventsourcing's tracking table, plus the rows table."""
+        return [*super().construct_create_table_statements(),
+                f"CREATE TABLE IF NOT EXISTS {TABLE} (campaign TEXT, kind TEXT, key TEXT, "
+                "ord INTEGER, doc TEXT, PRIMARY KEY (campaign, kind, key)) WITHOUT ROWID"]
+
+    def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
+        """One row."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT ord, doc FROM {TABLE} WHERE campaign=? AND kind=? AND key=?",
+                      (campaign, kind, key))
+            row = c.fetchone()
+        return None if row is None else (row["ord"], json.loads(row["doc"]))
+
+    def select_rows(self, campaign: str, kind: str) -> list[dict[str, Any]]:
+        """A campaign's rows of a kind, in order."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT doc FROM {TABLE} WHERE campaign=? AND kind=? ORDER BY ord, key",
+                      (campaign, kind))
+            return [json.loads(row["doc"]) for row in c.fetchall()]
+
+    def select_all(self, kind: str) -> list[dict[str, Any]]:
+        """Every campaign's rows of a kind."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT doc FROM {TABLE} WHERE kind=? ORDER BY campaign, ord", (kind,))
+            return [json.loads(row["doc"]) for row in c.fetchall()]
+
+    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
+        """Upsert rows and record tracking atomically."""
+        with self.datastore.transaction(commit=True) as c:
+            c.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)",
+                          _params(rows.items()))
+            self._insert_tracking(c, tracking)
+
+
+class PostgresProjectionView(PostgresTrackingRecorder):
+    """Projection rows in PostgreSQL."""
+
+    def __init__(self, datastore: Any, **kwargs: Any) -> None:
+        super().__init__(datastore, **kwargs)
+        table = Identifier(self.datastore.schema), Identifier(TABLE)
+        self.sql_create_statements.append(SQL(
+            "CREATE TABLE IF NOT EXISTS {0}.{1} (campaign text, kind text, key text, "
+            "ord bigint, doc text, PRIMARY KEY (campaign, kind, key))").format(*table))
+        self._select_row = SQL(
+            "SELECT ord, doc FROM {0}.{1} WHERE campaign=%s AND kind=%s AND key=%s"
+        ).format(*table)
+        self._select_rows = SQL(
+            "SELECT doc FROM {0}.{1} WHERE campaign=%s AND kind=%s ORDER BY ord, key"
+        ).format(*table)
+        self._select_all = SQL(
+            "SELECT doc FROM {0}.{1} WHERE kind=%s ORDER BY campaign, ord").format(*table)
+        self._upsert = SQL(
+            "INSERT INTO {0}.{1} VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, kind, key) "
+            "DO UPDATE SET ord = EXCLUDED.ord, doc = EXCLUDED.doc").format(*table)
+
+    def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
+        """One row."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_row, (campaign, kind, key))
+            row = curs.fetchone()
+        return None if row is None else (row["ord"], json.loads(row["doc"]))
+
+    def select_rows(self, campaign: str, kind: str) -> list[dict[str, Any]]:
+        """A campaign's rows of a kind, in order."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_rows, (campaign, kind))
+            return [json.loads(row["doc"]) for row in curs.fetchall()]
+
+    def select_all(self, kind: str) -> list[dict[str, Any]]:
+        """Every campaign's rows of a kind."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_all, (kind,))
+            return [json.loads(row["doc"]) for row in curs.fetchall()]
+
+    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
+        """Upsert rows and record tracking atomically."""
+        with self.datastore.transaction(commit=True) as curs:
+            curs.executemany(self._upsert, list(_params(rows.items())))
+            self._insert_tracking(curs, tracking)
+
+
+def _params(items: Iterable[tuple[RowKey, RowValue]]) -> Sequence[tuple[Any, ...]]:
+    return [(c, k, key, order, _dump(doc)) for (c, k, key), (order, doc) in items]
+
+
+def view_class_for(persistence_module: str) -> type[TrackingRecorder]:
+    """The view class for eventsourcing's persistence module."""
+    if persistence_module == "eventsourcing.postgres":
+        return PostgresProjectionView
+    return SQLiteProjectionView

@@ -1,0 +1,42 @@
+"""Helpers that tell a campaign as a story: the fixture RG chart and short commands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from domain import commands as cmd
+from infra.application import CommandResult, Refit
+from infra.modules import install_file
+
+FIXTURE_CHART = Path(__file__).with_name("fixture_chart.json")
+
+
+def load_fixture_chart(refit: Refit) -> None:
+    """Install the fictitious PBr RG chart the tests buy from, as an owner would."""
+    install_file(FIXTURE_CHART, refit.settings.module_dir, refit.modules)
+    from infra.modules import load_modules
+
+    refit.modules = load_modules(refit.settings.module_dir)
+
+
+def do(refit: Refit, campaign: UUID, body: dict[str, Any],
+       actor: str = "director") -> CommandResult:
+    """Run a command given as its JSON body."""
+    return refit.execute(campaign, cmd.parse_command(body), actor)
+
+
+def advance(refit: Refit, campaign: UUID, times: int = 1) -> None:
+    """Complete `times` RePh steps."""
+    for _ in range(times):
+        do(refit, campaign, {"type": "advance"})
+
+
+def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
+    """Advance until the RePh reaches `step` (None: the scenario)."""
+    for _ in range(40):
+        if refit.campaign(campaign).step == step:
+            return
+        advance(refit, campaign)
+    raise AssertionError(f"never reached step {step}")

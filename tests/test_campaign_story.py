@@ -1,0 +1,179 @@
+"""A PBr CG I told as a story, its forms checked against values worked out by hand."""
+
+from __future__ import annotations
+
+from uuid import UUID
+
+import pytest
+
+from domain.errors import RuleViolation
+from infra.application import Refit
+from infra.settings import Settings
+from tests.story import advance, advance_to, do, load_fixture_chart
+
+
+def play_initial_scenario_and_first_reph(refit: Refit) -> UUID:
+    """Initial Scenario on 14AM, then the RePh into 14PM with purchases and casualties."""
+    load_fixture_chart(refit)
+    campaign = refit.create_campaign("pbr", "I", "Story", "server").id
+    # Before the Initial Scenario only the "!" steps run (3.617-3.623).
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 39,
+                         "reason": "CPP Base # 14AM", "rule": "3.6161"})
+    do(refit, campaign, {"type": "credit_cpp", "side": "British", "amount": 17,
+                         "reason": "CPP Base # 14AM", "rule": "3.6161"})
+    do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    do(refit, campaign, {"type": "determine_rg", "side": "Axis", "purchase": 1,
+                         "strength": "F", "sw": ["LMG"], "leader": "8-1"})
+    for side, value in (("Axis", 3), ("British", 5)):
+        do(refit, campaign, {"type": "change_elr", "side": side, "value": value,
+                             "cause": "Initial Scenario OB"})
+    do(refit, campaign, {"type": "record_scenario", "scenario_type": "Initial Scenario",
+                         "weather": "Clear"})
+    advance_to(refit, campaign, None)
+    for side, unit, cvp in (("British", "6-4-8", 2), ("British", "2-3-8", 1),
+                            ("Axis", "4-6-8", 3)):
+        do(refit, campaign, {"type": "record_casualty", "side": side, "unit": unit, "cvp": cvp})
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.612")
+    do(refit, campaign, {"type": "change_elr", "side": "British", "value": 4,
+                         "cause": "ELR loss after 14AM", "rule": "3.615"})
+    advance_to(refit, campaign, "3.616")
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 29,
+                         "reason": "CPP Base # 14PM", "rule": "3.6161"})
+    do(refit, campaign, {"type": "credit_cpp", "side": "British", "amount": 12,
+                         "reason": "CPP Base # 14PM", "rule": "3.6161"})
+    advance_to(refit, campaign, "3.617")
+    do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    do(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "Y1"})
+    return campaign
+
+
+def test_the_cg_roster_matches_the_paper_form(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    roster = refit.roster(campaign)
+    assert [row.cg_date for row in roster] == ["14AM", "14PM"]
+    am, pm = roster
+    axis_am, british_am = am.sides["Axis"], am.sides["British"]
+    # 14AM: Axis 0 + 39 - 8 (X1) = 31; British 0 + 17 = 17.
+    assert (axis_am.cpp_start, axis_am.cpp_credited, axis_am.cpp_spent, axis_am.cpp_left) == (
+        0, 39, 8, 31)
+    assert (british_am.cpp_start, british_am.cpp_credited, british_am.cpp_left) == (0, 17, 17)
+    assert axis_am.rg_purchased == [{"rg": "X1", "kg": None, "cpp": 8}]
+    assert am.scenario_type == "Initial Scenario" and am.weather == "Clear"
+    assert am.scenario_played is True
+    # 14PM starts with what 14AM left: Axis 31 + 29 - 8 = 52; British 17 + 12 - 6 = 23.
+    axis_pm, british_pm = pm.sides["Axis"], pm.sides["British"]
+    assert (axis_pm.cpp_start, axis_pm.cpp_credited, axis_pm.cpp_spent, axis_pm.cpp_left) == (
+        31, 29, 8, 52)
+    assert (british_pm.cpp_start, british_pm.cpp_spent, british_pm.cpp_left) == (17, 6, 23)
+    assert (axis_pm.elr, british_pm.elr) == (3, 4)
+
+
+def test_the_rg_purchase_record_counts_purchased_and_remaining(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    record = refit.purchase_record(campaign)
+    assert [(r.purchase, r.side, r.cg_date, r.rg, r.p, r.r) for r in record] == [
+        (1, "Axis", "14AM", "X1", 1, 1),
+        (2, "Axis", "14PM", "X1", 2, 0),
+        (3, "British", "14PM", "Y1", 1, 2),
+    ]
+    assert (record[0].strength, record[0].sw, record[0].leader) == ("F", ["LMG"], "8-1")
+
+
+def test_cvp_count_per_scenario_and_side(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    answer = refit.cvp(campaign)
+    assert answer.totals == {"Axis": 3, "British": 3}
+    assert [(r.scenario, r.side, r.cvp) for r in answer.scenarios] == [
+        ("14AM", "British", 3), ("14AM", "Axis", 3)]
+
+
+def test_elr_history_names_each_cause(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    answer = refit.elr(campaign)
+    assert answer.current == {"Axis": 3, "British": 4}
+    assert [(c.side, c.before, c.after, c.cause) for c in answer.changes] == [
+        ("Axis", None, 3, "Initial Scenario OB"),
+        ("British", None, 5, "Initial Scenario OB"),
+        ("British", 5, 4, "ELR loss after 14AM"),
+    ]
+
+
+def test_the_cg_max_refuses_a_third_x1_naming_the_rule(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    version = refit.campaign(campaign).version
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.617")
+    moved = refit.campaign(campaign).version
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    assert refused.value.rule == "3.617" and "CG max 2" in refused.value.message
+    assert refit.campaign(campaign).version == moved > version
+
+
+def test_the_cg_date_max_refuses_a_second_x1_on_one_date(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    assert "CG Date max 1" in refused.value.message
+
+
+def test_a_purchase_beyond_the_cpp_held_is_refused(refit: Refit) -> None:
+    load_fixture_chart(refit)
+    campaign = refit.create_campaign("pbr", "I", "Poor", "server").id
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "Y1"})
+    assert refused.value.message == "Y1 costs 6 CPP; British has 0"
+
+
+def test_the_live_view_equals_the_fold_at_the_head_after_a_restart(
+        refit: Refit, settings: Settings) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    before = refit.roster(campaign)
+    do(refit, campaign, {"type": "credit_fpp", "side": "Axis", "amount": 4, "reason": "RG"})
+    refit.close()
+    restarted = Refit(settings)
+    try:
+        head = restarted.campaign(campaign).version
+        live = restarted.roster(campaign)
+        assert live == restarted.roster(campaign, as_of=head)
+        assert live[1].sides["Axis"].fpp == 4
+        assert live[0] == before[0]
+        assert restarted.catch_up() == 0
+    finally:
+        restarted.close()
+
+
+def test_as_of_reads_show_the_campaign_as_it_stood(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    history = list(refit.records(campaign))
+    date_started = next(r["version"] for r in history if r["type"] == "CGDateStarted")
+    assert [row.cg_date for row in refit.roster(campaign, as_of=date_started - 1)] == ["14AM"]
+    assert refit.status(campaign, as_of=date_started).cg_date == "14PM"
+    assert refit.status(campaign, as_of=1).sides["Axis"]["cpp"] == 0
+
+
+def test_new_cg_date_starts_at_the_new_cg_date_step(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    state = refit.campaign(campaign)
+    assert (state.cg_date, state.phase, state.step) == ("14PM", "reph", "3.617")
+
+
+def test_the_cg_ends_after_the_last_cg_date_and_reveals_the_seed(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Short", "server", start_date="17PM").id
+    advance_to(refit, campaign, None)
+    result = do(refit, campaign, {"type": "end_scenario"})
+    assert [e["type"] for e in result.events] == ["ScenarioEnded", "CGEnded", "SeedRevealed"]
+    status = refit.status(campaign)
+    assert status.phase == "ended" and status.seed is not None
+    with pytest.raises(RuleViolation):
+        advance(refit, campaign)
+
+
+def test_advancing_during_a_scenario_is_refused(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Arnhem", "server").id
+    advance_to(refit, campaign, None)
+    with pytest.raises(RuleViolation) as refused:
+        advance(refit, campaign)
+    assert "17N CG Scenario is in play" in refused.value.message
