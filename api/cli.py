@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -28,7 +27,8 @@ module_app = typer.Typer(help="Rules modules and owners' table files.", no_args_
 app.add_typer(campaign_app, name="campaign")
 app.add_typer(module_app, name="module")
 
-Db = Annotated[str | None, typer.Option("--db", help="Database URL (overrides REFIT_DATABASE_URL).")]
+Db = Annotated[str | None,
+               typer.Option("--db", help="Database URL (overrides REFIT_DATABASE_URL).")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 Id = Annotated[str, typer.Argument(help="Campaign id.")]
 AsOf = Annotated[int | None, typer.Option("--as-of", help="Answer as of this version.")]
@@ -132,7 +132,13 @@ def campaign_new(
             return {"id": str(created.id), "seed_commitment": created.seed_commitment,
                     "cg_date": created.cg_date, "step": created.step, "version": created.version}
     body = guarded(as_json, act)
-    emit(as_json, body, lambda: [typer.echo(f"{k}: {v}") for k, v in body.items()])
+    emit(as_json, body, lambda: print_fields(body))
+
+
+def print_fields(body: dict[str, Any]) -> None:
+    """One `name: value` line per field."""
+    for key, value in body.items():
+        typer.echo(f"{key}: {value}")
 
 
 @campaign_app.command("list")
@@ -371,5 +377,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()
 

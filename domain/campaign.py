@@ -37,7 +37,7 @@ class Campaign(Aggregate):
 
         def mutate(self, aggregate: Any) -> Any:
             """Apply, then move the chain's head to this event."""
-            campaign = super().mutate(aggregate)
+            campaign = cast(Campaign, super().mutate(aggregate))
             campaign.head_hash = record_hash(self.record())
             return campaign
 
@@ -356,7 +356,7 @@ class Campaign(Aggregate):
             "spend_cpp": (self.CPPSpent, self.cpp, True),
             "credit_fpp": (self.FPPCredited, None, False),
             "purchase_fortification": (self.FortificationPurchased, self.fpp, True),
-        }[getattr(command, "type")]
+        }[command.type]
         if pool is not None and pool[side] < command.amount:
             what = "CPP" if pool is self.cpp else "FPP"
             raise RuleViolation(f"{side} has {pool[side]} {what}, not {command.amount}",
@@ -435,7 +435,7 @@ class Campaign(Aggregate):
         """Set a side's ELR or SAN to a new value."""
         self._not_ended()
         side = self._side(command.side)
-        is_elr = getattr(command, "type") == "change_elr"
+        is_elr = command.type == "change_elr"
         before = (self.elr if is_elr else self.san)[side]
         if before == command.value:
             what = "ELR" if is_elr else "SAN"

@@ -15,9 +15,13 @@ class Command(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    type: str
 
-class SituationalDRM(Command):
+
+class SituationalDRM(BaseModel):
     """A DRM only the player knows of (the ledger derives the rest)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     value: int = Field(ge=-20, le=20)
     reason: Name

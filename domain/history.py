@@ -45,17 +45,26 @@ def redact(record: dict[str, Any]) -> dict[str, Any]:
     return record | {"data": public, "salt": None, "redacted": True}
 
 
-def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, int, str]:
-    """Walk the chain: (first bad version or None, events checked, head hash)."""
+def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, int, str, str]:
+    """Walk the chain: (first bad version or None, events checked, head hash, problem)."""
     prev = GENESIS_HASH
     count = 0
     for count, record in enumerate(records, start=1):
-        if record["prev_hash"] != prev or record["version"] != count:
-            return record["version"], count, prev
+        version = record["version"]
+        if version != count:
+            return count, count, prev, f"version {count} is missing (found {version})"
+        if record["prev_hash"] != prev:
+            return version, count, prev, _link_problem(version)
         if not _seal_holds(record):
-            return record["version"], count, prev
+            return version, count, prev, f"version {version}'s secret does not match its seal"
         prev = record_hash(record)
-    return None, count, prev
+    return None, count, prev, ""
+
+
+def _link_problem(version: int) -> str:
+    if version == 1:
+        return "version 1 does not name 64 zeros as its predecessor"
+    return f"version {version} does not link to version {version - 1}: one of them was altered"
 
 
 def _seal_holds(record: dict[str, Any]) -> bool:

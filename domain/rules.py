@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -82,7 +83,7 @@ class Table(Strict):
             return self
         if bands[0].min is not None or bands[-1].max is not None:
             raise ValueError(f"table {self.id}: first band needs no min and last no max")
-        for low, high in zip(bands, bands[1:], strict=False):
+        for low, high in itertools.pairwise(bands):
             if low.max is None or high.min != low.max + 1:
                 raise ValueError(f"table {self.id}: bands must be ascending and contiguous")
         return self

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from domain.dice import dice_from_seed
-from domain.hashing import GENESIS_HASH, sha256_hex
+from domain.hashing import sha256_hex
 from domain.history import first_bad_version
 
 
@@ -60,8 +60,8 @@ class _RollWatch:
 def verify_records(records: Iterable[dict[str, Any]]) -> VerifyReport:
     """Walk the records once; name the first bad version, if any."""
     watch = _RollWatch()
-    bad, count, head = first_bad_version(watch.see(r) for r in records)
+    bad, count, head, problem = first_bad_version(watch.see(r) for r in records)
     if bad is not None:
-        return VerifyReport(False, count, 0, bad, head, "hash chain or secret commitment broken")
-    bad_roll, rolls, problem = watch.first_bad_roll()
-    return VerifyReport(bad_roll is None, count, rolls, bad_roll, head or GENESIS_HASH, problem)
+        return VerifyReport(False, count, 0, bad, head, problem)
+    bad_roll, rolls, roll_problem = watch.first_bad_roll()
+    return VerifyReport(bad_roll is None, count, rolls, bad_roll, head, roll_problem)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
@@ -101,7 +101,7 @@ class Refit(Application[UUID]):
     def execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
                 expected_version: int | None = None) -> CommandResult:
         """Run one command; on a concurrent write, retry on the fresh state (bounded)."""
-        handler = HANDLERS[getattr(command, "type")]
+        handler = HANDLERS[command.type]
         for _ in range(MAX_RETRIES):
             campaign = self.campaign(campaign_id)
             if expected_version is not None and campaign.version != expected_version:
@@ -124,7 +124,7 @@ class Refit(Application[UUID]):
         found = False
         for event in self.events.get(campaign_id, lte=lte):
             found = True
-            yield event.record()
+            yield cast(Campaign.Event, event).record()
         if not found:
             raise CampaignNotFound(f"no campaign {campaign_id}")
 

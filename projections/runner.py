@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import Projection
 
+from domain.campaign import Campaign
 from projections.fold import fold
 from projections.view import ProjectionView, RowKey, RowValue
 
@@ -99,7 +100,7 @@ def catch_up(app: Application[Any], view: ProjectionView, batch: int = BATCH) ->
             return done
         buffer = _Buffer(view)
         for notification in notifications:
-            event = app.mapper.to_domain_event(notification)
+            event = cast(Campaign.Event, app.mapper.to_domain_event(notification))
             fold(buffer.campaign(str(event.originator_id)), event.record())
         try:
             view.write(buffer.dirty, Tracking(app.name, notifications[-1].id))

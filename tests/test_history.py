@@ -1,0 +1,156 @@
+"""The history is hash-linked, secrets are committed, server rolls can be rechecked."""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from uuid import UUID
+
+import psycopg
+
+from domain.hashing import GENESIS_HASH, commitment, sha256_hex
+from domain.history import record_hash, redact, secret_content
+from domain.verify import verify_records
+from infra.application import Refit
+from infra.settings import persistence_env
+from tests.story import advance_to, do
+
+
+def rolled_campaign(refit: Refit) -> UUID:
+    """An ABtF campaign with a few public and secret rolls."""
+    campaign = refit.create_campaign("abtf", "I", "Arnhem", "server").id
+    for subject in ("Lt. Grayburn", "Maj. Crawley"):
+        do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "British",
+                             "drm": [{"value": -1, "reason": "Heroic"}], "subject": subject})
+    do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German", "secret": True,
+                         "subject": "Hptstf. Brinkmann"})
+    return campaign
+
+
+def test_each_event_names_the_hash_of_its_predecessor(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    records = list(refit.records(campaign))
+    assert records[0]["prev_hash"] == GENESIS_HASH
+    for before, after in itertools.pairwise(records):
+        assert after["prev_hash"] == record_hash(before)
+    assert refit.campaign(campaign).head_hash == record_hash(records[-1])
+
+
+def test_the_head_hash_is_returned_with_every_command(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    result = do(refit, campaign, {"type": "advance"})
+    assert result.head_hash == record_hash(list(refit.records(campaign))[-1])
+
+
+def test_verify_passes_an_untouched_history(refit: Refit) -> None:
+    report = refit.verify(rolled_campaign(refit))
+    assert report.ok and report.events == 4 and report.first_bad_version is None
+    assert report.rolls_verified == 0  # the seed is not revealed yet
+
+
+def test_after_the_seed_is_revealed_every_server_roll_is_rechecked(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    do(refit, campaign, {"type": "reveal_seed"})
+    status = refit.status(campaign)
+    assert status.seed is not None
+    assert sha256_hex(bytes.fromhex(status.seed)) == status.seed_commitment
+    report = refit.verify(campaign)
+    assert report.ok and report.rolls_verified == 3
+
+
+def test_a_roll_whose_dice_differ_from_the_seed_is_named(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    do(refit, campaign, {"type": "reveal_seed"})
+    records = list(refit.records(campaign))
+    forged = records[2]
+    forged["data"]["dice"] = [7 - forged["data"]["dice"][0]]
+    report = verify_records(_relinked(records))
+    assert not report.ok and report.first_bad_version == 3
+
+
+def _relinked(records: list[dict]) -> list[dict]:
+    """Re-chain forged records so only the dice check can catch them."""
+    prev = GENESIS_HASH
+    for record in records:
+        record["prev_hash"] = prev
+        prev = record_hash(record)
+    return records
+
+
+def test_a_tampered_stored_event_is_found_at_its_version(refit: Refit,
+                                                         database_url: str) -> None:
+    campaign = rolled_campaign(refit)
+    tamper(database_url, campaign, version=3, old=b"Maj. Crawley", new=b"Maj. Crowley")
+    report = refit.verify(campaign)
+    assert not report.ok and report.first_bad_version == 4
+    assert report.problem == "version 4 does not link to version 3: one of them was altered"
+
+
+def tamper(url: str, campaign: UUID, version: int, old: bytes, new: bytes) -> None:
+    """Edit one stored event's bytes behind the application's back."""
+    env = persistence_env(url)
+    if env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite":
+        with sqlite3.connect(env["SQLITE_DBNAME"]) as db:
+            state = db.execute("SELECT state FROM stored_events WHERE originator_id=? AND "
+                               "originator_version=?", (campaign.hex, version)).fetchone()
+            assert state is not None and old in state[0]
+            db.execute("UPDATE stored_events SET state=? WHERE originator_version=? AND "
+                       "state=?", (state[0].replace(old, new), version, state[0]))
+        return
+    schema = env["POSTGRES_SCHEMA"]
+    with psycopg.connect(url.split("?")[0], autocommit=True) as db:
+        table = f'"{schema}".refit_events'
+        row = db.execute(f"SELECT state FROM {table} WHERE originator_id=%s AND "
+                         "originator_version=%s", (campaign, version)).fetchone()
+        assert row is not None and old in row[0]
+        db.execute(f"UPDATE {table} SET state=%s WHERE originator_id=%s AND "
+                   "originator_version=%s", (bytes(row[0]).replace(old, new), campaign, version))
+
+
+def test_a_secret_roll_is_sealed_by_a_salted_commitment(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    secret = list(refit.records(campaign))[3]
+    assert secret["sealed"] == commitment(secret_content(secret["data"]), secret["salt"])
+    assert secret["data"]["secret_for"] == "German"
+
+
+def test_a_redacted_history_still_verifies(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    redacted = [redact(record) for record in refit.records(campaign)]
+    assert "subject" not in redacted[3]["data"] and redacted[3]["salt"] is None
+    assert verify_records(redacted).ok
+
+
+def test_a_forged_secret_fails_its_commitment(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    records = list(refit.records(campaign))
+    records[3]["data"]["result"] = "Retained unwounded (forged)"
+    report = verify_records(records)
+    assert not report.ok and report.first_bad_version == 4
+
+
+def test_the_seed_is_not_in_the_history_until_revealed(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    created = next(iter(refit.records(campaign)))
+    assert "seed" not in created["data"]
+    assert refit.status(campaign).seed is None
+
+
+def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Table", "entered").id
+    result = do(refit, campaign, {"type": "roll", "table": "3.610", "side": "British",
+                                  "dice": [4], "drm": [{"value": 1, "reason": "Isolated"}]},
+                actor="British player")
+    data = result.events[0]["data"]
+    assert (data["dice"], data["final"], data["result"]) == ([4], 5, "Eliminated (evacuated)")
+    assert data["entered_by"] == "British player"
+
+
+def test_redoing_the_same_step_rolls_the_same_key(refit: Refit) -> None:
+    first = refit.create_campaign("abtf", "I", "One", "server")
+    keys = [do(refit, first.id, {"type": "roll", "table": "9.6101", "side": "German"}
+               ).events[0]["data"]["key"] for _ in range(2)]
+    assert keys == ["17N/9.617/9.6101/German/1/0", "17N/9.617/9.6101/German/2/0"]
+    advance_to(refit, first.id, "9.618")
+    again = do(refit, first.id, {"type": "roll", "table": "9.6101", "side": "German"})
+    assert again.events[0]["data"]["key"] == "17N/9.618/9.6101/German/1/0"

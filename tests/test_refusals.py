@@ -1,0 +1,146 @@
+"""Bad input gets a clear error naming the field or the rule, and appends nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+from pydantic import ValidationError
+
+from domain import commands as cmd
+from domain.errors import InvalidCommand, MissingTable, RefitError
+from infra.application import Refit
+from tests.story import do
+
+
+def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
+    """Run a command that must be refused; prove the log did not grow."""
+    before = [r["version"] for r in refit.records(campaign)]
+    with pytest.raises((RefitError, ValidationError)) as error:
+        do(refit, campaign, body)
+    assert [r["version"] for r in refit.records(campaign)] == before
+    return error.value
+
+
+@pytest.fixture
+def server_campaign(refit: Refit) -> UUID:
+    """An ABtF campaign rolling server dice."""
+    return refit.create_campaign("abtf", "I", "Arnhem", "server").id
+
+
+@pytest.fixture
+def entered_campaign(refit: Refit) -> UUID:
+    """An ABtF campaign whose dice are typed in."""
+    return refit.create_campaign("abtf", "I", "Arnhem at the table", "entered").id
+
+
+def test_an_unknown_command_type_names_the_type(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "teleport"})
+    assert isinstance(error, ValidationError) and "teleport" in str(error)
+
+
+def test_a_missing_field_is_named(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "roll", "side": "British"})
+    assert isinstance(error, ValidationError)
+    assert error.errors()[0]["loc"] == ("roll", "table")
+
+
+def test_an_unknown_field_is_refused_not_ignored(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "advance", "to": "9.620"})
+    assert isinstance(error, ValidationError) and "to" in str(error.errors()[0]["loc"])
+
+
+@pytest.mark.parametrize("die", [0, 7, -1])
+def test_a_die_outside_1_to_6_is_refused(refit: Refit, entered_campaign: UUID, die: int) -> None:
+    error = refused(refit, entered_campaign,
+                    {"type": "roll", "table": "9.6101", "side": "British", "dice": [die]})
+    assert isinstance(error, ValidationError)
+    assert error.errors()[0]["loc"][:2] == ("roll", "dice")
+
+
+def test_dice_given_in_server_mode_are_refused(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign,
+                    {"type": "roll", "table": "9.6101", "side": "British", "dice": [3]})
+    assert isinstance(error, InvalidCommand) and error.field == "dice"
+
+
+def test_entered_mode_needs_the_dice(refit: Refit, entered_campaign: UUID) -> None:
+    error = refused(refit, entered_campaign,
+                    {"type": "roll", "table": "9.6101", "side": "British"})
+    assert isinstance(error, InvalidCommand) and error.field == "dice"
+
+
+def test_a_table_the_module_lacks_is_named(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign,
+                    {"type": "roll", "table": "3.610", "side": "British"})
+    assert isinstance(error, InvalidCommand) and "no table '3.610'" in error.message
+
+
+def test_a_side_the_campaign_lacks_is_named(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign,
+                    {"type": "roll", "table": "9.6101", "side": "Axis"})
+    assert isinstance(error, InvalidCommand) and error.field == "side"
+
+
+def test_a_listed_drm_with_the_wrong_value_names_the_rule(refit: Refit,
+                                                          server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {
+        "type": "roll", "table": "9.6101", "side": "German",
+        "drm": [{"value": -2, "reason": "Heroic"}]})
+    assert isinstance(error, InvalidCommand) and error.rule == "9.6101"
+    assert error.field == "drm[0]"
+
+
+def test_a_drm_the_ledger_derives_may_not_be_supplied_again(refit: Refit,
+                                                            server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {
+        "type": "roll", "table": "9.6101", "side": "British",
+        "drm": [{"value": -1, "reason": "British"}]})
+    assert isinstance(error, InvalidCommand) and "derived by the ledger" in error.message
+
+
+def test_a_purchase_without_an_rg_chart_names_the_missing_chart(refit: Refit,
+                                                                server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "purchase_rg", "side": "German", "rg": "I1"})
+    assert isinstance(error, MissingTable) and error.rule == "9.617"
+
+
+def test_a_module_without_reph_steps_refuses_to_advance_naming_them(refit: Refit) -> None:
+    campaign = refit.create_campaign("kgp", "I", "Peiper", "server").id
+    do(refit, campaign, {"type": "end_scenario"})
+    error = refused(refit, campaign, {"type": "advance"})
+    assert isinstance(error, MissingTable) and "kgp RePh steps" in error.message
+
+
+def test_a_spend_beyond_the_fpp_held_is_refused(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {
+        "type": "purchase_fortification", "side": "German", "amount": 2, "reason": "Foxhole",
+        "rule": "9.619"})
+    assert isinstance(error, RefitError) and error.rule == "9.619"
+
+
+def test_casualties_before_any_scenario_are_refused(refit: Refit, server_campaign: UUID) -> None:
+    refused(refit, server_campaign,
+            {"type": "record_casualty", "side": "British", "unit": "6-5-8", "cvp": 2})
+
+
+def test_a_second_chit_for_one_cg_date_is_refused(refit: Refit, server_campaign: UUID) -> None:
+    do(refit, server_campaign, {"type": "select_initiative", "side": "German", "chit": "attack"})
+    refused(refit, server_campaign,
+            {"type": "select_initiative", "side": "German", "chit": "idle"})
+
+
+def test_an_unknown_module_or_cg_is_named(refit: Refit) -> None:
+    with pytest.raises(InvalidCommand) as error:
+        refit.create_campaign("asl", "I", "Nowhere")
+    assert error.value.field == "module"
+    with pytest.raises(InvalidCommand) as error:
+        refit.create_campaign("abtf", "IV", "Nowhere")
+    assert error.value.field == "cg"
+
+
+def test_commands_parse_from_json_bodies() -> None:
+    parsed = cmd.parse_command({"type": "roll", "table": "9.6101", "side": "British",
+                                "drm": [{"value": -1, "reason": "Heroic"}]})
+    assert isinstance(parsed, cmd.Roll) and parsed.drm[0].value == -1
