@@ -72,7 +72,7 @@ class Refit(Application[UUID]):
     def __init__(self, settings: Settings | None = None,
                  modules: dict[str, Module] | None = None) -> None:
         self.settings = settings or Settings()
-        type(self).snapshotting_intervals = {Campaign: self.settings.snapshot_interval}
+        self.snapshotting_intervals = {Campaign: self.settings.snapshot_interval}
         super().__init__(self.settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(
             self.settings.module_dir)

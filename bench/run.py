@@ -1,0 +1,406 @@
+"""Benchmark Refit on SQLite and PostgreSQL; prints one JSON object on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib.metadata import version as package_version
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from eventsourcing.application import Application
+from eventsourcing.domain import Aggregate, event
+from psycopg import sql
+
+from domain import commands as cmd
+from domain.campaign import Campaign
+from domain.rules import Module
+from infra.application import Refit
+from infra.modules import install_file, load_modules
+from infra.settings import Settings
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURE_CHART = ROOT / "tests" / "fixture_chart.json"
+PG_URL = os.environ.get("REFIT_BENCH_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
+TARGETS = {"ratio": 0.5, "load_ms": 50, "rebuild_events_per_s": 20000}
+ACTOR = "director"
+MODULE, CG, PURCHASE_STEP, RG = "pbr", "I", "3.617", "X2"
+MAX_DATES = 4  # CG Dates the command mix runs through (pbr has 11)
+BUILD_BATCH = 500  # events per save while building the big campaign
+
+HEROIC = cmd.SituationalDRM(value=-1, reason="Heroic")
+ISOLATED = cmd.SituationalDRM(value=1, reason="Isolated")
+MIX: list[cmd.Command] = [  # the bulk of the timed mix: 5 rolls, 3 credits, 2 casualties
+    cmd.Roll(table="3.610", side="British", drm=[HEROIC], subject="Lt Smith"),
+    cmd.CreditCPP(side="Axis", amount=3, reason="loss points", rule="3.616"),
+    cmd.Roll(table="3.610", side="Axis", drm=[ISOLATED], subject="Lt Braun"),
+    cmd.RecordCasualty(side="Axis", unit="4-6-8", cvp=2),
+    cmd.Roll(table="3.610", side="British", subject="Sgt Jones"),
+    cmd.CreditCPP(side="British", amount=2, reason="loss points", rule="3.616"),
+    cmd.Roll(table="3.610", side="Axis", drm=[ISOLATED, HEROIC], subject="Sgt Vogel"),
+    cmd.RecordCasualty(side="British", unit="4-5-7", cvp=1),
+    cmd.Roll(table="3.610", side="British", drm=[HEROIC], subject="Capt Frost"),
+    cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616", secret=True),
+]
+
+
+def log(message: str) -> None:
+    """Progress on stderr."""
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def per_s(count: int, seconds: float) -> float:
+    """A rate, rounded."""
+    return round(count / seconds, 1) if seconds > 0 else 0.0
+
+
+# -- the bare baseline --------------------------------------------------------
+
+
+class Counter(Aggregate):
+    """A bare aggregate with one trivial event."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    @event("Ticked")
+    def tick(self) -> None:
+        """The trivial event."""
+        self.count += 1
+
+
+class BareApp(Application[UUID]):
+    """A bare eventsourcing application, no snapshots, nothing else."""
+
+    name = "bare"
+
+
+def baseline_per_s(settings: Settings, count: int) -> float:
+    """Appends per second: get (cached), one trivial event, save — as Refit.execute does."""
+    app = BareApp(settings.eventsourcing_env())
+    try:
+        counter = Counter()
+        app.save(counter)
+        started = time.perf_counter()
+        for _ in range(count):
+            aggregate = app.repository.get(counter.id)
+            aggregate.tick()
+            app.save(aggregate)
+        elapsed = time.perf_counter() - started
+        assert app.repository.get(counter.id).version == count + 1
+    finally:
+        app.close()
+    return per_s(count, elapsed)
+
+
+# -- the command mix ----------------------------------------------------------
+
+
+def date_prelude(module: Module, first: bool) -> list[cmd.Command]:
+    """One CG Date's turn of the RePh: to the purchase step, buy, advance to the scenario."""
+    rules = [step.rule for step in module.steps]
+    initial = [step.rule for step in module.steps if step.initial]
+    prelude: list[cmd.Command] = []
+    if not first:
+        prelude += [cmd.EndScenario()] + [cmd.Advance()] * rules.index(PURCHASE_STEP)
+    prelude += [cmd.CreditCPP(side="Axis", amount=10, reason="replenishment", rule="3.616")]
+    prelude += [cmd.PurchaseRG(side="Axis", rg=RG)] * 2
+    to_scenario = len(initial) if first else len(rules) - rules.index(PURCHASE_STEP)
+    return prelude + [cmd.Advance()] * to_scenario
+
+
+def command_mix(module: Module, count: int) -> list[cmd.Command]:
+    """Exactly `count` commands over a few CG Dates: RePh steps, purchases, then the mix."""
+    dates = max(1, min(MAX_DATES, count // 200))
+    preludes = [date_prelude(module, first=d == 0) for d in range(dates)]
+    bulk = count - sum(len(p) for p in preludes)
+    if bulk < 0:
+        raise SystemExit(f"--commands {count} is too few for the RePh steps; try 200+")
+    commands: list[cmd.Command] = []
+    for d, prelude in enumerate(preludes):
+        share = bulk // dates + (1 if d < bulk % dates else 0)
+        commands += prelude + [MIX[i % len(MIX)] for i in range(share)]
+    return commands
+
+
+def commands_per_s(settings: Settings, count: int) -> tuple[float, dict[str, int], int]:
+    """Commands per second through Refit.execute, one save each; the mix; events appended."""
+    refit = Refit(settings)
+    try:
+        commands = command_mix(refit.module(MODULE), count)
+        campaign = refit.create_campaign(MODULE, CG, "Bench commands", "server")
+        started = time.perf_counter()
+        for command in commands:
+            refit.execute(campaign.id, command, ACTOR)
+        elapsed = time.perf_counter() - started
+        final = refit.campaign(campaign.id)
+        assert final.phase == "scenario", final.phase
+    finally:
+        refit.close()
+    kinds: dict[str, int] = {}
+    for command in commands:
+        kinds[getattr(command, "type")] = kinds.get(getattr(command, "type"), 0) + 1
+    return per_s(count, elapsed), kinds, final.version - 1
+
+
+# -- the big campaign: build, load --------------------------------------------
+
+
+def extend(refit: Refit, campaign: Campaign, until: int) -> None:
+    """Append cheap events (rolls, CPP credits, casualties) until the version is `until`."""
+    module = refit.module(MODULE)
+    while campaign.version < until:
+        for _ in range(min(BUILD_BATCH, until - campaign.version)):
+            command = MIX[campaign.version % len(MIX)]
+            if isinstance(command, cmd.Roll):
+                campaign.roll(module, command, ACTOR)
+            elif isinstance(command, cmd.RecordCasualty):
+                campaign.record_casualty(command, ACTOR)
+            else:
+                campaign.change_points(command, ACTOR)  # type: ignore[arg-type]
+        refit.save(campaign)
+
+
+def build_campaign(settings: Settings, events: int) -> UUID:
+    """A campaign of exactly `events` events, in its scenario, saved in batches."""
+    refit = Refit(settings)
+    try:
+        campaign = refit.create_campaign(MODULE, CG, "Bench load", "server")
+        for _ in range(len([s for s in refit.module(MODULE).steps if s.initial])):
+            refit.execute(campaign.id, cmd.Advance(), ACTOR)
+        campaign = refit.campaign(campaign.id)
+        assert campaign.phase == "scenario"
+        extend(refit, campaign, events)
+        assert refit.campaign(campaign.id).version == events
+    finally:
+        refit.close()
+    return campaign.id
+
+
+def grow_campaign(settings: Settings, campaign_id: UUID, by: int) -> int:
+    """Append `by` more events to the campaign; returns its new version."""
+    refit = Refit(settings)
+    try:
+        campaign = refit.campaign(campaign_id)
+        extend(refit, campaign, campaign.version + by)
+        return campaign.version
+    finally:
+        refit.close()
+
+
+def load_ms(settings: Settings, campaign_id: UUID, expected: int, snapshots: bool,
+            repeats: int) -> float:
+    """Median ms of `repository.get` on fresh apps with no aggregate cache."""
+    cold = settings.model_copy(update={"aggregate_cache": 0})
+    times = []
+    for _ in range(repeats):
+        refit = Refit(cold)
+        try:
+            assert refit.repository.cache is None
+            if not snapshots:
+                refit.repository.snapshot_store = None
+            refit.recorder.max_notification_id()  # a ready connection, not a warm aggregate
+            started = time.perf_counter()
+            campaign = refit.repository.get(campaign_id)
+            times.append((time.perf_counter() - started) * 1000)
+            assert campaign.version == expected
+        finally:
+            refit.close()
+    return round(statistics.median(times), 2)
+
+
+# -- projection rebuild and raw scan ------------------------------------------
+
+
+def rebuild_per_s(settings: Settings) -> tuple[int, float]:
+    """Events per second folding every notification into a new, empty view."""
+    refit = Refit(settings)
+    try:
+        view = refit.view  # creates the view's tables: not timed
+        assert view.max_tracking_id(refit.name) is None, "the view is not empty"
+        started = time.perf_counter()
+        folded = refit.catch_up()
+        elapsed = time.perf_counter() - started
+    finally:
+        refit.close()
+    return folded, per_s(folded, elapsed)
+
+
+def timed_scan(fetch: Callable[[], int], repeats: int = 3) -> tuple[int, float]:
+    """Rows and median rows per second of a raw `SELECT` of every stored event."""
+    rates, rows = [], 0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        rows = fetch()
+        rates.append(per_s(rows, time.perf_counter() - started))
+    return rows, statistics.median(rates)
+
+
+def sqlite_scan(path: Path) -> tuple[str, int, float]:
+    """The SQLite events table, checked by name, scanned with sqlite3."""
+    with sqlite3.connect(path) as conn:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert "stored_events" in tables, tables
+
+        def fetch() -> int:
+            return len(conn.execute("SELECT * FROM stored_events").fetchall())
+
+        rows, rate = timed_scan(fetch)
+    conn.close()
+    return "stored_events", rows, rate
+
+
+def postgres_scan(schema: str) -> tuple[str, int, float]:
+    """The PostgreSQL events table, checked by name, scanned with psycopg."""
+    with psycopg.connect(PG_URL) as conn:
+        tables = {r[0] for r in conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = %s",
+            (schema,))}
+        assert "refit_events" in tables, tables
+        query = sql.SQL("SELECT * FROM {}.refit_events").format(sql.Identifier(schema))
+
+        def fetch() -> int:
+            with conn.cursor() as cursor:
+                cursor.execute(query)
+                return len(cursor.fetchall())
+
+        rows, rate = timed_scan(fetch)
+    return f"{schema}.refit_events", rows, rate
+
+
+# -- one backend ----------------------------------------------------------------
+
+
+def bench_backend(kind: str, url: str, bare_url: str, module_dir: Path,
+                  args: argparse.Namespace) -> dict[str, Any]:
+    """Every measurement on one database."""
+    settings = Settings(database_url=url, module_dir=module_dir)
+    bare = Settings(database_url=bare_url, module_dir=module_dir)
+    log(f"{kind}: {args.commands} commands through Refit.execute")
+    commands_rate, mix, appended = commands_per_s(settings, args.commands)
+    log(f"{kind}: {args.commands} bare appends")
+    baseline_rate = baseline_per_s(bare, args.commands)
+    log(f"{kind}: building a {args.events}-event campaign")
+    started = time.perf_counter()
+    campaign_id = build_campaign(settings, args.events)
+    build_s = time.perf_counter() - started
+    log(f"{kind}: built in {build_s:.1f}s; loading")
+    with_snapshots = load_ms(settings, campaign_id, args.events, True, args.repeats)
+    without = load_ms(settings, campaign_id, args.events, False, args.repeats)
+    interval = settings.snapshot_interval
+    worst_version = grow_campaign(settings, campaign_id, interval - 1)
+    worst = load_ms(settings, campaign_id, worst_version, True, args.repeats)
+    log(f"{kind}: projection rebuild from zero")
+    folded, rebuild_rate = rebuild_per_s(settings)
+    log(f"{kind}: raw scan")
+    table, rows, scan_rate = (sqlite_scan(Path(url[len("sqlite:///"):])) if kind == "sqlite"
+                              else postgres_scan(url.rsplit("schema=", 1)[1]))
+    assert rows == folded, (rows, folded)
+    return {
+        "commands": args.commands,
+        "commands_per_s": commands_rate,
+        "baseline_per_s": baseline_rate,
+        "ratio": round(commands_rate / baseline_rate, 3),
+        "command_mix": mix,
+        "command_events": appended,
+        "campaign_events": args.events,
+        "build_s": round(build_s, 2),
+        "snapshot_interval": interval,
+        "load_ms_snapshots": with_snapshots,
+        "load_ms_snapshots_worst": worst,
+        "load_worst_events_after_snapshot": worst_version % interval,
+        "load_ms_no_snapshots": without,
+        "rebuild_events": folded,
+        "rebuild_events_per_s": rebuild_rate,
+        "raw_scan_table": table,
+        "raw_scan_rows": rows,
+        "raw_scan_rows_per_s": scan_rate,
+    }
+
+
+@contextmanager
+def postgres_schema() -> Iterator[str]:
+    """A fresh schema, dropped afterwards."""
+    schema = f"refit_bench_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    try:
+        yield schema
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+def met(result: dict[str, Any]) -> dict[str, bool]:
+    """Which targets one backend meets."""
+    return {
+        "ratio": result["ratio"] >= TARGETS["ratio"],
+        "load_ms": result["load_ms_snapshots"] <= TARGETS["load_ms"],
+        "load_ms_worst": result["load_ms_snapshots_worst"] <= TARGETS["load_ms"],
+        "rebuild_events_per_s": result["rebuild_events_per_s"] >= TARGETS["rebuild_events_per_s"],
+    }
+
+
+def machine() -> dict[str, Any]:
+    """Where the numbers were taken."""
+    with psycopg.connect(PG_URL) as conn:
+        server = conn.execute("SHOW server_version").fetchone()
+    return {
+        "cpus": os.cpu_count(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "eventsourcing": package_version("eventsourcing"),
+        "sqlite": sqlite3.sqlite_version,
+        "postgres": server[0] if server else None,
+    }
+
+
+def parse_args() -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--commands", type=int, default=2000, help="commands to time")
+    parser.add_argument("--events", type=int, default=20000, help="events of the big campaign")
+    parser.add_argument("--repeats", type=int, default=5, help="loads per median")
+    parser.add_argument("--only", choices=["sqlite", "postgres"], help="one backend only")
+    args = parser.parse_args()
+    if args.events < 100:
+        parser.error("--events must be 100 or more")
+    return args
+
+
+def main() -> None:
+    """Run every benchmark on both databases and print the JSON."""
+    args = parse_args()
+    started = time.perf_counter()
+    output: dict[str, Any] = {"machine": machine()}
+    with tempfile.TemporaryDirectory(prefix="refit-bench-") as tmp:
+        module_dir = Path(tmp) / "modules"
+        install_file(FIXTURE_CHART, module_dir, load_modules(None))
+        if args.only in (None, "sqlite"):
+            output["sqlite"] = bench_backend(
+                "sqlite", f"sqlite:///{tmp}/refit.db", f"sqlite:///{tmp}/bare.db",
+                module_dir, args)
+        if args.only in (None, "postgres"):
+            with postgres_schema() as schema:
+                url = f"{PG_URL}?schema={schema}"
+                output["postgres"] = bench_backend("postgres", url, url, module_dir, args)
+    output["targets"] = TARGETS
+    output["targets_met"] = {k: met(output[k]) for k in ("sqlite", "postgres") if k in output}
+    output["total_s"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(output))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,110 @@
+"""The `refit` command line, used as a director at the table would."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def db(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test's own database, and its own module dir."""
+    monkeypatch.setenv("REFIT_MODULE_DIR", str(tmp_path / "modules"))
+    return database_url
+
+
+def refit(*args: str) -> dict | list:
+    """Run `refit ... --json` and parse its answer."""
+    result = runner.invoke(app, [*args, "--json"])
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_a_campaign_is_created_rolled_on_and_read_back(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "Arnhem",
+                    "--db", db)
+    assert isinstance(created, dict) and len(created["seed_commitment"]) == 64
+    campaign = created["id"]
+    rolled = refit("roll", campaign, "--table", "9.6101", "--side", "British",
+                   "--drm", "-1:Heroic", "--subject", "Lt. Grayburn", "--db", db)
+    assert isinstance(rolled, dict)
+    data = rolled["events"][0]["data"]
+    assert [d["reason"] for d in data["drm"]] == ["British", "Heroic"]
+    rolls = refit("rolls", campaign, "--db", db)
+    assert isinstance(rolls, list) and rolls[0]["final"] == data["final"]
+    roster = refit("roster", campaign, "--db", db)
+    assert isinstance(roster, list) and roster[0]["cg_date"] == "17N"
+    verified = refit("verify", campaign, "--db", db)
+    assert isinstance(verified, dict) and verified["ok"] and verified["events"] == 2
+
+
+def test_human_output_is_a_table(db: str) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "P",
+                    "--db", db)
+    assert isinstance(created, dict)
+    result = runner.invoke(app, ["roster", created["id"], "--db", db])
+    assert result.exit_code == 0
+    header = result.stdout.splitlines()[0].split()
+    assert header[:4] == ["CG", "Date", "side", "CPP"]
+    assert "14AM" in result.stdout and "{" not in result.stdout
+
+
+def test_a_refused_command_says_why_and_exits_2(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "A",
+                    "--db", db)
+    assert isinstance(created, dict)
+    result = runner.invoke(app, ["roll", created["id"], "--table", "9.6101", "--side",
+                                 "British", "--dice", "4", "--db", db, "--json"])
+    assert result.exit_code == 2
+    assert json.loads(result.stdout)["error"]["field"] == "dice"
+    bad_json = runner.invoke(app, ["command", created["id"], "{nope", "--db", db])
+    assert bad_json.exit_code == 2 and "not JSON" in bad_json.stderr
+    assert refit("verify", created["id"], "--db", db)["events"] == 1  # type: ignore[index]
+
+
+def test_an_unknown_campaign_is_a_clear_error(db: str) -> None:
+    result = runner.invoke(app, ["roster", "not-an-id", "--db", db])
+    assert result.exit_code == 2 and "not a campaign id" in result.stderr
+    missing = runner.invoke(app, ["roster", "00000000-0000-0000-0000-000000000000", "--db", db])
+    assert missing.exit_code == 2 and "no campaign" in missing.stderr
+
+
+def test_an_owner_loads_an_rg_chart_and_purchases_become_possible(db: str) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "P",
+                    "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    before = runner.invoke(app, ["purchase", campaign, "--side", "British", "--rg", "Y1",
+                                 "--db", db])
+    assert before.exit_code == 2 and "RG chart (3.617) is not supplied" in before.stderr
+    chart = Path(__file__).with_name("fixture_chart.json")
+    refit("module", "load", str(chart), "--db", db)
+    refit("command", campaign, '{"type": "credit_cpp", "side": "British", "amount": 17, '
+          '"reason": "CPP Base"}', "--db", db)
+    bought = refit("purchase", campaign, "--side", "British", "--rg", "Y1", "--db", db)
+    assert isinstance(bought, dict) and bought["events"][0]["data"]["cost"] == 6
+    record = refit("purchases", campaign, "--db", db)
+    assert isinstance(record, list) and (record[0]["p"], record[0]["r"]) == (1, 2)
+
+
+def test_campaign_list_shows_every_campaign(db: str) -> None:
+    for name in ("One", "Two"):
+        refit("campaign", "new", "--module", "kgp", "--cg", "I", "--name", name, "--db", db)
+    listed = refit("campaign", "list", "--db", db)
+    assert isinstance(listed, list) and sorted(c["name"] for c in listed) == ["One", "Two"]
+
+
+def test_modules_are_listed_with_sides_and_calendars() -> None:
+    listed = refit("module", "list")
+    assert isinstance(listed, list)
+    by_id = {m["id"]: m for m in listed}
+    assert by_id["abtf"]["sides"] == ["British", "German"]
+    assert by_id["pbr"]["calendar"][:3] == ["14AM", "14PM", "14N"]
+    assert by_id["kgp"]["tables"] == ["CG23"]

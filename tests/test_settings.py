@@ -1,0 +1,36 @@
+"""REFIT_DATABASE_URL picks the persistence module eventsourcing uses."""
+
+from __future__ import annotations
+
+import pytest
+
+from infra.settings import Settings, persistence_env
+
+
+def test_the_embedded_default_is_sqlite_beside_the_working_directory(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("REFIT_DATABASE_URL", raising=False)
+    env = Settings().eventsourcing_env()
+    assert env["PERSISTENCE_MODULE"] == "eventsourcing.sqlite"
+    assert env["SQLITE_DBNAME"] == "./refit.db"
+
+
+def test_a_postgresql_url_becomes_eventsourcing_postgres_settings() -> None:
+    env = persistence_env("postgresql://refit:s%40cret@db.local:5433/ledger?schema=cg1")
+    assert env["PERSISTENCE_MODULE"] == "eventsourcing.postgres"
+    assert (env["POSTGRES_HOST"], env["POSTGRES_PORT"], env["POSTGRES_DBNAME"]) == (
+        "db.local", "5433", "ledger")
+    assert (env["POSTGRES_USER"], env["POSTGRES_PASSWORD"], env["POSTGRES_SCHEMA"]) == (
+        "refit", "s@cret", "cg1")
+
+
+def test_the_environment_variable_is_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFIT_DATABASE_URL", "sqlite:////var/lib/refit/ledger.db")
+    assert Settings().eventsourcing_env()["SQLITE_DBNAME"] == "/var/lib/refit/ledger.db"
+
+
+@pytest.mark.parametrize("url", ["mysql://x/y", "sqlite://relative.db", "refit.db"])
+def test_an_unsupported_url_is_refused_by_name(url: str) -> None:
+    with pytest.raises(ValueError) as refused:
+        persistence_env(url)
+    assert "REFIT_DATABASE_URL" in str(refused.value)
