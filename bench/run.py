@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import platform
@@ -69,7 +70,7 @@ def per_s(count: int, seconds: float) -> float:
 # -- the bare baseline --------------------------------------------------------
 
 
-class Counter(Aggregate):
+class Tally(Aggregate):
     """A bare aggregate with one trivial event."""
 
     def __init__(self) -> None:
@@ -91,15 +92,15 @@ def baseline_per_s(settings: Settings, count: int) -> float:
     """Appends per second: get (cached), one trivial event, save — as Refit.execute does."""
     app = BareApp(settings.eventsourcing_env())
     try:
-        counter = Counter()
-        app.save(counter)
+        tally = Tally()
+        app.save(tally)
         started = time.perf_counter()
         for _ in range(count):
-            aggregate = app.repository.get(counter.id)
+            aggregate = app.repository.get(tally.id)
             aggregate.tick()
             app.save(aggregate)
         elapsed = time.perf_counter() - started
-        assert app.repository.get(counter.id).version == count + 1
+        assert app.repository.get(tally.id).version == count + 1
     finally:
         app.close()
     return per_s(count, elapsed)
@@ -149,9 +150,7 @@ def commands_per_s(settings: Settings, count: int) -> tuple[float, dict[str, int
         assert final.phase == "scenario", final.phase
     finally:
         refit.close()
-    kinds: dict[str, int] = {}
-    for command in commands:
-        kinds[getattr(command, "type")] = kinds.get(getattr(command, "type"), 0) + 1
+    kinds = dict(collections.Counter(command.type for command in commands))
     return per_s(count, elapsed), kinds, final.version - 1
 
 
