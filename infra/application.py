@@ -20,7 +20,7 @@ from infra.modules import load_modules
 from infra.settings import Settings
 from projections import read
 from projections.read import RowSource
-from projections.runner import catch_up, fold_records
+from projections.runner import CampaignProjection, catch_up, fold_records
 from projections.view import ProjectionView, view_class_for
 
 MAX_RETRIES = 5
@@ -135,14 +135,20 @@ class Refit(Application[UUID]):
     # -- projections (read-your-writes: the view catches up before every read) --
 
     @cached_property
-    def view(self) -> ProjectionView:
-        """The materialized view, in the same database as the events."""
+    def projection(self) -> CampaignProjection:
+        """The projection and its materialized view, in the same database as the events."""
         view_class = view_class_for(self.env.get("PERSISTENCE_MODULE") or "")
-        return self.factory.tracking_recorder(view_class)  # type: ignore[return-value]
+        view = self.factory.tracking_recorder(view_class)
+        return CampaignProjection(cast(ProjectionView, view))
+
+    @property
+    def view(self) -> ProjectionView:
+        """The materialized view."""
+        return self.projection.view
 
     def catch_up(self) -> int:
         """Fold the events the view has not tracked yet."""
-        return catch_up(self, self.view)
+        return catch_up(self, self.projection)
 
     def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, cast
+from uuid import UUID
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Tracking
@@ -78,32 +79,41 @@ class _CampaignRows:
         self.buffer.put((self.id, kind, key), (order, doc))
 
 
-class CampaignProjection(Projection[Any]):
-    """The campaign projection, for eventsourcing's ProjectionRunner (one event at a time)."""
+class CampaignLog(Application[UUID]):
+    """The campaigns' event store as eventsourcing's ProjectionRunner subscribes to it."""
+
+    name = "refit"
+
+
+class CampaignProjection(Projection[ProjectionView]):
+    """The campaign projection: the fold, written with eventsourcing's tracking."""
 
     name = "refit_projection"
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        """Fold one event and write its rows with its tracking."""
+        """Fold one event and write its rows with its tracking (ProjectionRunner's path)."""
+        self.process_batch([domain_event], tracking)
+
+    def process_batch(self, events: Iterable[Any], tracking: Tracking) -> None:
+        """Fold events and write every row they touched with one tracking record."""
         buffer = _Buffer(self.view)
-        fold(buffer.campaign(str(domain_event.originator_id)), domain_event.record())
+        for event in events:
+            record = cast(Campaign.Event, event).record()
+            fold(buffer.campaign(record["campaign"]), record)
         self.view.write(buffer.dirty, tracking)
 
 
-def catch_up(app: Application[Any], view: ProjectionView, batch: int = BATCH) -> int:
+def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH) -> int:
     """Fold every notification the view has not tracked yet; returns how many."""
     done = 0
     while True:
-        last = view.max_tracking_id(app.name) or 0
+        last = projection.view.max_tracking_id(app.name) or 0
         notifications = app.recorder.select_notifications(start=last + 1, limit=batch)
         if not notifications:
             return done
-        buffer = _Buffer(view)
-        for notification in notifications:
-            event = cast(Campaign.Event, app.mapper.to_domain_event(notification))
-            fold(buffer.campaign(str(event.originator_id)), event.record())
+        events = [app.mapper.to_domain_event(n) for n in notifications]
         try:
-            view.write(buffer.dirty, Tracking(app.name, notifications[-1].id))
+            projection.process_batch(events, Tracking(app.name, notifications[-1].id))
         except IntegrityError:
             continue  # another process folded these first: start again from its tracking
         done += len(notifications)

@@ -44,7 +44,7 @@ def test_the_reph_steps_keep_the_rules_order_and_flags() -> None:
     assert [s.rule for s in steps if s.scenario_end] == ["9.601", "9.602", "9.603"]
     assert [s.rule for s in steps if s.new_cg_date] == ["9.612"]
     pbr = MODULES["pbr"].steps
-    assert [s.rule for s in pbr if s.initial][0] == "3.617" and pbr[-1].rule == "3.623"
+    assert next(s.rule for s in pbr if s.initial) == "3.617" and pbr[-1].rule == "3.623"
 
 
 @pytest.mark.parametrize("final,result", [(-1, "Retained unwounded"), (1, "Retained unwounded"),

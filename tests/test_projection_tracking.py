@@ -1,0 +1,58 @@
+"""The materialized view follows the notification log with eventsourcing's tracking."""
+
+from __future__ import annotations
+
+import pytest
+from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.projection import ProjectionRunner
+
+from infra.application import Refit
+from infra.settings import Settings, backend_of
+from projections.runner import CampaignLog, CampaignProjection
+from projections.view import PostgresProjectionView
+from tests.story import do
+
+
+def test_reads_catch_up_so_a_read_after_a_command_reflects_it(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "RYW", "server").id
+    for value in (3, 4, 2):
+        do(refit, campaign, {"type": "change_elr", "side": "German", "value": value,
+                             "cause": "test"})
+        assert refit.elr(campaign).current["German"] == value
+
+
+def test_tracking_records_the_last_notification_folded(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Tracked", "server").id
+    do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German"})
+    refit.catch_up()
+    assert refit.view.max_tracking_id("refit") == refit.recorder.max_notification_id()
+
+
+def test_a_batch_already_folded_by_another_process_is_not_counted_twice(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Twice", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
+    refit.catch_up()
+    last = refit.recorder.max_notification_id()
+    assert last is not None
+    events = [refit.mapper.to_domain_event(n)
+              for n in refit.recorder.select_notifications(start=1, limit=100)]
+    with pytest.raises(IntegrityError):
+        refit.projection.process_batch(events, Tracking("refit", last))
+    assert refit.roster(campaign)[0].sides["Axis"].cpp_credited == 5
+
+
+def test_eventsourcing_projection_runner_drives_the_same_projection(
+        refit: Refit, settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("eventsourcing 9.5's SQLite recorder has no subscriptions: "
+                    "SQLite views catch up from the notification log instead")
+    campaign = refit.create_campaign("pbr", "I", "Runner", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "British", "amount": 17,
+                         "reason": "CPP Base", "rule": "3.6161"})
+    env = settings.eventsourcing_env() | {"REFIT_PROJECTION_POSTGRES_SCHEMA":
+                                          settings.eventsourcing_env()["POSTGRES_SCHEMA"]}
+    with ProjectionRunner(application_class=CampaignLog, projection_class=CampaignProjection,
+                          view_class=PostgresProjectionView, env=env) as runner:
+        runner.wait(refit.recorder.max_notification_id(), timeout=10)
+        roster = runner.view.select_rows(str(campaign), "roster")
+    assert roster[0]["sides"]["British"]["cpp_credited"] == 17
