@@ -72,7 +72,8 @@ class Refit(Application[UUID]):
     def __init__(self, settings: Settings | None = None,
                  modules: dict[str, Module] | None = None) -> None:
         self.settings = settings or Settings()
-        self.snapshotting_intervals = {Campaign: self.settings.snapshot_interval}
+        # eventsourcing reads the interval through the instance: set it per app, not per class.
+        self.__dict__["snapshotting_intervals"] = {Campaign: self.settings.snapshot_interval}
         super().__init__(self.settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(
             self.settings.module_dir)

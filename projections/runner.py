@@ -85,7 +85,7 @@ class CampaignLog(Application[UUID]):
     name = "refit"
 
 
-class CampaignProjection(Projection[ProjectionView]):
+class CampaignProjection(Projection[Any]):
     """The campaign projection: the fold, written with eventsourcing's tracking."""
 
     name = "refit_projection"
