@@ -89,22 +89,14 @@ class BareApp(Application[UUID]):
     name = "bare"
 
 
-def baseline_per_s(settings: Settings, count: int) -> float:
-    """Appends per second: get (cached), one trivial event, save — as Refit.execute does."""
-    app = BareApp(settings.eventsourcing_env())
-    try:
-        tally = Tally()
-        app.save(tally)
-        started = time.perf_counter()
-        for _ in range(count):
-            aggregate = app.repository.get(tally.id)
-            aggregate.tick()
-            app.save(aggregate)
-        elapsed = time.perf_counter() - started
-        assert app.repository.get(tally.id).version == count + 1
-    finally:
-        app.close()
-    return per_s(count, elapsed)
+def time_bare(app: BareApp, tally_id: UUID, count: int) -> float:
+    """Seconds for `count` bare appends: get (cached), one trivial event, save."""
+    started = time.perf_counter()
+    for _ in range(count):
+        aggregate = app.repository.get(tally_id)
+        aggregate.tick()
+        app.save(aggregate)
+    return time.perf_counter() - started
 
 
 # -- the command mix ----------------------------------------------------------
@@ -137,22 +129,44 @@ def command_mix(module: Module, count: int) -> list[cmd.Command]:
     return commands
 
 
-def commands_per_s(settings: Settings, count: int) -> tuple[float, dict[str, int], int]:
-    """Commands per second through Refit.execute, one save each; the mix; events appended."""
-    refit = Refit(settings)
+def time_commands(refit: Refit, campaign_id: UUID, commands: list[cmd.Command]) -> float:
+    """Seconds to run the commands through Refit.execute, one save each."""
+    started = time.perf_counter()
+    for command in commands:
+        refit.execute(campaign_id, command, ACTOR)
+    return time.perf_counter() - started
+
+
+def append_rates(settings: Settings, bare: Settings, count: int,
+                 rounds: int) -> dict[str, Any]:
+    """Refit commands/s and bare appends/s, timed in alternating rounds to share any drift."""
+    refit, app = Refit(settings), BareApp(bare.eventsourcing_env())
     try:
         commands = command_mix(refit.module(MODULE), count)
         campaign = refit.create_campaign(MODULE, CG, "Bench commands", "server")
-        started = time.perf_counter()
-        for command in commands:
-            refit.execute(campaign.id, command, ACTOR)
-        elapsed = time.perf_counter() - started
+        tally = Tally()
+        app.save(tally)
+        refit_s = bare_s = 0.0
+        size = -(-count // rounds)
+        for start in range(0, count, size):
+            chunk = commands[start:start + size]
+            refit_s += time_commands(refit, campaign.id, chunk)
+            bare_s += time_bare(app, tally.id, len(chunk))
         final = refit.campaign(campaign.id)
         assert final.phase == "scenario", final.phase
+        assert app.repository.get(tally.id).version == count + 1
     finally:
         refit.close()
-    kinds = dict(collections.Counter(command.type for command in commands))
-    return per_s(count, elapsed), kinds, final.version - 1
+        app.close()
+    commands_rate, baseline_rate = per_s(count, refit_s), per_s(count, bare_s)
+    return {
+        "commands": count,
+        "commands_per_s": commands_rate,
+        "baseline_per_s": baseline_rate,
+        "ratio": round(commands_rate / baseline_rate, 3),
+        "command_mix": dict(collections.Counter(command.type for command in commands)),
+        "command_events": final.version - 1,
+    }
 
 
 # -- the big campaign: build, load --------------------------------------------
@@ -311,59 +325,60 @@ def postgres_scan(schema: str) -> tuple[str, int, float]:
 # -- one backend ----------------------------------------------------------------
 
 
+def load_results(settings: Settings, events: int, repeats: int) -> dict[str, Any]:
+    """Build the big campaign, then time loads with and without snapshots."""
+    started = time.perf_counter()
+    campaign_id = build_campaign(settings, events)
+    build_s = time.perf_counter() - started
+    log(f"built in {build_s:.1f}s; loading")
+    with_snapshots = load_ms(settings, campaign_id, events, True, repeats)
+    without = load_ms(settings, campaign_id, events, False, repeats)
+    interval = settings.snapshot_interval
+    worst_version = grow_campaign(settings, campaign_id, interval - 1)
+    return {
+        "campaign_events": events,
+        "build_s": round(build_s, 2),
+        "snapshot_interval": interval,
+        "load_ms_snapshots": with_snapshots,
+        "load_ms_snapshots_worst": load_ms(settings, campaign_id, worst_version, True, repeats),
+        "load_worst_events_after_snapshot": worst_version % interval,
+        "load_ms_no_snapshots": without,
+    }
+
+
+def rebuild_results(kind: str, url: str, settings: Settings, repeats: int) -> dict[str, Any]:
+    """Projection rebuilds from zero, beside raw scans of the same event rows."""
+    if kind == "sqlite":
+        path = Path(url[len("sqlite:///"):])
+        folded, rate = rebuild_per_s(settings, lambda: sqlite_reset_view(path), repeats)
+        log("raw scans")
+        table, rows, scan_rate = sqlite_scan(path)
+    else:
+        schema = url.rsplit("schema=", 1)[1]
+        folded, rate = rebuild_per_s(settings, lambda: postgres_reset_view(schema), repeats)
+        log("raw scans")
+        table, rows, scan_rate = postgres_scan(schema)
+    assert rows == folded, (rows, folded)
+    return {
+        "rebuild_events": folded,
+        "rebuild_events_per_s": rate,
+        "raw_scan_table": table,
+        "raw_scan_rows": rows,
+        "raw_scan_rows_per_s": scan_rate,
+    }
+
+
 def bench_backend(kind: str, url: str, bare_url: str, module_dir: Path,
                   args: argparse.Namespace) -> dict[str, Any]:
     """Every measurement on one database."""
     settings = Settings(database_url=url, module_dir=module_dir)
     bare = Settings(database_url=bare_url, module_dir=module_dir)
-    log(f"{kind}: {args.commands} commands through Refit.execute")
-    commands_rate, mix, appended = commands_per_s(settings, args.commands)
-    log(f"{kind}: {args.commands} bare appends")
-    baseline_rate = baseline_per_s(bare, args.commands)
+    log(f"{kind}: {args.commands} commands through Refit.execute, and as many bare appends")
+    result = append_rates(settings, bare, args.commands, args.rounds)
     log(f"{kind}: building a {args.events}-event campaign")
-    started = time.perf_counter()
-    campaign_id = build_campaign(settings, args.events)
-    build_s = time.perf_counter() - started
-    log(f"{kind}: built in {build_s:.1f}s; loading")
-    with_snapshots = load_ms(settings, campaign_id, args.events, True, args.repeats)
-    without = load_ms(settings, campaign_id, args.events, False, args.repeats)
-    interval = settings.snapshot_interval
-    worst_version = grow_campaign(settings, campaign_id, interval - 1)
-    worst = load_ms(settings, campaign_id, worst_version, True, args.repeats)
+    result |= load_results(settings, args.events, args.repeats)
     log(f"{kind}: projection rebuilds from zero")
-    if kind == "sqlite":
-        path = Path(url[len("sqlite:///"):])
-        folded, rebuild_rate = rebuild_per_s(settings, lambda: sqlite_reset_view(path),
-                                             args.rebuilds)
-        log(f"{kind}: raw scans")
-        table, rows, scan_rate = sqlite_scan(path)
-    else:
-        schema = url.rsplit("schema=", 1)[1]
-        folded, rebuild_rate = rebuild_per_s(settings, lambda: postgres_reset_view(schema),
-                                             args.rebuilds)
-        log(f"{kind}: raw scans")
-        table, rows, scan_rate = postgres_scan(schema)
-    assert rows == folded, (rows, folded)
-    return {
-        "commands": args.commands,
-        "commands_per_s": commands_rate,
-        "baseline_per_s": baseline_rate,
-        "ratio": round(commands_rate / baseline_rate, 3),
-        "command_mix": mix,
-        "command_events": appended,
-        "campaign_events": args.events,
-        "build_s": round(build_s, 2),
-        "snapshot_interval": interval,
-        "load_ms_snapshots": with_snapshots,
-        "load_ms_snapshots_worst": worst,
-        "load_worst_events_after_snapshot": worst_version % interval,
-        "load_ms_no_snapshots": without,
-        "rebuild_events": folded,
-        "rebuild_events_per_s": rebuild_rate,
-        "raw_scan_table": table,
-        "raw_scan_rows": rows,
-        "raw_scan_rows_per_s": scan_rate,
-    }
+    return result | rebuild_results(kind, url, settings, args.rebuilds)
 
 
 @contextmanager
@@ -408,6 +423,8 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--commands", type=int, default=2000, help="commands to time")
     parser.add_argument("--events", type=int, default=20000, help="events of the big campaign")
+    parser.add_argument("--rounds", type=int, default=4,
+                        help="alternating rounds of commands and bare appends")
     parser.add_argument("--repeats", type=int, default=5, help="loads per median")
     parser.add_argument("--rebuilds", type=int, default=3, help="rebuilds per median")
     parser.add_argument("--only", choices=["sqlite", "postgres"], help="one backend only")

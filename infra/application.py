@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -23,7 +25,7 @@ from projections.read import RowSource
 from projections.runner import CampaignProjection, catch_up, fold_records
 from projections.view import ProjectionView, view_class_for
 
-MAX_RETRIES = 5
+MAX_RETRIES = 10
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,9 @@ class Refit(Application[UUID]):
                 expected_version: int | None = None) -> CommandResult:
         """Run one command; on a concurrent write, retry on the fresh state (bounded)."""
         handler = HANDLERS[command.type]
-        for _ in range(MAX_RETRIES):
+        for attempt in range(MAX_RETRIES):
+            if attempt:
+                time.sleep(random.uniform(0, 0.002 * attempt))  # back off: the race is hot
             campaign = self.campaign(campaign_id)
             if expected_version is not None and campaign.version != expected_version:
                 raise VersionConflict(

@@ -1,0 +1,41 @@
+"""Commands racing on one campaign never lose or duplicate an event."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from domain import commands as cmd
+from infra.application import Refit, VersionConflict
+from infra.settings import Settings
+
+
+def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
+    apps = [Refit(settings.model_copy(update={"aggregate_cache": 0})) for _ in range(2)]
+    try:
+        campaign = apps[0].create_campaign("abtf", "I", "Race", "server").id
+        roll = cmd.Roll(table="9.6101", side="German")
+
+        def rolls(app: Refit) -> list[int]:
+            return [app.execute(campaign, roll, "director").version for _ in range(15)]
+
+        with ThreadPoolExecutor(2) as pool:
+            versions = [v for done in pool.map(rolls, apps) for v in done]
+        assert sorted(versions) == list(range(2, 32))
+        records = list(apps[0].records(campaign))
+        keys = [r["data"]["key"] for r in records if r["type"] == "DiceRolled"]
+        assert len(keys) == len(set(keys)) == 30
+        assert apps[1].verify(campaign).ok
+    finally:
+        for app in apps:
+            app.close()
+
+
+def test_a_stale_expected_version_is_a_conflict_and_appends_nothing(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "If-Match", "server").id
+    refit.execute(campaign, cmd.Advance(), "director", expected_version=1)
+    with pytest.raises(VersionConflict) as refused:
+        refit.execute(campaign, cmd.Advance(), "director", expected_version=1)
+    assert "version 2, not 1" in refused.value.message
+    assert refit.campaign(campaign).version == 2
