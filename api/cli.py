@@ -69,6 +69,14 @@ def guarded(as_json: bool, action: Callable[[], T]) -> T:
         fail(error_body(error), as_json)
 
 
+def query(db: str | None, as_json: bool, ask: Callable[[Refit], T]) -> T:
+    """Ask the application one thing, guarded, on the configured database."""
+    def act() -> T:
+        with ledger(db) as refit:
+            return ask(refit)
+    return guarded(as_json, act)
+
+
 def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
     """JSON with --json, else the human form."""
     if as_json:
@@ -89,10 +97,7 @@ def _plain(data: Any) -> Any:
 
 def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
     """Execute one command on a campaign and print what it appended."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.execute(campaign_id(campaign), command, by)
-    result = guarded(as_json, act)
+    result = query(db, as_json, lambda refit: refit.execute(campaign_id(campaign), command, by))
     body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
     emit(as_json, body, lambda: _print_appended(body))
 
@@ -144,10 +149,7 @@ def print_fields(body: dict[str, Any]) -> None:
 @campaign_app.command("list")
 def campaign_list(db: Db = None, as_json: Json = False) -> None:
     """The campaigns, one line each."""
-    def act() -> list[Any]:
-        with ledger(db) as refit:
-            return refit.campaigns()
-    rows = guarded(as_json, act)
+    rows = query(db, as_json, lambda refit: refit.campaigns())
     emit(as_json, rows, lambda: print_table(
         ["id", "module", "CG", "name", "CG Date", "phase", "step", "version"],
         [[r.id, r.module, r.cg, r.name, r.cg_date, r.phase, r.step or "", r.version]
@@ -157,10 +159,7 @@ def campaign_list(db: Db = None, as_json: Json = False) -> None:
 @app.command()
 def status(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.status(campaign_id(campaign), as_of)
-    answer = guarded(as_json, act)
+    answer = query(db, as_json, lambda refit: refit.status(campaign_id(campaign), as_of))
 
     def human() -> None:
         typer.echo(f"{answer.name} ({answer.module} CG {answer.cg}), version {answer.version}")
@@ -177,20 +176,14 @@ def status(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = Fals
 @app.command()
 def roster(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """The CG Roster, one row per CG Date."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.roster(campaign_id(campaign), as_of)
-    rows = guarded(as_json, act)
+    rows = query(db, as_json, lambda refit: refit.roster(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*roster_rows(rows)))
 
 
 @app.command()
 def purchases(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """The RG Purchase Record, one row per RG."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.purchase_record(campaign_id(campaign), as_of)
-    rows = guarded(as_json, act)
+    rows = query(db, as_json, lambda refit: refit.purchase_record(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(
         ["#", "side", "CG Date", "RG", "group type", "CPP", "#P", "#R", "F/D", "units",
          "SW", "leader"],
@@ -202,10 +195,7 @@ def purchases(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = F
 @app.command()
 def cvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """CVP lost per scenario and side, and totals."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.cvp(campaign_id(campaign), as_of)
-    answer = guarded(as_json, act)
+    answer = query(db, as_json, lambda refit: refit.cvp(campaign_id(campaign), as_of))
 
     def human() -> None:
         print_table(["scenario", "side (lost)", "CVP", "casualties"],
@@ -218,10 +208,7 @@ def cvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 @app.command()
 def elr(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """ELR per side now, and each change with its cause."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.elr(campaign_id(campaign), as_of)
-    answer = guarded(as_json, act)
+    answer = query(db, as_json, lambda refit: refit.elr(campaign_id(campaign), as_of))
 
     def human() -> None:
         print_table(["side", "ELR"], [[s, v] for s, v in answer.current.items()])
@@ -232,20 +219,14 @@ def elr(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 @app.command()
 def rolls(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Every roll: key, rule, side, dice, itemized DRM, Final roll, result."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.rolls(campaign_id(campaign), as_of)
-    rows = guarded(as_json, act)
+    rows = query(db, as_json, lambda refit: refit.rolls(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*roll_rows(rows)))
 
 
 @app.command()
 def verify(campaign: Id, db: Db = None, as_json: Json = False) -> None:
     """Recompute the hash chain and every server roll whose seed is revealed."""
-    def act() -> Any:
-        with ledger(db) as refit:
-            return refit.verify(campaign_id(campaign))
-    report = guarded(as_json, act)
+    report = query(db, as_json, lambda refit: refit.verify(campaign_id(campaign)))
 
     def human() -> None:
         verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}"
