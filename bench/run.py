@@ -93,7 +93,7 @@ def time_bare(app: BareApp, tally_id: UUID, count: int) -> float:
     """Seconds for `count` bare appends: get (cached), one trivial event, save."""
     started = time.perf_counter()
     for _ in range(count):
-        aggregate = app.repository.get(tally_id)
+        aggregate: Tally = app.repository.get(tally_id)
         aggregate.tick()
         app.save(aggregate)
     return time.perf_counter() - started
@@ -182,8 +182,8 @@ def extend(refit: Refit, campaign: Campaign, until: int) -> None:
                 campaign.roll(module, command, ACTOR)
             elif isinstance(command, cmd.RecordCasualty):
                 campaign.record_casualty(command, ACTOR)
-            else:
-                campaign.change_points(command, ACTOR)  # type: ignore[arg-type]
+            elif isinstance(command, cmd.CreditCPP):
+                campaign.change_points(command, ACTOR)
         refit.save(campaign)
 
 
@@ -227,7 +227,7 @@ def load_ms(settings: Settings, campaign_id: UUID, expected: int, snapshots: boo
                 refit.repository.snapshot_store = None
             refit.recorder.max_notification_id()  # a ready connection, not a warm aggregate
             started = time.perf_counter()
-            campaign = refit.repository.get(campaign_id)
+            campaign: Campaign = refit.repository.get(campaign_id)
             times.append((time.perf_counter() - started) * 1000)
             assert campaign.version == expected
         finally:
@@ -260,7 +260,7 @@ def rebuild_per_s(settings: Settings, reset: Callable[[], None],
             reset()
         folded, seconds = rebuild_once(settings)
         rates.append(per_s(folded, seconds))
-    return folded, statistics.median(rates)
+    return folded, round(statistics.median(rates), 1)
 
 
 def timed_scan(fetch: Callable[[], int], repeats: int = 3) -> tuple[int, float]:
@@ -270,7 +270,7 @@ def timed_scan(fetch: Callable[[], int], repeats: int = 3) -> tuple[int, float]:
         started = time.perf_counter()
         rows = fetch()
         rates.append(per_s(rows, time.perf_counter() - started))
-    return rows, statistics.median(rates)
+    return rows, round(statistics.median(rates), 1)
 
 
 def sqlite_scan(path: Path) -> tuple[str, int, float]:
@@ -325,12 +325,12 @@ def postgres_scan(schema: str) -> tuple[str, int, float]:
 # -- one backend ----------------------------------------------------------------
 
 
-def load_results(settings: Settings, events: int, repeats: int) -> dict[str, Any]:
+def load_results(kind: str, settings: Settings, events: int, repeats: int) -> dict[str, Any]:
     """Build the big campaign, then time loads with and without snapshots."""
     started = time.perf_counter()
     campaign_id = build_campaign(settings, events)
     build_s = time.perf_counter() - started
-    log(f"built in {build_s:.1f}s; loading")
+    log(f"{kind}: built in {build_s:.1f}s; loading")
     with_snapshots = load_ms(settings, campaign_id, events, True, repeats)
     without = load_ms(settings, campaign_id, events, False, repeats)
     interval = settings.snapshot_interval
@@ -351,12 +351,12 @@ def rebuild_results(kind: str, url: str, settings: Settings, repeats: int) -> di
     if kind == "sqlite":
         path = Path(url[len("sqlite:///"):])
         folded, rate = rebuild_per_s(settings, lambda: sqlite_reset_view(path), repeats)
-        log("raw scans")
+        log(f"{kind}: raw scans")
         table, rows, scan_rate = sqlite_scan(path)
     else:
         schema = url.rsplit("schema=", 1)[1]
         folded, rate = rebuild_per_s(settings, lambda: postgres_reset_view(schema), repeats)
-        log("raw scans")
+        log(f"{kind}: raw scans")
         table, rows, scan_rate = postgres_scan(schema)
     assert rows == folded, (rows, folded)
     return {
@@ -376,7 +376,7 @@ def bench_backend(kind: str, url: str, bare_url: str, module_dir: Path,
     log(f"{kind}: {args.commands} commands through Refit.execute, and as many bare appends")
     result = append_rates(settings, bare, args.commands, args.rounds)
     log(f"{kind}: building a {args.events}-event campaign")
-    result |= load_results(settings, args.events, args.repeats)
+    result |= load_results(kind, settings, args.events, args.repeats)
     log(f"{kind}: projection rebuilds from zero")
     return result | rebuild_results(kind, url, settings, args.rebuilds)
 

@@ -20,6 +20,7 @@ _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
 )
 _ENVELOPE = frozenset({"sealed", "salt"})
+_NOT_DATA = _BASE_FIELDS | _ENVELOPE
 
 
 class Campaign(Aggregate):
@@ -33,7 +34,7 @@ class Campaign(Aggregate):
         secret_for: str | None
         sealed: str | None
         salt: str | None
-        private = frozenset[str]()  # fields kept out of the history record entirely
+        not_data = _NOT_DATA  # fields that are envelope, not content, of the record
 
         def mutate(self, aggregate: Any) -> Any:
             """Apply, then move the chain's head to this event."""
@@ -43,7 +44,7 @@ class Campaign(Aggregate):
 
         def data(self) -> dict[str, Any]:
             """The event's own fields (its content), without the envelope."""
-            skip = _BASE_FIELDS | _ENVELOPE | self.private
+            skip = self.not_data
             return {k: v for k, v in self.__dict__.items() if k not in skip}
 
         def record(self) -> dict[str, Any]:
@@ -62,7 +63,7 @@ class Campaign(Aggregate):
     class Created(Event, Aggregate.Created):
         """A campaign was created; `seed` is private until SeedRevealed."""
 
-        private = frozenset({"seed"})  # only its commitment is history until revealed
+        not_data = _NOT_DATA | {"seed"}  # only the seed's commitment is history until revealed
         module: str
         cg: str
         name: str

@@ -95,8 +95,11 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         ).format(*table)
         self._select_all = SQL(
             "SELECT doc FROM {0}.{1} WHERE kind=%s ORDER BY campaign, ord").format(*table)
+        # One statement per batch: the rows travel as five binary arrays (keys are unique
+        # per batch); binary spares the server parsing JSON quoted inside array literals.
         self._upsert = SQL(
-            "INSERT INTO {0}.{1} VALUES (%s, %s, %s, %s, %s) ON CONFLICT (campaign, kind, key) "
+            "INSERT INTO {0}.{1} SELECT * FROM unnest(%b::text[], %b::text[], %b::text[], "
+            "%b::bigint[], %b::text[]) ON CONFLICT (campaign, kind, key) "
             "DO UPDATE SET ord = EXCLUDED.ord, doc = EXCLUDED.doc").format(*table)
 
     def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
@@ -120,8 +123,10 @@ class PostgresProjectionView(PostgresTrackingRecorder):
 
     def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
         """Upsert rows and record tracking atomically."""
+        columns = [list(column) for column in zip(*_params(rows.items()), strict=True)]
         with self.datastore.transaction(commit=True) as curs:
-            curs.executemany(self._upsert, list(_params(rows.items())))
+            if columns:
+                curs.execute(self._upsert, columns)
             self._insert_tracking(curs, tracking)
 
 

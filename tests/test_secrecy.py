@@ -89,3 +89,13 @@ def test_everything_is_revealed_at_cg_end(refit: Refit) -> None:
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     assert refit.purchase_record(campaign, viewer="British")[0].rg == "X1"
+
+
+def test_no_projection_row_holds_the_unrevealed_seed(refit: Refit) -> None:
+    campaign = secret_acts(refit)
+    seed = refit.campaign(campaign).seed
+    assert seed is not None
+    refit.catch_up()
+    for kind in ("meta", "roster", "purchase", "roll"):
+        for row in refit.view.select_all(kind):
+            assert seed not in str(row)
