@@ -14,7 +14,7 @@ from domain.campaign import Campaign
 from projections.fold import fold
 from projections.view import ProjectionView, RowKey, RowValue
 
-BATCH = 2000
+BATCH = 5000
 
 
 class MemoryRows:
@@ -97,11 +97,12 @@ class CampaignProjection(Projection[Any]):
     def process_batch(self, events: Iterable[Any], tracking: Tracking) -> None:
         """Fold events and write every row they touched with one tracking record."""
         buffer = _Buffer(self.view)
-        names: dict[UUID, str] = {}
+        campaigns: dict[UUID, _CampaignRows] = {}
         for event in events:
-            campaign = names.get(event.originator_id) or names.setdefault(
-                event.originator_id, str(event.originator_id))
-            fold(buffer.campaign(campaign), _fold_record(event, campaign))
+            rows = campaigns.get(event.originator_id)
+            if rows is None:
+                rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
+            fold(rows, _fold_record(event, rows.id))
         self.view.write(buffer.dirty, tracking)
 
 

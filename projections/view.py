@@ -18,7 +18,7 @@ TABLE = "refit_projection_rows"
 
 
 def _dump(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, check_circular=False)
 
 
 class ProjectionView(Protocol):
