@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
+from eventsourcing.persistence import PersistenceError
 from pydantic import BaseModel, ValidationError
 
 from api.errors import error_body
@@ -57,7 +58,8 @@ def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
         typer.echo(json.dumps(body))
     error = body["error"]
     rule = f" (rule {error['rule']})" if error.get("rule") else ""
-    typer.echo(f"refused: {error['message']}{rule}", err=True)
+    label = "error" if error["code"] == "storage" else "refused"
+    typer.echo(f"{label}: {error['message']}{rule}", err=True)
     raise typer.Exit(2)
 
 
@@ -65,7 +67,7 @@ def guarded(as_json: bool, action: Callable[[], T]) -> T:
     """Run an action; map every refusal to one clear message, never a traceback."""
     try:
         return action()
-    except (RefitError, ValidationError, ModuleFileError, ValueError) as error:
+    except (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError) as error:
         fail(error_body(error), as_json)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from eventsourcing.persistence import PersistenceError
 from pydantic import ValidationError
 
 from domain.errors import RefitError
@@ -18,6 +19,8 @@ def error_body(error: Exception) -> dict[str, Any]:
         field = ".".join(str(part) for part in first["loc"]) or None
         message = f"{field}: {first['msg']}" if field else first["msg"]
         return _body("invalid_command", message, None, field)
+    if isinstance(error, PersistenceError):
+        return _body("storage", f"cannot use the database: {error}", None, None)
     return _body("invalid", str(error), None, None)
 
 

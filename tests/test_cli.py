@@ -108,3 +108,10 @@ def test_modules_are_listed_with_sides_and_calendars() -> None:
     assert by_id["abtf"]["sides"] == ["British", "German"]
     assert by_id["pbr"]["calendar"][:3] == ["14AM", "14PM", "14N"]
     assert by_id["kgp"]["tables"] == ["CG23"]
+
+
+def test_an_unusable_database_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["campaign", "list", "--db",
+                                 f"sqlite:///{tmp_path}/no/such/dir/refit.db"])
+    assert result.exit_code == 2
+    assert "error: cannot use the database" in result.stderr
