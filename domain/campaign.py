@@ -292,6 +292,30 @@ class Campaign(Aggregate):
             cg_date=self.cg_date,
         )
 
+    class RGReceived(Event):
+        """An RG given by the OB: a line of the RG Purchase Record, never counted in #P."""
+
+        side: str
+        purchase: int
+        rg: str
+        kg: str | None
+        group_type: str
+        reason: str
+        rule: str | None
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.purchases.append([self.side, self.rg])
+
+    def receive_rg(self, module: Module, command: cmd.ReceiveRG, actor: str) -> None:
+        """Record an OB-given RG; its group type comes from the chart when not given."""
+        self._not_ended()
+        side = self._side(command.side)
+        group_type = command.group_type or module.rg_chart(side).row(command.rg).group_type
+        self._record(self.RGReceived, actor, side=side, purchase=len(self.purchases) + 1,
+                     rg=command.rg, kg=command.kg, group_type=group_type,
+                     reason=command.reason, rule=command.rule, cg_date=self.cg_date)
+
     class RGDetermined(Event):
         """What a purchased RG turned out to be (strength, units, SW, leader, composition)."""
 
@@ -303,16 +327,25 @@ class Campaign(Aggregate):
         leader: str | None
         composition: str | None
 
-    def determine_rg(self, command: cmd.DetermineRG, actor: str) -> None:
-        """Record an RG's strength, SW, leader or composition, found by the RePh rolls."""
+    def determine_rg(self, module: Module, command: cmd.DetermineRG, actor: str) -> None:
+        """Record an RG's strength, SW, leader or composition, found by the RePh rolls.
+
+        With a strength and no units given, the units are the chart's Full or Depleted ones.
+        """
         self._not_ended()
         side = self._side(command.side)
         if not 1 <= command.purchase <= len(self.purchases):
             raise InvalidCommand(f"no RG purchase #{command.purchase}", field="purchase")
-        if self.purchases[command.purchase - 1][0] != side:
+        owner, rg = self.purchases[command.purchase - 1]
+        if owner != side:
             raise InvalidCommand(f"purchase #{command.purchase} is not {side}'s",
                                  field="purchase")
         fields = command.model_dump(exclude={"type"})
+        if command.strength is not None and command.units is None:
+            row = module.rg_charts[side].row(rg) if side in module.rg_charts else None
+            units = (row.units_full if command.strength == "F" else row.units_depleted) \
+                if row is not None else ""
+            fields["units"] = units or None
         self._record(self.RGDetermined, actor, secret_for=side, **fields)
 
     class PointsEvent(Event):

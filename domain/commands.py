@@ -49,6 +49,18 @@ class PurchaseRG(Command):
     kg: str | None = Field(default=None, max_length=20)
 
 
+class ReceiveRG(Command):
+    """An RG given by the OB (e.g. the Initial Scenario's): on the record, not a purchase."""
+
+    type: Literal["receive_rg"] = "receive_rg"
+    side: Name
+    rg: Name
+    kg: str | None = Field(default=None, max_length=20)
+    group_type: str | None = Field(default=None, max_length=100)
+    reason: Name
+    rule: str | None = Field(default=None, max_length=30)
+
+
 class DetermineRG(Command):
     """Record what a purchased RG turned out to be: strength, units, SW, leader, composition."""
 
@@ -174,6 +186,7 @@ class RevealSeed(Command):
 AnyCommand = Annotated[
     Roll
     | PurchaseRG
+    | ReceiveRG
     | DetermineRG
     | CreditCPP
     | SpendCPP

@@ -48,7 +48,8 @@ Handler = Callable[[Campaign, Module, Any, str], None]
 HANDLERS: dict[str, Handler] = {
     "roll": lambda c, m, x, a: c.roll(m, x, a),
     "purchase_rg": lambda c, m, x, a: c.purchase_rg(m, x, a),
-    "determine_rg": lambda c, m, x, a: c.determine_rg(x, a),
+    "receive_rg": lambda c, m, x, a: c.receive_rg(m, x, a),
+    "determine_rg": lambda c, m, x, a: c.determine_rg(m, x, a),
     "credit_cpp": lambda c, m, x, a: c.change_points(x, a),
     "spend_cpp": lambda c, m, x, a: c.change_points(x, a),
     "credit_fpp": lambda c, m, x, a: c.change_points(x, a),

@@ -139,8 +139,19 @@ def _rg_purchased(rows: Rows, record: Record) -> None:
         "purchase": data["purchase"], "side": side, "cg_date": data["cg_date"],
         "rg": data["rg"], "kg": data["kg"], "group_type": data["group_type"],
         "cpp": data["cost"], "p": data["number"], "r": remaining, "strength": None,
-        "units": None, "sw": [], "leader": None, "composition": None,
+        "units": None, "sw": [], "leader": None, "composition": None, "given": None,
         "version": record["version"], "secret_for": side,
+    })
+
+
+def _rg_received(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], {
+        "purchase": data["purchase"], "side": data["side"], "cg_date": data["cg_date"],
+        "rg": data["rg"], "kg": data["kg"], "group_type": data["group_type"], "cpp": None,
+        "p": None, "r": None, "strength": None, "units": None, "sw": [], "leader": None,
+        "composition": None, "given": data["reason"], "version": record["version"],
+        "secret_for": data["side"],  # the RG Purchase Record is kept secretly (9.6172)
     })
 
 
@@ -246,6 +257,7 @@ _HANDLERS: dict[str, Fold] = {
     "Created": _created,
     "DiceRolled": _dice_rolled,
     "RGPurchased": _rg_purchased,
+    "RGReceived": _rg_received,
     "RGDetermined": _rg_determined,
     "CPPCredited": _points("cpp", "cpp_credited", +1),
     "CPPSpent": _points("cpp", "cpp_spent", -1),

@@ -62,6 +62,7 @@ class PurchaseRow(BaseModel):
     sw: list[str] | None = None
     leader: str | None = None
     composition: str | None = None
+    given: str | None = None
 
 
 class CVPRow(BaseModel):

@@ -177,3 +177,27 @@ def test_advancing_during_a_scenario_is_refused(refit: Refit) -> None:
     with pytest.raises(RuleViolation) as refused:
         advance(refit, campaign)
     assert "17N CG Scenario is in play" in refused.value.message
+
+
+def test_an_ob_given_rg_is_on_the_record_but_never_counts_toward_the_maximums(
+        refit: Refit) -> None:
+    load_fixture_chart(refit)
+    campaign = refit.create_campaign("pbr", "I", "OB", "server").id
+    do(refit, campaign, {"type": "receive_rg", "side": "Axis", "rg": "X1",
+                         "reason": "Initial Scenario OB"})
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 20, "reason": "Base"})
+    do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    given, bought = refit.purchase_record(campaign)
+    assert (given.rg, given.group_type, given.given, given.p, given.cpp) == (
+        "X1", "Fictitious Test Pltn", "Initial Scenario OB", None, None)
+    assert (bought.p, bought.r) == (1, 1)
+
+
+def test_a_strength_fills_in_the_charts_units(refit: Refit) -> None:
+    load_fixture_chart(refit)
+    campaign = refit.create_campaign("pbr", "I", "Units", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 20, "reason": "Base"})
+    do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    do(refit, campaign, {"type": "determine_rg", "side": "Axis", "purchase": 1,
+                         "strength": "D"})
+    assert refit.purchase_record(campaign)[0].units == "2x 4-6-8"

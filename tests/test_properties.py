@@ -37,6 +37,11 @@ COMMANDS = st.one_of(
                                    "cause": "test"}, SIDES, st.integers(0, 6)),
     st.builds(lambda side, chit: {"type": "select_initiative", "side": side, "chit": chit},
               SIDES, st.sampled_from(["attack", "idle"])),
+    st.builds(lambda side, rg: {"type": "receive_rg", "side": side, "rg": rg, "reason": "OB"},
+              SIDES, st.sampled_from(["X1", "Y1", "Z9"])),
+    st.builds(lambda side, n, strength: {"type": "determine_rg", "side": side, "purchase": n,
+                                         "strength": strength},
+              SIDES, st.integers(1, 4), st.sampled_from(["F", "D", None])),
     st.just({"type": "advance"}),
     st.just({"type": "end_scenario"}),
 )
