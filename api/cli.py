@@ -219,6 +219,23 @@ def elr(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 
 
 @app.command()
+def san(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """Each SAN change with its cause."""
+    changes = query(db, as_json, lambda refit: refit.san(campaign_id(campaign), as_of))
+    emit(as_json, changes, lambda: print_table(*rating_rows(changes)))
+
+
+@app.command()
+def control(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """Who controls each Location, Block or Strategic Location whose control was recorded."""
+    rows = query(db, as_json, lambda refit: refit.control(campaign_id(campaign), as_of))
+    emit(as_json, rows, lambda: print_table(
+        ["location", "kind", "controlled by", "before", "CG Date", "rule"],
+        [[r["location"], r["kind"], r["side"] or "(nobody)", r["previous"], r["cg_date"],
+          r["rule"]] for r in rows]))
+
+
+@app.command()
 def rolls(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Every roll: key, rule, side, dice, itemized DRM, Final roll, result."""
     rows = query(db, as_json, lambda refit: refit.rolls(campaign_id(campaign), as_of))

@@ -196,6 +196,14 @@ class Refit(Application[UUID]):
         """ELR now and its changes."""
         return read.elr(self.rows(campaign_id, as_of))
 
+    def san(self, campaign_id: UUID, as_of: int | None = None) -> list[read.RatingChange]:
+        """SAN changes with their causes."""
+        return read.san(self.rows(campaign_id, as_of))
+
+    def control(self, campaign_id: UUID, as_of: int | None = None) -> list[dict[str, Any]]:
+        """Who controls each Location whose control was recorded."""
+        return read.control(self.rows(campaign_id, as_of))
+
     def rolls(self, campaign_id: UUID, as_of: int | None = None,
               viewer: str | None = None) -> list[read.RollRow]:
         """Every roll."""

@@ -115,3 +115,18 @@ def test_an_unusable_database_is_a_clear_error_not_a_traceback(tmp_path: Path) -
                                  f"sqlite:///{tmp_path}/no/such/dir/refit.db"])
     assert result.exit_code == 2
     assert "error: cannot use the database" in result.stderr
+
+
+def test_control_and_san_changes_are_listed(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "A",
+                    "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    refit("command", campaign, '{"type": "change_control", "location": "Block C", '
+          '"kind": "Block", "side": "German", "rule": "9.605"}', "--db", db)
+    refit("command", campaign, '{"type": "change_san", "side": "British", "value": 4, '
+          '"cause": "Initial Scenario"}', "--db", db)
+    (block,) = refit("control", campaign, "--db", db)  # type: ignore[misc]
+    assert (block["location"], block["side"], block["previous"]) == ("Block C", "German", None)
+    (change,) = refit("san", campaign, "--db", db)  # type: ignore[misc]
+    assert (change["side"], change["after"]) == ("British", 4)
