@@ -60,9 +60,15 @@ def roll_rows(rows: list[RollRow]) -> tuple[list[str], list[list[Any]]]:
             continue
         drm = " ".join(f"{d['value']:+d} {d['reason']}" for d in (r.drm or []))
         body.append([r.version, r.cg_date, r.step, r.side, r.table, r.kind,
-                     "+".join(str(d) for d in r.dice or []), drm, r.final, r.result,
-                     r.subject])
+                     dice_text(r.dice or []), drm, r.final, r.result, r.subject])
     return headers, body
+
+
+def dice_text(dice: list[int]) -> str:
+    """A dr as its die; a DR as coloured and white die, kept apart: `3c+5w`."""
+    if len(dice) == 2:
+        return f"{dice[0]}c+{dice[1]}w"
+    return "+".join(str(d) for d in dice)
 
 
 def rating_rows(changes: list[RatingChange]) -> tuple[list[str], list[list[Any]]]:
