@@ -12,7 +12,7 @@ from eventsourcing.projection import Projection
 
 from domain.campaign import Campaign
 from projections.fold import fold
-from projections.view import ProjectionView, RowKey, RowValue
+from projections.view import ANY, ProjectionView, RowKey, RowValue
 
 BATCH = 5000
 
@@ -94,8 +94,13 @@ class CampaignProjection(Projection[Any]):
         """Fold one event and write its rows with its tracking (ProjectionRunner's path)."""
         self.process_batch([domain_event], tracking)
 
-    def process_batch(self, events: Iterable[Any], tracking: Tracking) -> None:
-        """Fold events and write every row they touched with one tracking record."""
+    def process_batch(self, events: Iterable[Any], tracking: Tracking,
+                      after: int | None = ANY) -> None:
+        """Fold events and write every row they touched with one tracking record.
+
+        `after` is the tracking the batch was read after: if another writer has moved the
+        view on since, the write is refused (IntegrityError) and nothing is counted twice.
+        """
         buffer = _Buffer(self.view)
         campaigns: dict[UUID, _CampaignRows] = {}
         for event in events:
@@ -103,7 +108,7 @@ class CampaignProjection(Projection[Any]):
             if rows is None:
                 rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
             fold(rows, _fold_record(event, rows.id))
-        self.view.write(buffer.dirty, tracking)
+        self.view.write(buffer.dirty, tracking, after)
 
 
 def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:
@@ -127,7 +132,7 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
             return done
         events = [app.mapper.to_domain_event(n) for n in notifications]
         try:
-            projection.process_batch(events, Tracking(app.name, notifications[-1].id))
+            projection.process_batch(events, Tracking(app.name, notifications[-1].id), last)
         except IntegrityError:
             continue  # another process folded these first: start again from its tracking
         done += len(notifications)

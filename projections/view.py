@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
-from eventsourcing.persistence import Tracking, TrackingRecorder
+from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 from psycopg.sql import SQL, Identifier
@@ -15,6 +15,13 @@ RowKey = tuple[str, str, str]  # campaign, kind, key
 RowValue = tuple[int, dict[str, Any]]  # order, document
 
 TABLE = "refit_projection_rows"
+ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
+
+
+def check_after(found: int | None, after: int | None, tracking: Tracking) -> None:
+    """Refuse a batch folded from rows that another writer has changed since it read them."""
+    if after != ANY and (found or 0) != (after or 0):
+        raise IntegrityError(f"view of {tracking.application_name} is at {found}, not {after}")
 
 
 def _dump(doc: dict[str, Any]) -> str:
@@ -36,8 +43,9 @@ class ProjectionView(Protocol):
     def select_all(self, kind: str) -> list[dict[str, Any]]:
         """Every campaign's rows of a kind."""
 
-    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
-        """Upsert rows and record tracking atomically."""
+    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking,
+              after: int | None = ANY) -> None:
+        """Upsert rows and record tracking atomically; refuse if the view has moved on."""
 
 
 class SQLiteProjectionView(SQLiteTrackingRecorder):
@@ -70,9 +78,13 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
             c.execute(f"SELECT doc FROM {TABLE} WHERE kind=? ORDER BY campaign, ord", (kind,))
             return [json.loads(row["doc"]) for row in c.fetchall()]
 
-    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
-        """Upsert rows and record tracking atomically."""
+    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking,
+              after: int | None = ANY) -> None:
+        """Upsert rows and record tracking atomically; refuse if the view has moved on."""
         with self.datastore.transaction(commit=True) as c:
+            # The empty update takes SQLite's write lock before tracking is read.
+            c.execute(f"UPDATE {TABLE} SET ord = ord WHERE 0")
+            check_after(self._max_tracking_id(tracking.application_name, c), after, tracking)
             c.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)",
                           _params(rows.items()))
             self._insert_tracking(c, tracking)
@@ -93,6 +105,8 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         self._select_rows = SQL(
             "SELECT doc FROM {0}.{1} WHERE campaign=%s AND kind=%s ORDER BY ord, key"
         ).format(*table)
+        self._lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
+            f"{self.datastore.schema}.{TABLE}")
         self._select_all = SQL(
             "SELECT doc FROM {0}.{1} WHERE kind=%s ORDER BY campaign, ord").format(*table)
         # One statement per batch: the rows travel as five binary arrays (keys are unique
@@ -121,10 +135,13 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             curs.execute(self._select_all, (kind,))
             return [json.loads(row["doc"]) for row in curs.fetchall()]
 
-    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking) -> None:
-        """Upsert rows and record tracking atomically."""
+    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking,
+              after: int | None = ANY) -> None:
+        """Upsert rows and record tracking atomically; refuse if the view has moved on."""
         columns = [list(column) for column in zip(*_params(rows.items()), strict=True)]
         with self.datastore.transaction(commit=True) as curs:
+            curs.execute(self._lock)  # one writer of the view at a time, until commit
+            check_after(self._max_tracking_id(tracking.application_name, curs), after, tracking)
             if columns:
                 curs.execute(self._upsert, columns)
             self._insert_tracking(curs, tracking)

@@ -56,3 +56,29 @@ def test_eventsourcing_projection_runner_drives_the_same_projection(
         runner.wait(refit.recorder.max_notification_id(), timeout=10)
         roster = runner.view.select_rows(str(campaign), "roster")
     assert roster[0]["sides"]["British"]["cpp_credited"] == 17
+
+
+def test_overlapping_catch_ups_never_fold_an_event_twice(settings: Settings) -> None:
+    first, second = Refit(settings), Refit(settings)
+    try:
+        campaign = first.create_campaign("pbr", "I", "Overlap", "server").id
+        first.catch_up()
+        do(first, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "a"})
+        last = first.view.max_tracking_id("refit") or 0
+
+        def batch(app: Refit) -> tuple[list, Tracking]:
+            notes = app.recorder.select_notifications(start=last + 1, limit=100)
+            return ([app.mapper.to_domain_event(n) for n in notes],
+                    Tracking("refit", notes[-1].id))
+
+        read_early = batch(first)
+        do(first, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 7, "reason": "b"})
+        read_late = batch(second)
+        first.projection.process_batch(*read_early, last)
+        with pytest.raises(IntegrityError):
+            second.projection.process_batch(*read_late, last)
+        assert second.roster(campaign)[0].sides["Axis"].cpp_credited == 12
+        assert second.status(campaign).sides["Axis"]["cpp"] == 12
+    finally:
+        first.close()
+        second.close()
