@@ -17,6 +17,8 @@ def error_body(error: Exception) -> dict[str, Any]:
     if isinstance(error, ValidationError):
         first = error.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or None
+        if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            field = "type"
         message = f"{field}: {first['msg']}" if field else first["msg"]
         return _body("invalid_command", message, None, field)
     if isinstance(error, PersistenceError):

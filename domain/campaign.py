@@ -120,6 +120,12 @@ class Campaign(Aggregate):
         if cg not in module.cgs:
             raise InvalidCommand(f"{module.id} has no CG {cg!r} (it has {sorted(module.cgs)})",
                                  field="cg")
+        if not 1 <= len(name) <= 200:
+            raise InvalidCommand("a campaign's name is 1 to 200 characters", field="name")
+        try:
+            cmd.printable(name)
+        except ValueError as error:
+            raise InvalidCommand(f"name: {error}", field="name") from None
         if dice not in ("server", "entered"):
             raise InvalidCommand("dice is `server` or `entered`", field="dice")
         params = module.cgs[cg]

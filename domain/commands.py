@@ -4,26 +4,43 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, field_validator
 
-Die = Annotated[int, Field(ge=1, le=6)]
+Die = Annotated[StrictInt, Field(ge=1, le=6)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
 
-class Command(BaseModel):
-    """Base of every command: unknown fields are refused, not ignored."""
+def printable(text: str) -> str:
+    """Refuse control characters (a NUL cannot even be stored in PostgreSQL text)."""
+    if any(ord(char) < 32 or ord(char) == 127 for char in text):
+        raise ValueError("control characters are not allowed")
+    return text
+
+
+class Strict(BaseModel):
+    """Unknown fields are refused, not ignored; every text must be printable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, value: object) -> object:
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, str):
+                printable(item)
+        return value
+
+
+class Command(Strict):
+    """Base of every command."""
 
     type: str
 
 
-class SituationalDRM(BaseModel):
+class SituationalDRM(Strict):
     """A DRM only the player knows of (the ledger derives the rest)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    value: int = Field(ge=-20, le=20)
+    value: StrictInt = Field(ge=-20, le=20)
     reason: Name
 
 
@@ -36,7 +53,7 @@ class Roll(Command):
     drm: list[SituationalDRM] = []
     subject: str = Field(default="", max_length=200)
     dice: list[Die] | None = Field(default=None, max_length=2)
-    target: int | None = Field(default=None, ge=-20, le=40)
+    target: StrictInt | None = Field(default=None, ge=-20, le=40)
     secret: bool = False
 
 
@@ -66,7 +83,7 @@ class DetermineRG(Command):
 
     type: Literal["determine_rg"] = "determine_rg"
     side: Name
-    purchase: int = Field(ge=1)
+    purchase: StrictInt = Field(ge=1, le=100_000)
     strength: Literal["F", "D"] | None = None
     units: str | None = Field(default=None, max_length=200)
     sw: list[Name] | None = None
@@ -78,7 +95,7 @@ class PointsChange(Command):
     """Common shape of CPP/FPP credits and spends."""
 
     side: Name
-    amount: int = Field(ge=1, le=10_000)
+    amount: StrictInt = Field(ge=1, le=10_000)
     reason: Name
     rule: str | None = Field(default=None, max_length=30)
 
@@ -114,7 +131,7 @@ class RecordCasualty(Command):
     type: Literal["record_casualty"] = "record_casualty"
     side: Name
     unit: Name
-    cvp: int = Field(ge=0, le=100)
+    cvp: StrictInt = Field(ge=0, le=100)
 
 
 class ChangeControl(Command):
@@ -131,7 +148,7 @@ class ChangeRating(Command):
     """Common shape of ELR and SAN changes: the new value and its cause."""
 
     side: Name
-    value: int = Field(ge=0, le=7)
+    value: StrictInt = Field(ge=0, le=7)
     cause: Name
     rule: str | None = Field(default=None, max_length=30)
 
@@ -140,7 +157,7 @@ class ChangeELR(ChangeRating):
     """A side's ELR becomes `value` (0-5)."""
 
     type: Literal["change_elr"] = "change_elr"
-    value: int = Field(ge=0, le=5)
+    value: StrictInt = Field(ge=0, le=5)
 
 
 class ChangeSAN(ChangeRating):

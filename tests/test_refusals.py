@@ -144,3 +144,30 @@ def test_commands_parse_from_json_bodies() -> None:
     parsed = cmd.parse_command({"type": "roll", "table": "9.6101", "side": "British",
                                 "drm": [{"value": -1, "reason": "Heroic"}]})
     assert isinstance(parsed, cmd.Roll) and parsed.drm[0].value == -1
+
+
+def test_control_characters_in_text_are_refused(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "change_control",
+                                             "location": "Bridge\u0000X", "side": "German"})
+    assert isinstance(error, ValidationError) and error.errors()[0]["loc"][-1] == "location"
+
+
+def test_a_boolean_is_not_a_drm_value(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "roll", "table": "9.6101", "side": "German",
+                                             "drm": [{"value": True, "reason": "Heroic"}]})
+    assert isinstance(error, ValidationError)
+
+
+def test_an_unknown_type_names_the_type_field() -> None:
+    from api.errors import error_body
+
+    with pytest.raises(ValidationError) as error:
+        cmd.parse_command({"type": "teleport"})
+    assert error_body(error.value)["error"]["field"] == "type"
+
+
+@pytest.mark.parametrize("name", ["", "x" * 201, "Arnhem\n"])
+def test_a_campaign_name_must_be_1_to_200_printable_characters(refit: Refit, name: str) -> None:
+    with pytest.raises(InvalidCommand) as error:
+        refit.create_campaign("abtf", "I", name)
+    assert error.value.field == "name"
