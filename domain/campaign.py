@@ -544,11 +544,10 @@ class Campaign(Aggregate):
                 campaign.scenario = campaign.cg_date
 
     class CGDateStarted(Event):
-        """A new CG Date begins, with each side's CPP at its start."""
+        """A new CG Date begins (public: each side's CPP stays its own secret)."""
 
         cg_date: str
         previous: str
-        cpp: dict[str, int]
 
         def apply(self, campaign: Campaign) -> None:
             campaign.cg_date = self.cg_date
@@ -576,8 +575,7 @@ class Campaign(Aggregate):
         self._record(self.StepAdvanced, actor, phase=self.phase, step=nxt.rule,
                      previous=self.step)
         if new_date is not None:
-            self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date,
-                         cpp=dict(self.cpp))
+            self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date)
 
     def _next_date(self, module: Module, rule: str) -> str:
         index = module.date_index(self.cg_date) + 1

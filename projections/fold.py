@@ -72,7 +72,7 @@ def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> di
             "cpp_start": cpp.get(side, 0), "cpp_credited": 0, "cpp_spent": 0,
             "cpp_left": cpp.get(side, 0), "rg_purchased": [], "fpp": 0,
             "fortifications": [], "elr": meta["elr"][side], "san": meta["san"][side],
-            "chit": None, "secret": False,
+            "chit": None,
         }
         for side in meta["sides"]
     }
@@ -117,7 +117,6 @@ def _points(pool: str, column: str, sign: int) -> Fold:
         else:
             cell[column] += data["amount"]
         cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
-        cell["secret"] = cell["secret"] or record.get("sealed") is not None
         _put_roster(rows, row)
         _put_meta(rows, meta, record)
     return handle
@@ -131,7 +130,6 @@ def _rg_purchased(rows: Rows, record: Record) -> None:
     cell["cpp_spent"] += data["cost"]
     cell["cpp_left"] = meta["cpp"][side]
     cell["rg_purchased"].append({"rg": data["rg"], "kg": data["kg"], "cpp": data["cost"]})
-    cell["secret"] = True
     _put_roster(rows, row)
     _put_meta(rows, meta, record)
     remaining = None if data["cg_max"] is None else data["cg_max"] - data["number"]
@@ -238,7 +236,7 @@ def _date_started(rows: Rows, record: Record) -> None:
     meta = _meta(rows)
     meta["cg_date"] = record["data"]["cg_date"]
     _put_meta(rows, meta, record)
-    _put_roster(rows, _new_roster_row(meta, record["version"], record["data"]["cpp"]))
+    _put_roster(rows, _new_roster_row(meta, record["version"], meta["cpp"]))
 
 
 def _cg_ended(rows: Rows, record: Record) -> None:

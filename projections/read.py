@@ -184,10 +184,12 @@ def _roster_row(meta: dict[str, Any], row: dict[str, Any], viewer: str | None) -
     cells = {}
     for side, cell in row["sides"].items():
         shown = dict(cell)
-        hide = cell["secret"] and not _sees(meta, viewer, side)
+        # CPP spent and left, RG and Fortifications bought may all be kept secret (9.617):
+        # the other side never sees a side's points, whatever made them move.
+        hide = not _sees(meta, viewer, side)
         if hide:
-            for field in ("cpp_credited", "cpp_spent", "cpp_left", "rg_purchased", "fpp",
-                          "fortifications"):
+            for field in ("cpp_start", "cpp_credited", "cpp_spent", "cpp_left",
+                          "rg_purchased", "fpp", "fortifications"):
                 shown[field] = None
         if not row["chits_revealed"] and not _sees(meta, viewer, side):
             shown["chit"] = None

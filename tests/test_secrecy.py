@@ -99,3 +99,20 @@ def test_no_projection_row_holds_the_unrevealed_seed(refit: Refit) -> None:
     for kind in ("meta", "roster", "purchase", "roll"):
         for row in refit.view.select_all(kind):
             assert seed not in str(row)
+
+
+def test_cpp_stays_hidden_on_every_later_cg_date_and_in_the_history(refit: Refit) -> None:
+    campaign = secret_acts(refit)
+    do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "idle"})
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.616")
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 29,
+                         "reason": "CPP Base # 14PM", "rule": "3.6161"})
+    later = refit.roster(campaign, viewer="British")[1]
+    axis = later.sides["Axis"]
+    assert later.cg_date == "14PM" and axis.hidden
+    assert (axis.cpp_start, axis.cpp_credited, axis.cpp_left) == (None, None, None)
+    assert refit.roster(campaign, viewer="Axis")[1].sides["Axis"].cpp_start == 31
+    started = next(r for r in refit.records(campaign) if r["type"] == "CGDateStarted")
+    assert "cpp" not in started["data"]
