@@ -95,7 +95,6 @@ class Campaign(Aggregate):
         self.dice_mode = dice
         self.seed_commitment = seed_commitment
         self.seed = seed
-        self.seed_revealed = False
         self.cg_date = cg_date
         self.phase = phase
         self.step = step
@@ -232,20 +231,30 @@ class Campaign(Aggregate):
         return dice_from_seed(bytes.fromhex(cast(str, self.seed)), key, DICE_PER_KIND[kind])
 
     class SeedRevealed(Event):
-        """The dice seed is public: anyone can now recompute every server roll."""
+        """The seed is public: its rolls can be recomputed. Before CG End a new seed is
+        committed at once, so the rolls still to come stay unpredictable."""
 
+        not_data = _NOT_DATA | {"next_seed"}  # the new seed is private, like the first
         seed: str
+        next_commitment: str | None
+        next_seed: str | None
 
         def apply(self, campaign: Campaign) -> None:
-            campaign.seed_revealed = True
+            campaign.seed = self.next_seed
+            campaign.seed_commitment = self.next_commitment
 
     def reveal_seed(self, actor: str) -> None:
         """Publish the seed (the director may do so early; CG End does it by itself)."""
         if self.dice_mode != "server":
             raise InvalidCommand("this campaign's dice are entered: it has no seed")
-        if self.seed_revealed:
-            raise RuleViolation("the seed is already revealed")
-        self._record(self.SeedRevealed, actor, seed=cast(str, self.seed))
+        self._not_ended()
+        self._reveal(actor, commit_next=True)
+
+    def _reveal(self, actor: str, commit_next: bool) -> None:
+        following = secrets.token_bytes(32) if commit_next else None
+        self._record(self.SeedRevealed, actor, seed=cast(str, self.seed),
+                     next_commitment=sha256_hex(following) if following else None,
+                     next_seed=following.hex() if following else None)
 
     # -- purchases and points ----------------------------------------------
 
@@ -606,8 +615,8 @@ class Campaign(Aggregate):
         last = params.end if params else module.calendar[-1].date
         if self.cg_date == last:
             self._record(self.CGEnded, actor, cg_date=self.cg_date)
-            if self.dice_mode == "server" and not self.seed_revealed:
-                self._record(self.SeedRevealed, actor, seed=cast(str, self.seed))
+            if self.dice_mode == "server":
+                self._reveal(actor, commit_next=False)
             return
         first = module.steps[0].rule if module.steps else None
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)

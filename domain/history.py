@@ -68,9 +68,11 @@ def _link_problem(version: int) -> str:
 
 
 def _seal_holds(record: dict[str, Any]) -> bool:
-    if record.get("sealed") is None or record.get("redacted"):
+    """A sealed record holds either no content at all (redacted) or content matching its seal."""
+    if record.get("sealed") is None:
         return True
+    content = secret_content(record["data"])
     salt = record.get("salt")
-    if salt is None:
-        return False
-    return bool(commitment(secret_content(record["data"]), salt) == record["sealed"])
+    if not content:  # redacted: whatever a `redacted` flag says, only the public part is left
+        return salt is None
+    return salt is not None and commitment(content, salt) == record["sealed"]

@@ -1,4 +1,8 @@
-"""Verify a history: the hash chain, the secrets' commitments, and every server roll."""
+"""Verify a history: the hash chain, the secrets' seals, and every roll.
+
+Every roll's arithmetic and key are checked as the history is walked; a server roll's
+dice are recomputed once the seed it was rolled with has been revealed.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain.dice import dice_from_seed
+from domain.dice import DICE_PER_KIND, dice_from_seed
 from domain.hashing import sha256_hex
 from domain.history import first_bad_version
 
@@ -27,41 +31,100 @@ class VerifyReport:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class _ServerRoll:
+    version: int
+    key: str
+    dice: list[int]
+    seed_index: int
+
+
 class _RollWatch:
-    """Collects what a roll check needs while the chain is walked (keys and dice only)."""
+    """What the roll checks need, gathered while the chain is walked (keys and dice only)."""
 
     def __init__(self) -> None:
-        self.commitment: str | None = None
-        self.seed: str | None = None
-        self.rolls: list[tuple[int, str, list[int]]] = []
+        self.server = True
+        self.commitments: list[str | None] = []
+        self.seeds: dict[int, str] = {}
+        self.keys: set[str] = set()
+        self.rolls: list[_ServerRoll] = []
+        self.bad: tuple[int, str] | None = None
 
     def see(self, record: dict[str, Any]) -> dict[str, Any]:
-        data = record["data"]
-        if record["type"] == "Created":
-            self.commitment = data.get("seed_commitment")
-        elif record["type"] == "SeedRevealed":
-            self.seed = data["seed"]
-        elif record["type"] == "DiceRolled" and "dice" in data and not data["entered_by"]:
-            self.rolls.append((record["version"], data["key"], list(data["dice"])))
+        if self.bad is None:
+            problem = self._check(record)
+            if problem is not None:
+                self.bad = (record["version"], problem)
         return record
 
+    def _check(self, record: dict[str, Any]) -> str | None:
+        data, kind = record["data"], record["type"]
+        if kind == "Created":
+            self.server = data.get("dice") == "server"
+            self.commitments.append(data.get("seed_commitment"))
+        elif kind == "SeedRevealed":
+            return self._revealed(data)
+        elif kind == "DiceRolled" and "dice" in data:
+            return self._rolled(record["version"], data)
+        return None
+
+    def _revealed(self, data: dict[str, Any]) -> str | None:
+        index = len(self.commitments) - 1
+        if sha256_hex(bytes.fromhex(data["seed"])) != self.commitments[index]:
+            return "the revealed seed does not match its commitment"
+        self.seeds[index] = data["seed"]
+        if data.get("next_commitment"):
+            self.commitments.append(data["next_commitment"])
+        return None
+
+    def _rolled(self, version: int, data: dict[str, Any]) -> str | None:
+        dice, key = list(data["dice"]), data["key"]
+        problem = _roll_problem(data, dice, key, self.server) or (
+            f"roll key {key} is used twice" if key in self.keys else None)
+        self.keys.add(key)
+        if problem is None and self.server:
+            self.rolls.append(_ServerRoll(version, key, dice, len(self.commitments) - 1))
+        return problem
+
     def first_bad_roll(self) -> tuple[int | None, int, str | None]:
-        if self.seed is None:
-            return None, 0, None
-        if sha256_hex(bytes.fromhex(self.seed)) != self.commitment:
-            return 1, 0, "the revealed seed does not match the seed commitment"
-        seed = bytes.fromhex(self.seed)
-        for count, (version, key, dice) in enumerate(self.rolls):
-            if dice_from_seed(seed, key, len(dice)) != dice:
-                return version, count, f"roll {key} does not match its seed dice"
-        return None, len(self.rolls), None
+        checked = 0
+        for roll in self.rolls:
+            seed = self.seeds.get(roll.seed_index)
+            if seed is None:
+                continue
+            if dice_from_seed(bytes.fromhex(seed), roll.key, len(roll.dice)) != roll.dice:
+                return roll.version, checked, f"roll {roll.key} does not match its seed's dice"
+            checked += 1
+        return None, checked, None
+
+
+def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool) -> str | None:
+    """What is wrong with a roll's own record, if anything."""
+    if len(dice) != DICE_PER_KIND.get(data["kind"], -1) or not all(1 <= d <= 6 for d in dice):
+        return f"roll {key} has impossible dice {dice} for a {data['kind']}"
+    if data["original"] != sum(dice):
+        return f"roll {key}: Original {data['original']} is not the dice's sum"
+    if data["final"] != data["original"] + sum(item["value"] for item in data["drm"]):
+        return f"roll {key}: Final {data['final']} is not the Original plus its DRM"
+    expected = f"{data['cg_date']}/{data['step']}/{data['table']}/{data['side']}/"
+    if not key.startswith(expected) or not key.endswith("/0"):
+        return f"roll key {key} does not name its CG Date, step, table, side and epoch"
+    if server and data.get("entered_by"):
+        return f"roll {key} claims entered dice in a server-dice campaign"
+    return None
 
 
 def verify_records(records: Iterable[dict[str, Any]]) -> VerifyReport:
     """Walk the records once; name the first bad version, if any."""
     watch = _RollWatch()
     bad, count, head, problem = first_bad_version(watch.see(r) for r in records)
-    if bad is not None:
-        return VerifyReport(False, count, 0, bad, head, problem)
+    found = [(bad, problem)] if bad is not None else []
+    if watch.bad is not None:
+        found.append(watch.bad)
     bad_roll, rolls, roll_problem = watch.first_bad_roll()
-    return VerifyReport(bad_roll is None, count, rolls, bad_roll, head, roll_problem)
+    if bad_roll is not None:
+        found.append((bad_roll, roll_problem or ""))
+    if found:
+        version, why = min(found, key=lambda item: item[0])
+        return VerifyReport(False, count, rolls, version, head, why)
+    return VerifyReport(True, count, rolls, None, head, None)

@@ -135,8 +135,36 @@ class Refit(Application[UUID]):
             raise CampaignNotFound(f"no campaign {campaign_id}")
 
     def verify(self, campaign_id: UUID) -> VerifyReport:
-        """Recompute the hash chain and every server roll whose seed is revealed."""
-        return verify_records(self.records(campaign_id))
+        """Recompute the hash chain and every server roll whose seed is revealed.
+
+        A stored event too damaged to read is reported at its version, not raised.
+        """
+        damaged: list[tuple[int, str]] = []
+        report = verify_records(self._readable(campaign_id, damaged))
+        if report.events == 0 and not damaged:
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+        if damaged:
+            version, why = damaged[0]
+            if report.first_bad_version is None or version <= report.first_bad_version:
+                return VerifyReport(False, report.events, report.rolls_verified, version,
+                                    report.head_hash, f"version {version} cannot be read: {why}")
+        return report
+
+    def _readable(self, campaign_id: UUID,
+                  damaged: list[tuple[int, str]]) -> Iterator[dict[str, Any]]:
+        """History records until one cannot be read; that one is noted in `damaged`."""
+        events, last = iter(self.events.get(campaign_id)), 0
+        while True:
+            try:
+                event = cast(Campaign.Event, next(events))
+                record = event.record()
+            except StopIteration:
+                return
+            except Exception as error:  # any damage at all is the finding, not a crash
+                damaged.append((last + 1, str(error)))
+                return
+            last = event.originator_version
+            yield record
 
     # -- projections (read-your-writes: the view catches up before every read) --
 

@@ -248,6 +248,7 @@ def _cg_ended(rows: Rows, record: Record) -> None:
 def _seed_revealed(rows: Rows, record: Record) -> None:
     meta = _meta(rows)
     meta["seed"] = record["data"]["seed"]
+    meta["seed_commitment"] = record["data"]["next_commitment"] or meta["seed_commitment"]
     _put_meta(rows, meta, record)
 
 

@@ -167,6 +167,7 @@ def test_the_cg_ends_after_the_last_cg_date_and_reveals_the_seed(refit: Refit) -
     assert [e["type"] for e in result.events] == ["ScenarioEnded", "CGEnded", "SeedRevealed"]
     status = refit.status(campaign)
     assert status.phase == "ended" and status.seed is not None
+    assert refit.verify(campaign).ok
     with pytest.raises(RuleViolation):
         advance(refit, campaign)
 

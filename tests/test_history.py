@@ -50,12 +50,27 @@ def test_verify_passes_an_untouched_history(refit: Refit) -> None:
 
 def test_after_the_seed_is_revealed_every_server_roll_is_rechecked(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
+    committed = refit.status(campaign).seed_commitment
     do(refit, campaign, {"type": "reveal_seed"})
     status = refit.status(campaign)
     assert status.seed is not None
-    assert sha256_hex(bytes.fromhex(status.seed)) == status.seed_commitment
+    assert sha256_hex(bytes.fromhex(status.seed)) == committed
     report = refit.verify(campaign)
     assert report.ok and report.rolls_verified == 3
+
+
+def test_an_early_reveal_commits_a_new_seed_so_later_rolls_stay_unpredictable(
+        refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    first = refit.campaign(campaign).seed
+    revealed = do(refit, campaign, {"type": "reveal_seed"}).events[0]["data"]
+    assert revealed["seed"] == first and "next_seed" not in revealed
+    state = refit.campaign(campaign)
+    assert state.seed != first
+    assert state.seed_commitment == revealed["next_commitment"]
+    assert refit.status(campaign).seed_commitment == revealed["next_commitment"]
+    do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German"})
+    assert refit.verify(campaign).rolls_verified == 3  # the new seed is still secret
 
 
 def test_a_roll_whose_dice_differ_from_the_seed_is_named(refit: Refit) -> None:
@@ -154,3 +169,61 @@ def test_redoing_the_same_step_rolls_the_same_key(refit: Refit) -> None:
     advance_to(refit, first.id, "9.618")
     again = do(refit, first.id, {"type": "roll", "table": "9.6101", "side": "German"})
     assert again.events[0]["data"]["key"] == "17N/9.618/9.6101/German/1/0"
+
+
+def test_rolls_of_every_seed_are_checked_after_cg_end(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Seeds", "server", start_date="17PM").id
+    for _ in range(2):
+        do(refit, campaign, {"type": "roll", "table": "3.610", "side": "Axis"})
+        do(refit, campaign, {"type": "reveal_seed"})
+    do(refit, campaign, {"type": "roll", "table": "3.610", "side": "British", "secret": True})
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    report = refit.verify(campaign)
+    assert report.ok and report.rolls_verified == 3
+
+
+def forged(refit: Refit, change: dict) -> dict:
+    """A revealed campaign's history with one roll changed and the chain relinked."""
+    campaign = rolled_campaign(refit)
+    do(refit, campaign, {"type": "reveal_seed"})
+    records = list(refit.records(campaign))
+    data = records[1]["data"]
+    if "dice" in change:  # keep the arithmetic right, so only the claim itself is wrong
+        change |= {"original": sum(change["dice"]),
+                   "final": sum(change["dice"]) + sum(d["value"] for d in data["drm"])}
+    data.update(change)
+    report = verify_records(_relinked(records))
+    assert not report.ok and report.first_bad_version == 2, report
+    return report.as_dict()
+
+
+def test_a_server_roll_passed_off_as_entered_dice_is_found(refit: Refit) -> None:
+    rolled = forged(refit, {"entered_by": "British", "dice": [1]})
+    assert "server-dice" in rolled["problem"]
+
+
+def test_a_roll_whose_key_was_shopped_for_is_found(refit: Refit) -> None:
+    assert "does not name" in forged(refit, {"key": "17N/9.617/9.6101/British/1/5"})["problem"]
+
+
+def test_a_final_roll_that_does_not_add_up_is_found(refit: Refit) -> None:
+    assert "Final 99" in forged(refit, {"final": 99})["problem"]
+
+
+def test_a_redacted_flag_does_not_excuse_altered_secret_content(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    records = list(refit.records(campaign))
+    records[3]["data"]["result"] = "Retained unwounded (forged)"
+    records[3]["redacted"] = True
+    report = verify_records(records)
+    assert not report.ok and report.first_bad_version == 4
+
+
+def test_a_stored_event_too_damaged_to_read_is_reported_at_its_version(
+        refit: Refit, database_url: str) -> None:
+    campaign = rolled_campaign(refit)
+    tamper(database_url, campaign, version=3, old=b'"prev_hash"', new=b'"prev_hash_"')
+    report = refit.verify(campaign)
+    assert not report.ok and report.first_bad_version == 3
+    assert report.problem is not None and report.problem.startswith("version 3 cannot be read")
