@@ -327,7 +327,8 @@ class Campaign(Aggregate):
         self._not_ended()
         side = self._side(command.side)
         group_type = command.group_type or module.rg_chart(side).row(command.rg).group_type
-        self._record(self.RGReceived, actor, side=side, purchase=len(self.purchases) + 1,
+        self._record(self.RGReceived, actor, secret_for=side,
+                     purchase=len(self.purchases) + 1, side=side,
                      rg=command.rg, kg=command.kg, group_type=group_type,
                      reason=command.reason, rule=command.rule, cg_date=self.cg_date)
 
@@ -357,10 +358,10 @@ class Campaign(Aggregate):
                                  field="purchase")
         fields = command.model_dump(exclude={"type"})
         if command.strength is not None and command.units is None:
-            row = module.rg_charts[side].row(rg) if side in module.rg_charts else None
-            units = (row.units_full if command.strength == "F" else row.units_depleted) \
-                if row is not None else ""
-            fields["units"] = units or None
+            row = module.chart_row(side, rg)
+            if row is not None:
+                full = command.strength == "F"
+                fields["units"] = (row.units_full if full else row.units_depleted) or None
         self._record(self.RGDetermined, actor, secret_for=side, **fields)
 
     class PointsEvent(Event):
@@ -571,8 +572,11 @@ class Campaign(Aggregate):
         sequence = [s for s in module.steps if s.initial or self.phase != "setup"]
         if not sequence or self.step is None:
             raise MissingTable(f"the {module.id} RePh steps are not supplied; an owner loads "
-                               "them with `refit module load FILE`")
+                               "them with `refit module load FILE`", rule=module.reph_rule)
         rules = [s.rule for s in sequence]
+        if self.step not in rules:
+            raise MissingTable(f"step {self.step} is no longer among the {module.id} RePh "
+                               "steps (an owner's file replaced them)", rule=self.step)
         position = rules.index(self.step) + 1
         if position == len(sequence):
             self._record(self.StepAdvanced, actor, phase="scenario", step=None,

@@ -83,6 +83,9 @@ class Table(Strict):
             return self
         if bands[0].min is not None or bands[-1].max is not None:
             raise ValueError(f"table {self.id}: first band needs no min and last no max")
+        for band in bands:
+            if band.min is not None and band.max is not None and band.min > band.max:
+                raise ValueError(f"table {self.id}: a band's min is above its max")
         for low, high in itertools.pairwise(bands):
             if low.max is None or high.min != low.max + 1:
                 raise ValueError(f"table {self.id}: bands must be ascending and contiguous")
@@ -172,6 +175,7 @@ class Module(Strict):
     tables: list[Table] = []
     rg_charts: dict[str, RGChart] = {}
     rg_chart_rule: str = ""
+    reph_rule: str = ""
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -179,9 +183,20 @@ class Module(Strict):
         dates = [entry.date for entry in self.calendar]
         if len(set(dates)) != len(dates):
             raise ValueError(f"module {self.id}: a CG Date appears twice in the calendar")
-        for side in self.rg_charts:
+        for side, chart in self.rg_charts.items():
             if side not in self.sides:
                 raise ValueError(f"module {self.id}: RG chart for unknown side {side!r}")
+            ids = [row.id for row in chart.rows]
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"module {self.id}: an RG id appears twice on the {side} chart")
+        for cg, params in self.cgs.items():
+            for date in (params.start, params.end) if params else ():
+                if date not in dates:
+                    raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
+        for table in self.tables:
+            for drm in table.drm:
+                if drm.side is not None and drm.side not in self.sides:
+                    raise ValueError(f"table {table.id}: DRM side {drm.side!r} is not a side")
         return self
 
     def table(self, table_id: str) -> Table:
@@ -219,6 +234,11 @@ class Module(Strict):
     def date_index(self, date: str) -> int:
         """Position of a CG Date in the calendar."""
         return [entry.date for entry in self.calendar].index(self.date(date).date)
+
+    def chart_row(self, side: str, rg: str) -> RGRow | None:
+        """The side's chart line for an RG, if the chart and the line exist."""
+        chart = self.rg_charts.get(side)
+        return next((row for row in chart.rows if row.id == rg), None) if chart else None
 
     def missing_tables(self) -> list[str]:
         """Tables the steps name that nobody has supplied."""

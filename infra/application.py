@@ -187,8 +187,10 @@ class Refit(Application[UUID]):
     def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""
         if as_of is not None:
-            if as_of < 1:
-                raise InvalidCommand("as_of is a version, 1 or more", field="as_of")
+            head = self.campaign(campaign_id).version
+            if not 1 <= as_of <= head:
+                raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)",
+                                     field="as_of")
             return fold_records(self.records(campaign_id, lte=as_of))
         self.catch_up()
         source = _ViewRows(self.view, str(campaign_id))

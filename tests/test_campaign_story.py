@@ -6,7 +6,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.errors import RuleViolation
+from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from infra.settings import Settings
 from tests.story import advance, advance_to, do, load_fixture_chart
@@ -202,3 +202,11 @@ def test_a_strength_fills_in_the_charts_units(refit: Refit) -> None:
     do(refit, campaign, {"type": "determine_rg", "side": "Axis", "purchase": 1,
                          "strength": "D"})
     assert refit.purchase_record(campaign)[0].units == "2x 4-6-8"
+
+
+def test_as_of_beyond_the_head_is_refused_by_field(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Head", "server").id
+    for as_of in (0, 2, 10**20):
+        with pytest.raises(InvalidCommand) as refused:
+            refit.roster(campaign, as_of=as_of)
+        assert refused.value.field == "as_of"

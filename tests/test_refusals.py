@@ -111,6 +111,7 @@ def test_a_module_without_reph_steps_refuses_to_advance_naming_them(refit: Refit
     do(refit, campaign, {"type": "end_scenario"})
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, MissingTable) and "kgp RePh steps" in error.message
+    assert error.rule == "8.6"
 
 
 def test_a_spend_beyond_the_fpp_held_is_refused(refit: Refit, server_campaign: UUID) -> None:

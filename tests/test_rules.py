@@ -121,3 +121,30 @@ def test_a_patch_for_an_unknown_module_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModuleFileError) as refused:
         install_file(source, tmp_path / "modules", MODULES)
     assert "no module 'asl'" in str(refused.value)
+
+
+def test_a_band_whose_min_is_above_its_max_is_refused() -> None:
+    with pytest.raises(ValidationError) as refused:
+        Table(id="T", title="t", rule="T", roll="dr", bands=[
+            {"max": 1, "result": "a"}, {"min": 2, "max": 1, "result": "b"},
+            {"min": 2, "result": "c"}])
+    assert "min is above its max" in str(refused.value)
+
+
+@pytest.mark.parametrize("patch,complaint", [
+    ({"cgs": {"I": {"start": "16AM", "end": "21EVE"}}}, "is not a CG Date"),
+    ({"rg_charts": {"German": {"rule": "9.617", "rows": [
+        {"id": "I1", "group_type": "a", "cost": 5}, {"id": "I1", "group_type": "b", "cost": 6}]}}},
+     "appears twice"),
+    ({"tables": [{"id": "9.6101", "title": "t", "rule": "9.6101", "roll": "dr",
+                  "bands": [{"result": "x"}],
+                  "drm": [{"value": -1, "reason": "Martian", "auto": "side",
+                           "side": "Martian"}]}]}, "is not a side"),
+])
+def test_an_owner_file_that_contradicts_the_module_is_refused(
+        tmp_path: Path, patch: dict, complaint: str) -> None:
+    source = tmp_path / "patch.json"
+    source.write_text(json.dumps({"format": "refit-module-patch/1", "module": "abtf"} | patch))
+    with pytest.raises(ModuleFileError) as refused:
+        install_file(source, tmp_path / "modules", MODULES)
+    assert complaint in str(refused.value)
