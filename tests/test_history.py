@@ -161,7 +161,7 @@ def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
     assert data["entered_by"] == "British player"
 
 
-def test_redoing_the_same_step_rolls_the_same_key(refit: Refit) -> None:
+def test_roll_keys_count_within_a_step_and_start_again_in_the_next(refit: Refit) -> None:
     first = refit.create_campaign("abtf", "I", "One", "server")
     keys = [do(refit, first.id, {"type": "roll", "table": "9.6101", "side": "German"}
                ).events[0]["data"]["key"] for _ in range(2)]

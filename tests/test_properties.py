@@ -87,6 +87,12 @@ def test_replay_rebuilds_the_live_state_and_projections(small_snapshots: Refit,
             assert len(list(refit.records(campaign))) == before
     live = refit.campaign(campaign)
     assert comparable(live) == comparable(replayed(refit, campaign))
+    status = refit.status(campaign)  # the projection agrees with the aggregate
+    assert (status.cg_date, status.phase, status.step, status.version) == (
+        live.cg_date, live.phase, live.step, live.version)
+    assert {side: (v["cpp"], v["fpp"], v["elr"], v["san"]) for side, v in status.sides.items()} \
+        == {side: (live.cpp[side], live.fpp[side], live.elr[side], live.san[side])
+            for side in live.sides}
     head = live.version
     assert refit.roster(campaign) == refit.roster(campaign, as_of=head)
     assert refit.purchase_record(campaign) == refit.purchase_record(campaign, as_of=head)
