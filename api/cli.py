@@ -352,8 +352,7 @@ def module_load(
 ) -> None:
     """Validate an owner's table file and install it in REFIT_MODULE_DIR."""
     conf = settings(db)
-    target = guarded(as_json, lambda: install_file(file, conf.module_dir,
-                                                   load_modules(conf.module_dir)))
+    target = guarded(as_json, lambda: install_file(file, conf.module_dir))
     emit(as_json, {"installed": str(target)}, lambda: typer.echo(f"installed {target}"))
 
 

@@ -29,7 +29,7 @@ from domain import commands as cmd
 from domain.campaign import Campaign
 from domain.rules import Module
 from infra.application import Refit
-from infra.modules import install_file, load_modules
+from infra.modules import install_file
 from infra.settings import Settings
 from projections.view import TABLE as VIEW_TABLE
 
@@ -441,7 +441,7 @@ def main() -> None:
     output: dict[str, Any] = {"machine": machine()}
     with tempfile.TemporaryDirectory(prefix="refit-bench-") as tmp:
         module_dir = Path(tmp) / "modules"
-        install_file(FIXTURE_CHART, module_dir, load_modules(None))
+        install_file(FIXTURE_CHART, module_dir)
         if args.only in (None, "sqlite"):
             output["sqlite"] = bench_backend(
                 "sqlite", f"sqlite:///{tmp}/refit.db", f"sqlite:///{tmp}/bare.db",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 from importlib import resources
 from pathlib import Path
 
@@ -70,11 +72,16 @@ def apply_file(modules: dict[str, Module], item: Module | ModulePatch, path: Pat
         raise ModuleFileError(f"{path}: {_first_error(error)}") from None
 
 
-def install_file(source: Path, module_dir: Path, modules: dict[str, Module]) -> Path:
-    """Validate an owner's file against the current modules, then copy it into the dir."""
-    item = read_file(source)
-    apply_file(dict(modules), item, source)
-    module_dir.mkdir(parents=True, exist_ok=True)
+def install_file(source: Path, module_dir: Path) -> Path:
+    """Validate an owner's file together with the dir's others, in load order, then copy it."""
+    read_file(source)
     target = module_dir / source.name
-    target.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    with tempfile.TemporaryDirectory() as trial:
+        for path in sorted(module_dir.glob("*.json")) if module_dir.is_dir() else []:
+            if path.name != source.name:
+                shutil.copyfile(path, Path(trial) / path.name)
+        shutil.copyfile(source, Path(trial) / source.name)
+        load_modules(Path(trial))
+    module_dir.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
     return target

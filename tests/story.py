@@ -15,7 +15,7 @@ FIXTURE_CHART = Path(__file__).with_name("fixture_chart.json")
 
 def load_fixture_chart(refit: Refit) -> None:
     """Install the fictitious PBr RG chart the tests buy from, as an owner would."""
-    install_file(FIXTURE_CHART, refit.settings.module_dir, refit.modules)
+    install_file(FIXTURE_CHART, refit.settings.module_dir)
     from infra.modules import load_modules
 
     refit.modules = load_modules(refit.settings.module_dir)

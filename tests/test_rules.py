@@ -97,7 +97,7 @@ def test_an_owner_file_overrides_a_table(tmp_path: Path) -> None:
                                  {"min": 3, "result": "Eliminated"}]}]}
     source = tmp_path / "house.json"
     source.write_text(json.dumps(patch))
-    install_file(source, tmp_path / "modules", MODULES)
+    install_file(source, tmp_path / "modules")
     patched = load_modules(tmp_path / "modules")["abtf"].table("9.6101")
     assert patched.title.endswith("(house rule)") and patched.result(2) == "Retained unwounded"
     assert MODULES["abtf"].table("9.6101").result(2) == "Retained wounded"
@@ -110,7 +110,7 @@ def test_a_bad_owner_file_is_refused_naming_the_field_and_installs_nothing(
                                   "tables": [{"id": "9.6101", "title": "x", "rule": "9.6101",
                                               "roll": "2d6", "bands": []}]}))
     with pytest.raises(ModuleFileError) as refused:
-        install_file(source, tmp_path / "modules", MODULES)
+        install_file(source, tmp_path / "modules")
     assert "tables.0.roll" in str(refused.value)
     assert not (tmp_path / "modules").exists()
 
@@ -119,7 +119,7 @@ def test_a_patch_for_an_unknown_module_is_refused(tmp_path: Path) -> None:
     source = tmp_path / "x.json"
     source.write_text(json.dumps({"format": "refit-module-patch/1", "module": "asl"}))
     with pytest.raises(ModuleFileError) as refused:
-        install_file(source, tmp_path / "modules", MODULES)
+        install_file(source, tmp_path / "modules")
     assert "no module 'asl'" in str(refused.value)
 
 
@@ -146,5 +146,18 @@ def test_an_owner_file_that_contradicts_the_module_is_refused(
     source = tmp_path / "patch.json"
     source.write_text(json.dumps({"format": "refit-module-patch/1", "module": "abtf"} | patch))
     with pytest.raises(ModuleFileError) as refused:
-        install_file(source, tmp_path / "modules", MODULES)
+        install_file(source, tmp_path / "modules")
     assert complaint in str(refused.value)
+
+
+def test_a_new_file_is_validated_in_the_order_files_load(tmp_path: Path) -> None:
+    modules_dir = tmp_path / "modules"
+    later = tmp_path / "z-new-module.json"
+    later.write_text(json.dumps(MODULES["pbr"].model_dump() | {"id": "pbr2"}))
+    install_file(later, modules_dir)
+    patch = tmp_path / "a-patch.json"  # loads before the module it patches exists
+    patch.write_text(json.dumps({"format": "refit-module-patch/1", "module": "pbr2"}))
+    with pytest.raises(ModuleFileError) as refused:
+        install_file(patch, modules_dir)
+    assert "no module 'pbr2'" in str(refused.value)
+    assert sorted(p.name for p in modules_dir.iterdir()) == ["z-new-module.json"]
