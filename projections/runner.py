@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
@@ -130,9 +132,24 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
         notifications = app.recorder.select_notifications(start=last + 1, limit=batch)
         if not notifications:
             return done
-        events = [app.mapper.to_domain_event(n) for n in notifications]
         try:
-            projection.process_batch(events, Tracking(app.name, notifications[-1].id), last)
+            with _collector_paused():
+                events = [app.mapper.to_domain_event(n) for n in notifications]
+                projection.process_batch(events, Tracking(app.name, notifications[-1].id),
+                                         last)
         except IntegrityError:
             continue  # another process folded these first: start again from its tracking
         done += len(notifications)
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic GC passes while a batch is folded: the fold makes no cycles, and the
+    passes over thousands of fresh dicts cost a fifth of a rebuild (see bench/)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
