@@ -8,6 +8,7 @@ the "as of version N" reads (rows in memory, over a prefix of the history).
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, Protocol
 
 META = "meta"
@@ -42,6 +43,11 @@ def fold(rows: Rows, record: Record) -> None:
     meta = _meta(rows)
     if meta["version"] != record["version"]:
         _put_meta(rows, meta, record)
+
+
+def _iso(timestamp: str | datetime) -> str:
+    """A record's timestamp as ISO text (the views fold datetimes, histories carry text)."""
+    return timestamp if isinstance(timestamp, str) else timestamp.isoformat()
 
 
 def _meta(rows: Rows) -> dict[str, Any]:
@@ -90,7 +96,7 @@ def _created(rows: Rows, record: Record) -> None:
         "cg_date": data["cg_date"], "phase": data["phase"], "step": data["step"],
         "cpp": dict.fromkeys(sides, 0), "fpp": dict.fromkeys(sides, 0),
         "elr": dict.fromkeys(sides), "san": dict.fromkeys(sides), "all_revealed": False,
-        "created": record["timestamp"], "version": record["version"],
+        "created": _iso(record["timestamp"]), "version": record["version"],
     }
     _put_meta(rows, meta, record)
     _put_roster(rows, _new_roster_row(meta, record["version"], meta["cpp"]))
@@ -101,7 +107,7 @@ def _dice_rolled(rows: Rows, record: Record) -> None:
     row = {k: data[k] for k in (
         "side", "key", "table", "rule", "title", "kind", "subject", "dice", "original",
         "drm", "final", "target", "result", "cg_date", "step", "entered_by", "actor")}
-    row |= {"version": record["version"], "timestamp": record["timestamp"],
+    row |= {"version": record["version"], "timestamp": _iso(record["timestamp"]),
             "secret": record.get("sealed") is not None, "secret_for": data["secret_for"]}
     rows.put(ROLL, f"{record['version']:09d}", record["version"], row)
 

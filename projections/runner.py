@@ -114,13 +114,14 @@ class CampaignProjection(Projection[Any]):
 
 
 def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:
-    """The record the fold needs, cheaply: the event's own dict stands in for `data`.
+    """The record the fold needs, cheaply: the event's own dict stands in for `data`, and
+    the timestamp stays a datetime until a row needs its text.
 
     The fold reads content fields by name only, so the envelope fields beside them in the
     event's dict are never copied into a row (the private seed included).
     """
     return {"campaign": campaign, "version": event.originator_version,
-            "type": type(event).__name__, "timestamp": event.timestamp.isoformat(),
+            "type": type(event).__name__, "timestamp": event.timestamp,
             "data": event.__dict__, "sealed": event.sealed}
 
 
