@@ -45,15 +45,15 @@ BUILD_BATCH = 500  # events per save while building the big campaign
 HEROIC = cmd.SituationalDRM(value=-1, reason="Heroic")
 ISOLATED = cmd.SituationalDRM(value=1, reason="Isolated")
 MIX: list[cmd.Command] = [  # the bulk of the timed mix: 5 rolls, 3 credits, 2 casualties
-    cmd.Roll(table="3.610", side="British", drm=[HEROIC], subject="Lt Smith"),
+    cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="Lt Smith"),
     cmd.CreditCPP(side="Axis", amount=3, reason="loss points", rule="3.616"),
-    cmd.Roll(table="3.610", side="Axis", drm=[ISOLATED], subject="Lt Braun"),
+    cmd.Roll(table="T1", side="Axis", drm=[ISOLATED], subject="Lt Braun"),
     cmd.RecordCasualty(side="Axis", unit="4-6-8", cvp=2),
-    cmd.Roll(table="3.610", side="British", subject="Sgt Jones"),
+    cmd.Roll(table="T1", side="British", subject="Sgt Jones"),
     cmd.CreditCPP(side="British", amount=2, reason="loss points", rule="3.616"),
-    cmd.Roll(table="3.610", side="Axis", drm=[ISOLATED, HEROIC], subject="Sgt Vogel"),
+    cmd.Roll(table="T1", side="Axis", drm=[ISOLATED, HEROIC], subject="Sgt Vogel"),
     cmd.RecordCasualty(side="British", unit="4-5-7", cvp=1),
-    cmd.Roll(table="3.610", side="British", drm=[HEROIC], subject="Capt Frost"),
+    cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="Capt Frost"),
     cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616", secret=True),
 ]
 

@@ -14,7 +14,7 @@ from domain.drm import derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, secret_content
-from domain.rules import Module
+from domain.rules import Module, Step
 
 _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
@@ -170,6 +170,19 @@ class Campaign(Aggregate):
                                  field="side")
         return side
 
+    def check_step(self, module: Module, action: str) -> None:
+        """Refuse an action that the module's RePh sequence puts in another step."""
+        rules = module.command_steps.get(action, [])
+        self._in_step(module, [s for s in module.steps if s.rule in rules], action)
+
+    def _in_step(self, module: Module, steps: list[Step], what: str) -> None:
+        if not steps or self.step in {s.rule for s in steps}:
+            return
+        where = f"step {self.step}" if self.step else f"the {self.phase}"
+        names = " or ".join(f"{s.rule} {s.title}" for s in steps)
+        raise RuleViolation(f"{what} belongs to step {names}; the RePh is at {where}",
+                            rule=steps[0].rule)
+
     def _not_ended(self) -> None:
         if self.phase == "ended":
             raise RuleViolation("the CG has ended (CG End): the ledger takes no more commands")
@@ -212,12 +225,15 @@ class Campaign(Aggregate):
         drm = derived_drm(table, side, module.date(self.cg_date)) + situational_drm(
             table, command.drm)
         final = sum(dice) + sum(item["value"] for item in drm)
+        result = table.result(final, command.target)
+        self._in_step(module, [s for s in module.steps if table.id in s.tables],
+                      f"table {table.id} ({table.title})")
         self._record(
             self.DiceRolled, actor,
             secret_for=side if (table.secret or command.secret) else None,
             side=side, key=key, table=table.id, rule=table.rule, title=table.title,
             kind=table.roll, subject=command.subject, dice=dice, original=sum(dice), drm=drm,
-            final=final, target=command.target, result=table.result(final, command.target),
+            final=final, target=command.target, result=result,
             cg_date=self.cg_date, step=step,
             entered_by=actor if self.dice_mode == "entered" else None,
         )

@@ -176,6 +176,7 @@ class Module(Strict):
     rg_charts: dict[str, RGChart] = {}
     rg_chart_rule: str = ""
     reph_rule: str = ""
+    command_steps: dict[str, list[str]] = {}
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -193,6 +194,10 @@ class Module(Strict):
             for date in (params.start, params.end) if params else ():
                 if date not in dates:
                     raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
+        rules = {step.rule for step in self.steps}
+        for action, steps in self.command_steps.items():
+            if not set(steps) <= rules:
+                raise ValueError(f"module {self.id}: {action} names a step it does not have")
         for table in self.tables:
             for drm in table.drm:
                 if drm.side is not None and drm.side not in self.sides:

@@ -113,7 +113,9 @@ class Refit(Application[UUID]):
             if expected_version is not None and campaign.version != expected_version:
                 raise VersionConflict(
                     f"campaign is at version {campaign.version}, not {expected_version}")
-            handler(campaign, self.module(campaign.module_id), command, actor)
+            module = self.module(campaign.module_id)
+            handler(campaign, module, command, actor)
+            campaign.check_step(module, command.type)
             try:
                 recordings = self.save(campaign)
             except IntegrityError:

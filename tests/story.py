@@ -40,3 +40,12 @@ def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
             return
         advance(refit, campaign)
     raise AssertionError(f"never reached step {step}")
+
+
+def to_reph_step(refit: Refit, campaign: UUID, step: str) -> None:
+    """Play through to a step of the RePh after the current (or Initial) scenario."""
+    if refit.campaign(campaign).phase == "setup":
+        advance_to(refit, campaign, None)
+    if refit.campaign(campaign).phase == "scenario":
+        do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, step)

@@ -13,18 +13,24 @@ from domain.history import record_hash, redact, secret_content
 from domain.verify import verify_records
 from infra.application import Refit
 from infra.settings import persistence_env
-from tests.story import advance_to, do
+from tests.story import advance_to, do, load_fixture_chart, to_reph_step
 
 
 def rolled_campaign(refit: Refit) -> UUID:
     """An ABtF campaign with a few public and secret rolls."""
     campaign = refit.create_campaign("abtf", "I", "Arnhem", "server").id
+    to_reph_step(refit, campaign, "9.610")
     for subject in ("Lt. Grayburn", "Maj. Crawley"):
         do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "British",
                              "drm": [{"value": -1, "reason": "Heroic"}], "subject": subject})
     do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German", "secret": True,
                          "subject": "Hptstf. Brinkmann"})
     return campaign
+
+
+def rolls_at(refit: Refit, campaign: UUID) -> list[int]:
+    """The versions of the campaign's rolls (a record's index is its version - 1)."""
+    return [r["version"] for r in refit.records(campaign) if r["type"] == "DiceRolled"]
 
 
 def test_each_event_names_the_hash_of_its_predecessor(refit: Refit) -> None:
@@ -43,8 +49,10 @@ def test_the_head_hash_is_returned_with_every_command(refit: Refit) -> None:
 
 
 def test_verify_passes_an_untouched_history(refit: Refit) -> None:
-    report = refit.verify(rolled_campaign(refit))
-    assert report.ok and report.events == 4 and report.first_bad_version is None
+    campaign = rolled_campaign(refit)
+    report = refit.verify(campaign)
+    assert report.ok and report.first_bad_version is None
+    assert report.events == refit.campaign(campaign).version
     assert report.rolls_verified == 0  # the seed is not revealed yet
 
 
@@ -77,10 +85,14 @@ def test_a_roll_whose_dice_differ_from_the_seed_is_named(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
     do(refit, campaign, {"type": "reveal_seed"})
     records = list(refit.records(campaign))
-    forged = records[2]
-    forged["data"]["dice"] = [7 - forged["data"]["dice"][0]]
+    first = rolls_at(refit, campaign)[0]
+    forged = records[first - 1]["data"]
+    forged["dice"] = [7 - forged["dice"][0]]  # the other face, with sums that add up
+    forged["original"] = forged["dice"][0]
+    forged["final"] = forged["original"] + sum(d["value"] for d in forged["drm"])
     report = verify_records(_relinked(records))
-    assert not report.ok and report.first_bad_version == 3
+    assert not report.ok and report.first_bad_version == first
+    assert report.problem is not None and "does not match its seed" in report.problem
 
 
 def _relinked(records: list[dict]) -> list[dict]:
@@ -95,10 +107,12 @@ def _relinked(records: list[dict]) -> list[dict]:
 def test_a_tampered_stored_event_is_found_at_its_version(refit: Refit,
                                                          database_url: str) -> None:
     campaign = rolled_campaign(refit)
-    tamper(database_url, campaign, version=3, old=b"Maj. Crawley", new=b"Maj. Crowley")
+    second = rolls_at(refit, campaign)[1]
+    tamper(database_url, campaign, version=second, old=b"Maj. Crawley", new=b"Maj. Crowley")
     report = refit.verify(campaign)
-    assert not report.ok and report.first_bad_version == 4
-    assert report.problem == "version 4 does not link to version 3: one of them was altered"
+    assert not report.ok and report.first_bad_version == second + 1
+    assert report.problem == (f"version {second + 1} does not link to version {second}: "
+                              "one of them was altered")
 
 
 def tamper(url: str, campaign: UUID, version: int, old: bytes, new: bytes) -> None:
@@ -124,7 +138,7 @@ def tamper(url: str, campaign: UUID, version: int, old: bytes, new: bytes) -> No
 
 def test_a_secret_roll_is_sealed_by_a_salted_commitment(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    secret = list(refit.records(campaign))[3]
+    secret = list(refit.records(campaign))[rolls_at(refit, campaign)[2] - 1]
     assert secret["sealed"] == commitment(secret_content(secret["data"]), secret["salt"])
     assert secret["data"]["secret_for"] == "German"
 
@@ -132,16 +146,18 @@ def test_a_secret_roll_is_sealed_by_a_salted_commitment(refit: Refit) -> None:
 def test_a_redacted_history_still_verifies(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
     redacted = [redact(record) for record in refit.records(campaign)]
-    assert "subject" not in redacted[3]["data"] and redacted[3]["salt"] is None
+    secret = redacted[rolls_at(refit, campaign)[2] - 1]
+    assert "subject" not in secret["data"] and secret["salt"] is None
     assert verify_records(redacted).ok
 
 
 def test_a_forged_secret_fails_its_commitment(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
     records = list(refit.records(campaign))
-    records[3]["data"]["result"] = "Retained unwounded (forged)"
+    secret = rolls_at(refit, campaign)[2]
+    records[secret - 1]["data"]["result"] = "Retained unwounded (forged)"
     report = verify_records(records)
-    assert not report.ok and report.first_bad_version == 4
+    assert not report.ok and report.first_bad_version == secret
 
 
 def test_the_seed_is_not_in_the_history_until_revealed(refit: Refit) -> None:
@@ -153,6 +169,7 @@ def test_the_seed_is_not_in_the_history_until_revealed(refit: Refit) -> None:
 
 def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
     campaign = refit.create_campaign("pbr", "I", "Table", "entered").id
+    to_reph_step(refit, campaign, "3.610")
     result = do(refit, campaign, {"type": "roll", "table": "3.610", "side": "British",
                                   "dice": [4], "drm": [{"value": 1, "reason": "Isolated"}]},
                 actor="British player")
@@ -162,21 +179,23 @@ def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
 
 
 def test_roll_keys_count_within_a_step_and_start_again_in_the_next(refit: Refit) -> None:
-    first = refit.create_campaign("abtf", "I", "One", "server")
-    keys = [do(refit, first.id, {"type": "roll", "table": "9.6101", "side": "German"}
+    load_fixture_chart(refit)
+    first = refit.create_campaign("pbr", "I", "One", "server")
+    keys = [do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis"}
                ).events[0]["data"]["key"] for _ in range(2)]
-    assert keys == ["17N/9.617/9.6101/German/1/0", "17N/9.617/9.6101/German/2/0"]
-    advance_to(refit, first.id, "9.618")
-    again = do(refit, first.id, {"type": "roll", "table": "9.6101", "side": "German"})
-    assert again.events[0]["data"]["key"] == "17N/9.618/9.6101/German/1/0"
+    assert keys == ["14AM/3.617/T1/Axis/1/0", "14AM/3.617/T1/Axis/2/0"]
+    advance_to(refit, first.id, "3.618")
+    again = do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis"})
+    assert again.events[0]["data"]["key"] == "14AM/3.618/T1/Axis/1/0"
 
 
 def test_rolls_of_every_seed_are_checked_after_cg_end(refit: Refit) -> None:
+    load_fixture_chart(refit)
     campaign = refit.create_campaign("pbr", "I", "Seeds", "server", start_date="17PM").id
     for _ in range(2):
-        do(refit, campaign, {"type": "roll", "table": "3.610", "side": "Axis"})
+        do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis"})
         do(refit, campaign, {"type": "reveal_seed"})
-    do(refit, campaign, {"type": "roll", "table": "3.610", "side": "British", "secret": True})
+    do(refit, campaign, {"type": "roll", "table": "T2", "side": "British"})
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     report = refit.verify(campaign)
@@ -188,13 +207,14 @@ def forged(refit: Refit, change: dict) -> dict:
     campaign = rolled_campaign(refit)
     do(refit, campaign, {"type": "reveal_seed"})
     records = list(refit.records(campaign))
-    data = records[1]["data"]
+    first = rolls_at(refit, campaign)[0]
+    data = records[first - 1]["data"]
     if "dice" in change:  # keep the arithmetic right, so only the claim itself is wrong
         change |= {"original": sum(change["dice"]),
                    "final": sum(change["dice"]) + sum(d["value"] for d in data["drm"])}
     data.update(change)
     report = verify_records(_relinked(records))
-    assert not report.ok and report.first_bad_version == 2, report
+    assert not report.ok and report.first_bad_version == first, report
     return report.as_dict()
 
 
@@ -204,7 +224,7 @@ def test_a_server_roll_passed_off_as_entered_dice_is_found(refit: Refit) -> None
 
 
 def test_a_roll_whose_key_was_shopped_for_is_found(refit: Refit) -> None:
-    assert "does not name" in forged(refit, {"key": "17N/9.617/9.6101/British/1/5"})["problem"]
+    assert "does not name" in forged(refit, {"key": "17N/9.610/9.6101/British/1/5"})["problem"]
 
 
 def test_a_final_roll_that_does_not_add_up_is_found(refit: Refit) -> None:
@@ -214,16 +234,19 @@ def test_a_final_roll_that_does_not_add_up_is_found(refit: Refit) -> None:
 def test_a_redacted_flag_does_not_excuse_altered_secret_content(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
     records = list(refit.records(campaign))
-    records[3]["data"]["result"] = "Retained unwounded (forged)"
-    records[3]["redacted"] = True
+    secret = rolls_at(refit, campaign)[2]
+    records[secret - 1]["data"]["result"] = "Retained unwounded (forged)"
+    records[secret - 1]["redacted"] = True
     report = verify_records(records)
-    assert not report.ok and report.first_bad_version == 4
+    assert not report.ok and report.first_bad_version == secret
 
 
 def test_a_stored_event_too_damaged_to_read_is_reported_at_its_version(
         refit: Refit, database_url: str) -> None:
     campaign = rolled_campaign(refit)
-    tamper(database_url, campaign, version=3, old=b'"prev_hash"', new=b'"prev_hash_"')
+    second = rolls_at(refit, campaign)[1]
+    tamper(database_url, campaign, version=second, old=b'"prev_hash"', new=b'"prev_hash_"')
     report = refit.verify(campaign)
-    assert not report.ok and report.first_bad_version == 3
-    assert report.problem is not None and report.problem.startswith("version 3 cannot be read")
+    assert not report.ok and report.first_bad_version == second
+    assert report.problem is not None
+    assert report.problem.startswith(f"version {second} cannot be read")

@@ -23,7 +23,7 @@ def test_reads_catch_up_so_a_read_after_a_command_reflects_it(refit: Refit) -> N
 
 def test_tracking_records_the_last_notification_folded(refit: Refit) -> None:
     campaign = refit.create_campaign("abtf", "I", "Tracked", "server").id
-    do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German"})
+    do(refit, campaign, {"type": "change_san", "side": "German", "value": 3, "cause": "OB"})
     refit.catch_up()
     assert refit.view.max_tracking_id("refit") == refit.recorder.max_notification_id()
 

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from domain import commands as cmd
 from domain.errors import InvalidCommand, MissingTable, RefitError
 from infra.application import Refit
-from tests.story import do
+from tests.story import advance_to, do
 
 
 def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
@@ -127,6 +127,7 @@ def test_casualties_before_any_scenario_are_refused(refit: Refit, server_campaig
 
 
 def test_a_second_chit_for_one_cg_date_is_refused(refit: Refit, server_campaign: UUID) -> None:
+    advance_to(refit, server_campaign, "9.621")
     do(refit, server_campaign, {"type": "select_initiative", "side": "German", "chit": "attack"})
     refused(refit, server_campaign,
             {"type": "select_initiative", "side": "German", "chit": "idle"})
@@ -172,3 +173,21 @@ def test_a_campaign_name_must_be_1_to_200_printable_characters(refit: Refit, nam
     with pytest.raises(InvalidCommand) as error:
         refit.create_campaign("abtf", "I", name)
     assert error.value.field == "name"
+
+
+def test_a_table_is_rolled_only_in_its_own_step(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "roll", "table": "9.6101", "side": "German"})
+    assert isinstance(error, RefitError) and error.rule == "9.610"
+    assert error.message == ("table 9.6101 (Wounded Leader Table) belongs to step 9.610 Wounded "
+                             "Leaders and Walking Wounded MMC; the RePh is at step 9.617")
+
+
+def test_fortifications_are_bought_only_in_their_step(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Forts", "server").id
+    do(refit, campaign, {"type": "credit_fpp", "side": "Axis", "amount": 3, "reason": "RG"})
+    error = refused(refit, campaign, {"type": "purchase_fortification", "side": "Axis",
+                                      "amount": 1, "reason": "Foxhole"})
+    assert isinstance(error, RefitError) and error.rule == "3.619"
+    advance_to(refit, campaign, "3.619")
+    do(refit, campaign, {"type": "purchase_fortification", "side": "Axis", "amount": 1,
+                         "reason": "Foxhole", "rule": "3.619"})

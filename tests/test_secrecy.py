@@ -16,10 +16,12 @@ def secret_acts(refit: Refit) -> UUID:
                          "reason": "CPP Base # 14AM", "rule": "3.6161"})
     do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
     do(refit, campaign, {"type": "credit_fpp", "side": "Axis", "amount": 3, "reason": "FPP"})
+    advance_to(refit, campaign, "3.619")
     do(refit, campaign, {"type": "purchase_fortification", "side": "Axis", "amount": 2,
                          "reason": "Foxhole", "rule": "3.619"})
-    do(refit, campaign, {"type": "roll", "table": "3.610", "side": "Axis", "secret": True,
+    do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": True,
                          "subject": "Oblt. Secret"})
+    advance_to(refit, campaign, "3.621")
     do(refit, campaign, {"type": "select_initiative", "side": "Axis", "chit": "attack"})
     return campaign
 
