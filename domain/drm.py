@@ -9,20 +9,25 @@ from domain.errors import InvalidCommand
 from domain.rules import CalendarDate, DRMSpec, Table
 
 
-def derived_drm(table: Table, side: str, date: CalendarDate | None) -> list[dict[str, Any]]:
-    """The DRM the ledger derives from what it knows: the side, Night, Campaign Exhaustion."""
+def derived_drm(table: Table, side: str, date: CalendarDate | None,
+                san: int | None = None) -> list[dict[str, Any]]:
+    """The DRM the ledger derives from what it knows: side, Night, Exhaustion, the side's SAN."""
     found = []
     for spec in table.drm:
-        value = _auto_value(spec, side, date)
+        value = _auto_value(spec, side, date, san)
         if value:
             found.append(_item(value, spec, table))
     return found
 
 
-def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None) -> int:
+def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None, san: int | None) -> int:
     exhaustion = (date.exhaustion_drm or 0) if date else 0
+    if spec.side is not None and side != spec.side:
+        return 0
     if spec.auto == "side":
-        return spec.value if side == spec.side else 0
+        return spec.value
+    if spec.auto == "san_over":
+        return max(0, (san or 0) - (spec.over or 0))
     if spec.auto == "night":
         return spec.value if date is not None and date.night else 0
     if spec.auto == "exhaustion":
@@ -48,7 +53,12 @@ def situational_drm(table: Table, given: list[SituationalDRM]) -> list[dict[str,
                 rule=spec.rule or table.rule,
                 field=field,
             )
-        if spec is not None and spec.value != drm.value:
+        if spec is not None and spec.variable:
+            if spec.value * drm.value < 0:
+                raise InvalidCommand(
+                    f"DRM {drm.reason!r} on table {table.id} is {'+' if spec.value > 0 else '-'}"
+                    f"x, not {drm.value:+d}", rule=spec.rule or table.rule, field=field)
+        elif spec is not None and spec.value != drm.value:
             raise InvalidCommand(
                 f"DRM {drm.reason!r} is {spec.value:+d} on table {table.id}, not {drm.value:+d}",
                 rule=spec.rule or table.rule,

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from domain.errors import InvalidCommand, MissingTable
 
-AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half"]
+AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over"]
 
 
 class Strict(BaseModel):
@@ -38,7 +38,19 @@ class DRMSpec(Strict):
     rule: str | None = None
     auto: AutoDRM | None = None
     side: str | None = None
+    over: int | None = None
+    variable: bool = False
     doubt: str | None = None
+
+    @model_validator(mode="after")
+    def _auto_has_what_it_needs(self) -> DRMSpec:
+        if self.auto == "side" and self.side is None:
+            raise ValueError(f"DRM {self.reason!r}: auto 'side' needs `side`")
+        if self.auto == "san_over" and self.over is None:
+            raise ValueError(f"DRM {self.reason!r}: auto 'san_over' needs `over`")
+        if self.auto is not None and self.variable:
+            raise ValueError(f"DRM {self.reason!r}: a derived DRM is not player-supplied")
+        return self
 
 
 class Target(Strict):

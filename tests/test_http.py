@@ -17,5 +17,5 @@ def test_get_modules_lists_sides_calendars_steps_and_tables(tmp_path: Path) -> N
     assert answer.status_code == 200
     abtf = next(m for m in answer.json() if m["id"] == "abtf")
     assert abtf["sides"] == ["British", "German"] and abtf["cgs"] == ["I", "II", "III"]
-    assert abtf["calendar"][:2] == ["17N", "18AM"] and abtf["tables"] == ["9.6101"]
+    assert abtf["calendar"][:2] == ["17N", "18AM"] and "9.6101" in abtf["tables"]
     assert abtf["steps"][9]["rule"] == "9.610"

@@ -1,0 +1,96 @@
+"""ABtF RePh tables (9.6x) as data: each rolled in its step, its DRM derived or checked."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from domain.errors import InvalidCommand
+from infra.application import Refit
+from tests.story import do, to_reph_step
+
+
+def at_step(refit: Refit, step: str) -> UUID:
+    """An ABtF CG at a RePh step after its Initial Scenario, with dice typed in."""
+    campaign = refit.create_campaign("abtf", "I", "Arnhem", "entered").id
+    to_reph_step(refit, campaign, step)
+    return campaign
+
+
+def roll(refit: Refit, campaign: UUID, table: str, side: str, dice: list[int],
+         drm: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """One roll with physical dice; its recorded data."""
+    result = do(refit, campaign, {"type": "roll", "table": table, "side": side, "dice": dice,
+                                  "drm": drm or []})
+    data: dict[str, Any] = result.events[0]["data"]
+    return data
+
+
+PANTHER = [{"value": -1, "reason": "vehicular-mounted"},
+           {"value": -1, "reason": "Weapon Repair Number"}]
+ARMOR_LEADER_9_2 = {"value": -2, "reason": "Armor Leader Leadership Rating"}
+
+
+@pytest.mark.parametrize("die,result", [(3, "Repaired"), (4, "Eliminated*")])
+def test_9_6142_ex_a_panther_ma_repairs_on_an_original_dr_of_3_or_less(
+        refit: Refit, die: int, result: str) -> None:
+    campaign = at_step(refit, "9.614")
+    rolled = roll(refit, campaign, "9.6142", "German", [die], PANTHER)
+    assert rolled["result"] == result
+
+
+@pytest.mark.parametrize("die,result", [(5, "Repaired"), (6, "Eliminated*")])
+def test_9_6142_ex_with_a_9_2_armor_leader_any_dr_but_6_repairs(
+        refit: Refit, die: int, result: str) -> None:
+    campaign = at_step(refit, "9.614")
+    rolled = roll(refit, campaign, "9.6142", "German", [die], [*PANTHER, ARMOR_LEADER_9_2])
+    assert (rolled["final"], rolled["result"]) == (die - 4, result)
+    assert [d["reason"] for d in rolled["drm"]] == [
+        "vehicular-mounted", "Weapon Repair Number", "Armor Leader Leadership Rating"]
+
+
+def test_a_variable_drm_keeps_its_printed_sign(refit: Refit) -> None:
+    campaign = at_step(refit, "9.614")
+    with pytest.raises(InvalidCommand) as refused:
+        roll(refit, campaign, "9.6142", "German", [3],
+             [{"value": 2, "reason": "Armor Leader Leadership Rating"}])
+    assert refused.value.rule == "9.6142" and refused.value.field == "drm[0]"
+
+
+def test_9_6122_san_drm_is_derived_from_the_sides_san(refit: Refit) -> None:
+    campaign = at_step(refit, "9.612")
+    do(refit, campaign, {"type": "change_san", "side": "British", "value": 6, "cause": "OB"})
+    do(refit, campaign, {"type": "change_san", "side": "German", "value": 6, "cause": "OB"})
+    british = roll(refit, campaign, "9.6122", "British", [2])
+    german = roll(refit, campaign, "9.6122", "German", [2])
+    assert [(d["value"], d["reason"]) for d in british["drm"]] == [(2, "British SAN minus four")]
+    assert (british["final"], british["result"]) == (4, "SAN reduced by two")
+    assert [(d["value"], d["reason"]) for d in german["drm"]] == [(1, "German SAN minus five")]
+    assert (german["final"], german["result"]) == (3, "SAN unchanged")
+
+
+def test_9_6181_rg_strength_is_a_secret_dr_with_british_and_exhaustion_drm(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Late", "entered", start_date="20EVE").id
+    to_reph_step(refit, campaign, "9.618")  # now 20N: Campaign Exhaustion +3, half FRD +1
+    rolled = do(refit, campaign, {"type": "roll", "table": "9.6181", "side": "British",
+                                  "dice": [5, 5]}).events[0]
+    assert rolled["sealed"] is not None and rolled["data"]["secret_for"] == "British"
+    assert [(d["value"], d["reason"]) for d in rolled["data"]["drm"]] == [
+        (-2, "British"), (1, "Campaign Exhaustion DRM/2 (FRD)")]
+    assert (rolled["data"]["final"], rolled["data"]["result"]) == (9, "Full")
+
+
+def test_9_6184_a3_composition_dr(refit: Refit) -> None:
+    campaign = at_step(refit, "9.618")
+    assert roll(refit, campaign, "9.6184-A3", "German", [6])["result"] == "PzKpfw VIE x2"
+
+
+def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
+    module = refit.module("abtf")
+    owners = {t: s.rule for s in module.steps for t in s.tables}
+    assert owners["9.6054"] == "9.605" and owners["9.6202"] == "9.620"
+    assert owners["9.62161"] == "9.621" and owners["9.6183-armor"] == "9.618"
+    assert set(owners) == {t.id for t in module.tables}
