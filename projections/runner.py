@@ -17,6 +17,7 @@ from projections.fold import fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue
 
 BATCH = 5000
+MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
 
 
 class MemoryRows:
@@ -127,7 +128,7 @@ def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:
 
 def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH) -> int:
     """Fold every notification the view has not tracked yet; returns how many."""
-    done = 0
+    done = raced = 0
     while True:
         last = projection.view.max_tracking_id(app.name) or 0
         notifications = app.recorder.select_notifications(start=last + 1, limit=batch)
@@ -139,7 +140,10 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
                 projection.process_batch(events, Tracking(app.name, notifications[-1].id),
                                          last)
         except IntegrityError:
-            continue  # another process folded these first: start again from its tracking
+            raced += 1  # another process folded these first: start again from its tracking
+            if raced > MAX_RACES:
+                raise
+            continue
         done += len(notifications)
 
 
