@@ -223,7 +223,7 @@ class Campaign(Aggregate):
         key = roll_key(self.cg_date, step, table.id, side, self.ordinals.get(prefix, 0) + 1, 0)
         dice = self._dice(key, table.roll, command.dice)
         drm = derived_drm(table, side, module.date(self.cg_date), self.san[side]) + \
-            situational_drm(table, command.drm)
+            situational_drm(table, side, command.drm)
         final = sum(dice) + sum(item["value"] for item in drm)
         result = table.result(final, command.target)
         self._in_step(module, [s for s in module.steps if table.id in s.tables],

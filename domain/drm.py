@@ -41,34 +41,43 @@ def _item(value: int, spec: DRMSpec, table: Table) -> dict[str, Any]:
     return {"value": value, "reason": spec.reason, "rule": spec.rule or table.rule, "auto": True}
 
 
-def situational_drm(table: Table, given: list[SituationalDRM]) -> list[dict[str, Any]]:
+def situational_drm(table: Table, side: str,
+                    given: list[SituationalDRM]) -> list[dict[str, Any]]:
     """A player's DRM, checked against the table's list: a listed one must have its value."""
     items = []
     for index, drm in enumerate(given):
         spec = _listed(table, drm.reason)
-        field = f"drm[{index}]"
-        if spec is not None and spec.auto is not None:
-            raise InvalidCommand(
-                f"DRM {drm.reason!r} is derived by the ledger; do not supply it",
-                rule=spec.rule or table.rule,
-                field=field,
-            )
-        if spec is not None and spec.variable:
-            if spec.value * drm.value < 0:
-                raise InvalidCommand(
-                    f"DRM {drm.reason!r} on table {table.id} is {'+' if spec.value > 0 else '-'}"
-                    f"x, not {drm.value:+d}", rule=spec.rule or table.rule, field=field)
-        elif spec is not None and spec.value != drm.value:
-            raise InvalidCommand(
-                f"DRM {drm.reason!r} is {spec.value:+d} on table {table.id}, not {drm.value:+d}",
-                rule=spec.rule or table.rule,
-                field=field,
-            )
+        if spec is not None:
+            _check_listed(table, spec, side, drm, f"drm[{index}]")
         rule = (spec.rule or table.rule) if spec is not None else None
         items.append({"value": drm.value, "reason": drm.reason, "rule": rule, "auto": False})
     return items
 
 
+def _check_listed(table: Table, spec: DRMSpec, side: str, drm: SituationalDRM,
+                  field: str) -> None:
+    def refuse(message: str) -> None:
+        raise InvalidCommand(message, rule=spec.rule or table.rule, field=field)
+
+    if spec.auto is not None:
+        refuse(f"DRM {drm.reason!r} is derived by the ledger; do not supply it")
+    if spec.side is not None and spec.side != side:
+        refuse(f"DRM {drm.reason!r} on table {table.id} is for the {spec.side} only")
+    if not spec.variable and spec.value != drm.value:
+        refuse(f"DRM {drm.reason!r} is {spec.value:+d} on table {table.id}, not {drm.value:+d}")
+    if spec.variable and spec.value * drm.value < 0:
+        sign = "+" if spec.value > 0 else "-"
+        refuse(f"DRM {drm.reason!r} on table {table.id} is {sign}x, not {drm.value:+d}")
+    if spec.variable and spec.value and drm.value % spec.value:
+        refuse(f"DRM {drm.reason!r} on table {table.id} counts in steps of {spec.value:+d}, "
+               f"so not {drm.value:+d}")
+
+
+def _key(reason: str) -> str:
+    """A reason as compared: case, spacing and punctuation do not make a new DRM."""
+    return "".join(char for char in reason.casefold() if char.isalnum())
+
+
 def _listed(table: Table, reason: str) -> DRMSpec | None:
-    wanted = reason.strip().casefold()
-    return next((s for s in table.drm if s.reason.casefold() == wanted), None)
+    wanted = _key(reason)
+    return next((s for s in table.drm if _key(s.reason) == wanted), None)

@@ -39,6 +39,10 @@ class _ServerRoll:
     seed_index: int
 
 
+_ROLL_FIELDS = ("dice", "key", "kind", "original", "final", "drm", "cg_date", "step", "table",
+                "side")
+
+
 class _RollWatch:
     """What the roll checks need, gathered while the chain is walked (keys and dice only)."""
 
@@ -47,12 +51,17 @@ class _RollWatch:
         self.commitments: list[str | None] = []
         self.seeds: dict[int, str] = {}
         self.keys: set[str] = set()
+        self.ordinals: dict[str, int] = {}  # per date/step/table/side, as the ledger counts
+        self.hidden: dict[str, int] = {}  # sealed rolls whose keys this viewer cannot see
         self.rolls: list[_ServerRoll] = []
         self.bad: tuple[int, str] | None = None
 
     def see(self, record: dict[str, Any]) -> dict[str, Any]:
         if self.bad is None:
-            problem = self._check(record)
+            try:
+                problem = self._check(record)
+            except (KeyError, TypeError, ValueError, AttributeError) as error:
+                problem = f"a malformed {record.get('type')} record ({error!r})"
             if problem is not None:
                 self.bad = (record["version"], problem)
         return record
@@ -64,7 +73,16 @@ class _RollWatch:
             self.commitments.append(data.get("seed_commitment"))
         elif kind == "SeedRevealed":
             return self._revealed(data)
-        elif kind == "DiceRolled" and "dice" in data:
+        elif kind == "StepAdvanced":
+            self.ordinals, self.hidden = {}, {}
+        elif kind == "DiceRolled":
+            if record.get("sealed") is not None and not set(data) - {"side", "actor",
+                                                                    "secret_for"}:
+                self.hidden[data["side"]] = self.hidden.get(data["side"], 0) + 1
+                return None
+            missing = [field for field in _ROLL_FIELDS if field not in data]
+            if missing:
+                return f"a roll without {', '.join(missing)}"
             return self._rolled(record["version"], data)
         return None
 
@@ -79,12 +97,23 @@ class _RollWatch:
 
     def _rolled(self, version: int, data: dict[str, Any]) -> str | None:
         dice, key = list(data["dice"]), data["key"]
-        problem = _roll_problem(data, dice, key, self.server) or (
-            f"roll key {key} is used twice" if key in self.keys else None)
+        problem = _roll_problem(data, dice, key, self.server) or self._ordinal_problem(
+            data, key) or (f"roll key {key} is used twice" if key in self.keys else None)
         self.keys.add(key)
         if problem is None and self.server:
             self.rolls.append(_ServerRoll(version, key, dice, len(self.commitments) - 1))
         return problem
+
+    def _ordinal_problem(self, data: dict[str, Any], key: str) -> str | None:
+        """Ordinals count up from 1 within a step: a skipped one would be a shopped-for key."""
+        prefix, ordinal = key.rsplit("/", 2)[0], int(key.rsplit("/", 2)[1])
+        expected = self.ordinals.get(prefix, 0) + 1
+        unseen = self.hidden.get(data["side"], 0)  # sealed rolls may fill the gap
+        if not expected <= ordinal <= expected + unseen:
+            return f"roll key {key} skips ahead of ordinal {expected}"
+        self.ordinals[prefix] = ordinal
+        self.hidden[data["side"]] = unseen - (ordinal - expected)
+        return None
 
     def first_bad_roll(self) -> tuple[int | None, int, str | None]:
         checked = 0

@@ -94,3 +94,22 @@ def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
     assert owners["9.6054"] == "9.605" and owners["9.6202"] == "9.620"
     assert owners["9.62161"] == "9.621" and owners["9.6183-armor"] == "9.618"
     assert set(owners) == {t.id for t in module.tables}
+
+
+def test_a_one_sided_drm_is_refused_for_the_other_side(refit: Refit) -> None:
+    campaign = at_step(refit, "9.614")
+    with pytest.raises(InvalidCommand) as refused:
+        roll(refit, campaign, "9.6144", "German", [3],
+             [{"value": 1, "reason": "current level of Ammunition Shortage (British Only)"}])
+    assert "for the British only" in refused.value.message
+
+
+def test_a_per_unit_drm_comes_in_whole_units(refit: Refit) -> None:
+    campaign = at_step(refit, "9.620")
+    with pytest.raises(InvalidCommand) as refused:
+        roll(refit, campaign, "9.6202", "German", [3, 4],
+             [{"value": -2, "reason": "Per Idle CG Date since the last CG Scenario"}])
+    assert "steps of -3" in refused.value.message
+    rolled = roll(refit, campaign, "9.6202", "German", [3, 4],
+                  [{"value": -6, "reason": "per idle CG date since the last CG scenario."}])
+    assert rolled["drm"][0]["rule"] == "9.6202"

@@ -250,3 +250,37 @@ def test_a_stored_event_too_damaged_to_read_is_reported_at_its_version(
     assert not report.ok and report.first_bad_version == second
     assert report.problem is not None
     assert report.problem.startswith(f"version {second} cannot be read")
+
+
+def test_a_roll_ordinal_that_skips_ahead_is_found(refit: Refit) -> None:
+    assert "skips ahead" in forged(refit, {"key": "17N/9.610/9.6101/British/29/0"})["problem"]
+
+
+def test_a_public_roll_stripped_of_its_dice_is_found(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    records = list(refit.records(campaign))
+    first = rolls_at(refit, campaign)[0]
+    del records[first - 1]["data"]["dice"]
+    report = verify_records(_relinked(records))
+    assert not report.ok and report.first_bad_version == first
+    assert report.problem == "a roll without dice"
+
+
+def test_a_malformed_record_is_reported_not_raised(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    do(refit, campaign, {"type": "reveal_seed"})
+    records = list(refit.records(campaign))
+    records[-1]["data"]["seed"] = "zz"
+    report = verify_records(_relinked(records))
+    assert not report.ok and report.first_bad_version == records[-1]["version"]
+    assert report.problem is not None and report.problem.startswith("a malformed SeedRevealed")
+
+
+def test_each_sides_redacted_history_verifies_with_sealed_rolls_between_its_own(
+        refit: Refit) -> None:
+    load_fixture_chart(refit)
+    campaign = refit.create_campaign("pbr", "I", "Interleaved", "server").id
+    for secret in (False, True, False, True, False):
+        do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": secret})
+    redacted = [redact(record) for record in refit.records(campaign)]
+    assert verify_records(redacted).ok
