@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import Tracking
 from eventsourcing.projection import Projection
 
 from domain.campaign import Campaign
 from projections.fold import fold
-from projections.view import ANY, ProjectionView, RowKey, RowValue
+from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn
 
 BATCH = 5000
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
@@ -102,8 +103,12 @@ class CampaignProjection(Projection[Any]):
         """Fold events and write every row they touched with one tracking record.
 
         `after` is the tracking the batch was read after: if another writer has moved the
-        view on since, the write is refused (IntegrityError) and nothing is counted twice.
+        view on since, the write is refused (ViewMovedOn) and nothing is counted twice.
         """
+        self.view.write(self.fold(events), tracking, after)
+
+    def fold(self, events: Iterable[Any]) -> dict[RowKey, RowValue]:
+        """The rows these events change, read through from the view."""
         buffer = _Buffer(self.view)
         campaigns: dict[UUID, _CampaignRows] = {}
         for event in events:
@@ -111,7 +116,7 @@ class CampaignProjection(Projection[Any]):
             if rows is None:
                 rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
             fold(rows, _fold_record(event, rows.id))
-        self.view.write(buffer.dirty, tracking, after)
+        return buffer.dirty
 
 
 def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:
@@ -127,34 +132,48 @@ def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:
 
 
 def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH) -> int:
-    """Fold every notification the view has not tracked yet; returns how many."""
+    """Fold every notification up to the log's head as it is now; returns how many."""
+    head = app.recorder.max_notification_id() or 0
     done = raced = 0
-    while True:
-        last = projection.view.max_tracking_id(app.name) or 0
-        notifications = app.recorder.select_notifications(start=last + 1, limit=batch)
+    while (last := projection.view.max_tracking_id(app.name) or 0) < head:
+        notifications = app.recorder.select_notifications(start=last + 1, limit=batch,
+                                                          stop=head)
         if not notifications:
             return done
+        with _collector_paused():
+            events = [app.mapper.to_domain_event(n) for n in notifications]
+            buffer = projection.fold(events)
         try:
-            with _collector_paused():
-                events = [app.mapper.to_domain_event(n) for n in notifications]
-                projection.process_batch(events, Tracking(app.name, notifications[-1].id),
-                                         last)
-        except IntegrityError:
-            raced += 1  # another process folded these first: start again from its tracking
+            projection.view.write(buffer, Tracking(app.name, notifications[-1].id), last)
+        except ViewMovedOn:
+            raced += 1  # another process folded these first: go on from its tracking
             if raced > MAX_RACES:
                 raise
             continue
         done += len(notifications)
+    return done
+
+
+_gc_lock = threading.Lock()
+_gc_pauses = 0
+_gc_was_enabled = False
 
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """No cyclic GC passes while a batch is folded: the fold makes no cycles, and the
-    passes over thousands of fresh dicts cost a fifth of a rebuild (see bench/)."""
-    enabled = gc.isenabled()
-    gc.disable()
+    """No cyclic GC passes while a batch is decoded and folded: the fold makes no cycles,
+    and passes over thousands of fresh dicts cost a fifth of a rebuild (see bench/).
+    Counted, so threads folding at once leave the collector as they found it."""
+    global _gc_pauses, _gc_was_enabled
+    with _gc_lock:
+        if _gc_pauses == 0:
+            _gc_was_enabled = gc.isenabled()
+            gc.disable()
+        _gc_pauses += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _gc_lock:
+            _gc_pauses -= 1
+            if _gc_pauses == 0 and _gc_was_enabled:
+                gc.enable()

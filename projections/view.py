@@ -18,10 +18,14 @@ TABLE = "refit_projection_rows"
 ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
 
 
+class ViewMovedOn(IntegrityError):
+    """Another writer moved the view on since this batch was read: fold it again."""
+
+
 def check_after(found: int | None, after: int | None, tracking: Tracking) -> None:
     """Refuse a batch folded from rows that another writer has changed since it read them."""
     if after != ANY and (found or 0) != (after or 0):
-        raise IntegrityError(f"view of {tracking.application_name} is at {found}, not {after}")
+        raise ViewMovedOn(f"view of {tracking.application_name} is at {found}, not {after}")
 
 
 def _dump(doc: dict[str, Any]) -> str:

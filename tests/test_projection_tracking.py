@@ -82,3 +82,20 @@ def test_overlapping_catch_ups_never_fold_an_event_twice(settings: Settings) -> 
     finally:
         first.close()
         second.close()
+
+
+def test_threads_folding_at_once_leave_the_collector_on() -> None:
+    import gc
+    from concurrent.futures import ThreadPoolExecutor
+
+    from projections.runner import _collector_paused
+
+    def fold_often(_: int) -> None:
+        for _ in range(2000):
+            with _collector_paused():
+                pass
+
+    assert gc.isenabled()
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(fold_often, range(4)))
+    assert gc.isenabled()
