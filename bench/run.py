@@ -39,6 +39,7 @@ PG_URL = os.environ.get("REFIT_BENCH_POSTGRES_URL", "postgresql://root@127.0.0.1
 TARGETS = {"ratio": 0.5, "load_ms": 50, "rebuild_events_per_s": 20000}
 ACTOR = "director"
 MODULE, CG, PURCHASE_STEP, RG = "pbr", "I", "3.617", "X2"
+INITIATIVE_STEP = "3.621"  # both chits are chosen here before a RePh moves on
 MAX_DATES = 4  # CG Dates the command mix runs through (pbr has 11)
 BUILD_BATCH = 500  # events per save while building the big campaign
 
@@ -111,8 +112,12 @@ def date_prelude(module: Module, first: bool) -> list[cmd.Command]:
         prelude += [cmd.EndScenario()] + [cmd.Advance()] * rules.index(PURCHASE_STEP)
     prelude += [cmd.CreditCPP(side="Axis", amount=10, reason="replenishment", rule="3.616")]
     prelude += [cmd.PurchaseRG(side="Axis", rg=RG)] * 2
-    to_scenario = len(initial) if first else len(rules) - rules.index(PURCHASE_STEP)
-    return prelude + [cmd.Advance()] * to_scenario
+    if first:
+        return prelude + [cmd.Advance()] * len(initial)
+    to_initiative = rules.index(INITIATIVE_STEP) - rules.index(PURCHASE_STEP)
+    chits = [cmd.SelectInitiative(side=side, chit="attack") for side in ("Axis", "British")]
+    return (prelude + [cmd.Advance()] * to_initiative + chits
+            + [cmd.Advance()] * (len(rules) - rules.index(INITIATIVE_STEP)))
 
 
 def command_mix(module: Module, count: int) -> list[cmd.Command]:

@@ -590,6 +590,12 @@ class Campaign(Aggregate):
             raise MissingTable(f"the {module.id} RePh steps are not supplied; an owner loads "
                                "them with `refit module load FILE`", rule=module.reph_rule)
         rules = [s.rule for s in sequence]
+        # An Initial Scenario's OB sets the initiative; every later CG Date needs both chits.
+        if self.phase == "reph" and None in self.chits.values() and \
+                self.step in module.command_steps.get("select_initiative", []):
+            waiting = ", ".join(s for s, chit in self.chits.items() if chit is None)
+            raise RuleViolation(f"{waiting} must choose an Initiative chit before the RePh "
+                                f"leaves {self.step}", rule=self.step)
         if self.step not in rules:
             raise MissingTable(f"step {self.step} is no longer among the {module.id} RePh "
                                "steps (an owner's file replaced them)", rule=self.step)

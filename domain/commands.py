@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, field_validator
@@ -12,7 +13,7 @@ Name = Annotated[str, Field(min_length=1, max_length=200)]
 
 def printable(text: str) -> str:
     """Refuse control characters (a NUL cannot even be stored in PostgreSQL text)."""
-    if any(ord(char) < 32 or ord(char) == 127 for char in text):
+    if any(unicodedata.category(char) == "Cc" for char in text):
         raise ValueError("control characters are not allowed")
     return text
 

@@ -114,8 +114,8 @@ class Refit(Application[UUID]):
                 raise VersionConflict(
                     f"campaign is at version {campaign.version}, not {expected_version}")
             module = self.module(campaign.module_id)
-            handler(campaign, module, command, actor)
             campaign.check_step(module, command.type)
+            handler(campaign, module, command, actor)
             try:
                 recordings = self.save(campaign)
             except IntegrityError:

@@ -102,6 +102,9 @@ def test_elr_history_names_each_cause(refit: Refit) -> None:
 def test_the_cg_max_refuses_a_third_x1_naming_the_rule(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
     version = refit.campaign(campaign).version
+    advance_to(refit, campaign, "3.621")
+    for side in ("Axis", "British"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.617")
@@ -210,3 +213,14 @@ def test_as_of_beyond_the_head_is_refused_by_field(refit: Refit) -> None:
         with pytest.raises(InvalidCommand) as refused:
             refit.roster(campaign, as_of=as_of)
         assert refused.value.field == "as_of"
+
+
+def test_the_reph_waits_at_initiative_for_both_chits(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Chits", "server").id
+    advance_to(refit, campaign, None)  # the Initial Scenario needs no chits (3.6211)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.621")
+    do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "idle"})
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "advance"})
+    assert refused.value.rule == "3.621" and refused.value.message.startswith("Axis must choose")

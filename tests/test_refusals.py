@@ -191,3 +191,9 @@ def test_fortifications_are_bought_only_in_their_step(refit: Refit) -> None:
     advance_to(refit, campaign, "3.619")
     do(refit, campaign, {"type": "purchase_fortification", "side": "Axis", "amount": 1,
                          "reason": "Foxhole", "rule": "3.619"})
+
+
+def test_c1_control_characters_are_refused_too(refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "change_control",
+                                             "location": "Bridge\u0085", "side": "German"})
+    assert isinstance(error, ValidationError)
