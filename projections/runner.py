@@ -15,7 +15,7 @@ from eventsourcing.projection import Projection
 
 from domain.campaign import Campaign
 from projections.fold import fold
-from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn
+from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
 BATCH = 5000
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
@@ -105,7 +105,7 @@ class CampaignProjection(Projection[Any]):
         `after` is the tracking the batch was read after: if another writer has moved the
         view on since, the write is refused (ViewMovedOn) and nothing is counted twice.
         """
-        self.view.write(self.fold(events), tracking, after)
+        self.view.write(encode(self.fold(events)), tracking, after)
 
     def fold(self, events: Iterable[Any]) -> dict[RowKey, RowValue]:
         """The rows these events change, read through from the view."""
@@ -142,9 +142,9 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
             return done
         with _collector_paused():
             events = [app.mapper.to_domain_event(n) for n in notifications]
-            buffer = projection.fold(events)
+            rows = encode(projection.fold(events))
         try:
-            projection.view.write(buffer, Tracking(app.name, notifications[-1].id), last)
+            projection.view.write(rows, Tracking(app.name, notifications[-1].id), last)
         except ViewMovedOn:
             raced += 1  # another process folded these first: go on from its tracking
             if raced > MAX_RACES:
@@ -161,7 +161,8 @@ _gc_was_enabled = False
 
 @contextmanager
 def _collector_paused() -> Iterator[None]:
-    """No cyclic GC passes while a batch is decoded and folded: the fold makes no cycles,
+    """No cyclic GC passes while a batch is decoded, folded and encoded (not while it waits
+    for the database): the fold makes no cycles,
     and passes over thousands of fresh dicts cost a fifth of a rebuild (see bench/).
     Counted, so threads folding at once leave the collector as they found it."""
     global _gc_pauses, _gc_was_enabled

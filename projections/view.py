@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
 
 from eventsourcing.persistence import IntegrityError, Tracking, TrackingRecorder
@@ -13,6 +12,7 @@ from psycopg.sql import SQL, Identifier
 
 RowKey = tuple[str, str, str]  # campaign, kind, key
 RowValue = tuple[int, dict[str, Any]]  # order, document
+Encoded = list[tuple[str, str, str, int, str]]  # campaign, kind, key, order, JSON document
 
 TABLE = "refit_projection_rows"
 ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
@@ -47,8 +47,7 @@ class ProjectionView(Protocol):
     def select_all(self, kind: str) -> list[dict[str, Any]]:
         """Every campaign's rows of a kind."""
 
-    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking,
-              after: int | None = ANY) -> None:
+    def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
 
 
@@ -82,15 +81,13 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
             c.execute(f"SELECT doc FROM {TABLE} WHERE kind=? ORDER BY campaign, ord", (kind,))
             return [json.loads(row["doc"]) for row in c.fetchall()]
 
-    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking,
-              after: int | None = ANY) -> None:
+    def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
         with self.datastore.transaction(commit=True) as c:
             # The empty update takes SQLite's write lock before tracking is read.
             c.execute(f"UPDATE {TABLE} SET ord = ord WHERE 0")
             check_after(self._max_tracking_id(tracking.application_name, c), after, tracking)
-            c.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)",
-                          _params(rows.items()))
+            c.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", rows)
             self._insert_tracking(c, tracking)
 
 
@@ -139,10 +136,9 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             curs.execute(self._select_all, (kind,))
             return [json.loads(row["doc"]) for row in curs.fetchall()]
 
-    def write(self, rows: dict[RowKey, RowValue], tracking: Tracking,
-              after: int | None = ANY) -> None:
+    def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
-        columns = [list(column) for column in zip(*_params(rows.items()), strict=True)]
+        columns = [list(column) for column in zip(*rows, strict=True)]
         with self.datastore.transaction(commit=True) as curs:
             curs.execute(self._lock)  # one writer of the view at a time, until commit
             check_after(self._max_tracking_id(tracking.application_name, curs), after, tracking)
@@ -151,8 +147,9 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             self._insert_tracking(curs, tracking)
 
 
-def _params(items: Iterable[tuple[RowKey, RowValue]]) -> Sequence[tuple[Any, ...]]:
-    return [(c, k, key, order, _dump(doc)) for (c, k, key), (order, doc) in items]
+def encode(rows: dict[RowKey, RowValue]) -> Encoded:
+    """Rows as the view stores them: the documents as compact JSON."""
+    return [(c, k, key, order, _dump(doc)) for (c, k, key), (order, doc) in rows.items()]
 
 
 def view_class_for(persistence_module: str) -> type[TrackingRecorder]:
