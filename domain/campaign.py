@@ -600,6 +600,9 @@ class Campaign(Aggregate):
             raise MissingTable(f"step {self.step} is no longer among the {module.id} RePh "
                                "steps (an owner's file replaced them)", rule=self.step)
         position = rules.index(self.step) + 1
+        if self._idle(module):
+            self._idle_date(module, actor)
+            return
         if position == len(sequence):
             self._record(self.StepAdvanced, actor, phase="scenario", step=None,
                          previous=self.step)
@@ -611,6 +614,28 @@ class Campaign(Aggregate):
                      previous=self.step)
         if new_date is not None:
             self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date)
+
+    def _end_cg(self, actor: str) -> None:
+        self._record(self.CGEnded, actor, cg_date=self.cg_date)
+        if self.dice_mode == "server":
+            self._reveal(actor, commit_next=False)
+
+    def _idle(self, module: Module) -> bool:
+        """Both sides chose Idle at the initiative step: an Idle CG Date, no scenario."""
+        return (self.phase == "reph" and module.idle_repeat is not None
+                and self.step in module.command_steps.get("select_initiative", [])
+                and all(chit == "idle" for chit in self.chits.values()))
+
+    def _idle_date(self, module: Module, actor: str) -> None:
+        """Repeat the RePh from the step that starts a new CG Date (e.g. 9.612-9.620)."""
+        repeat = module.step(cast(str, module.idle_repeat))
+        if module.date_index(self.cg_date) + 1 == len(module.calendar):
+            self._end_cg(actor)
+            return
+        self._record(self.StepAdvanced, actor, phase="reph", step=repeat.rule,
+                     previous=self.step)
+        self._record(self.CGDateStarted, actor, cg_date=self._next_date(module, repeat.rule),
+                     previous=self.cg_date)
 
     def _next_date(self, module: Module, rule: str) -> str:
         index = module.date_index(self.cg_date) + 1
@@ -640,9 +665,7 @@ class Campaign(Aggregate):
         params = module.cgs.get(self.cg)
         last = params.end if params else module.calendar[-1].date
         if self.cg_date == last:
-            self._record(self.CGEnded, actor, cg_date=self.cg_date)
-            if self.dice_mode == "server":
-                self._reveal(actor, commit_next=False)
+            self._end_cg(actor)
             return
         first = module.steps[0].rule if module.steps else None
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)

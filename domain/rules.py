@@ -189,6 +189,7 @@ class Module(Strict):
     rg_chart_rule: str = ""
     reph_rule: str = ""
     command_steps: dict[str, list[str]] = {}
+    idle_repeat: str | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -207,6 +208,8 @@ class Module(Strict):
                 if date not in dates:
                     raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
         rules = {step.rule for step in self.steps}
+        if self.idle_repeat is not None and self.idle_repeat not in rules:
+            raise ValueError(f"module {self.id}: idle_repeat {self.idle_repeat} is not a step")
         for action, steps in self.command_steps.items():
             if not set(steps) <= rules:
                 raise ValueError(f"module {self.id}: {action} names a step it does not have")
@@ -251,6 +254,10 @@ class Module(Strict):
     def date_index(self, date: str) -> int:
         """Position of a CG Date in the calendar."""
         return [entry.date for entry in self.calendar].index(self.date(date).date)
+
+    def step(self, rule: str) -> Step:
+        """The RePh step with this rule number."""
+        return next(step for step in self.steps if step.rule == rule)
 
     def chart_row(self, side: str, rg: str) -> RGRow | None:
         """The side's chart line for an RG, if the chart and the line exist."""

@@ -214,6 +214,8 @@ def _chits_revealed(rows: Rows, record: Record) -> None:
     row = rows.get(ROSTER, record["data"]["cg_date"])
     assert row is not None
     row["chits_revealed"] = True
+    if all(chit == "idle" for chit in record["data"]["chits"].values()):
+        row["scenario_type"] = row["scenario_type"] or "Idle Date"
     _put_roster(rows, row)
 
 

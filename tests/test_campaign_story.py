@@ -224,3 +224,32 @@ def test_the_reph_waits_at_initiative_for_both_chits(refit: Refit) -> None:
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "advance"})
     assert refused.value.rule == "3.621" and refused.value.message.startswith("Axis must choose")
+
+
+def test_an_idle_date_repeats_the_reph_from_the_new_cg_date_step(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Idle", "server").id
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.621")  # 14PM
+    for side in ("Axis", "British"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
+    result = do(refit, campaign, {"type": "advance"})
+    assert [(e["type"], e["data"].get("step"), e["data"].get("cg_date")) for e in result.events] \
+        == [("StepAdvanced", "3.612", None), ("CGDateStarted", None, "14N")]
+    state = refit.campaign(campaign)
+    assert (state.cg_date, state.phase, state.step) == ("14N", "reph", "3.612")
+    roster = refit.roster(campaign)
+    assert [(r.cg_date, r.scenario_type, r.scenario_played) for r in roster] == [
+        ("14AM", None, True), ("14PM", "Idle Date", False), ("14N", None, False)]
+
+
+def test_an_idle_last_cg_date_is_cg_end(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Idle end", "server", start_date="17AM").id
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.621")  # 17PM, the last CG Date
+    for side in ("Axis", "British"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
+    result = do(refit, campaign, {"type": "advance"})
+    assert [e["type"] for e in result.events] == ["CGEnded", "SeedRevealed"]
+    assert refit.status(campaign).phase == "ended"
