@@ -10,7 +10,7 @@ from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
 from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key
-from domain.drm import derived_drm, situational_drm
+from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, secret_content
@@ -109,6 +109,10 @@ class Campaign(Aggregate):
         self.rg_today: dict[str, dict[str, int]] = {side: {} for side in sides}
         self.purchases: list[list[str]] = []
         self.control: dict[str, str | None] = {}
+        self.last_scenario_cvp: dict[str, int] = dict.fromkeys(sides, 0)  # lost, per side
+        self.idle_dates_since_scenario = 0
+        self.scenarios_since_idle = 0
+        self.attack_chits_since_idle: dict[str, int] = dict.fromkeys(sides, 0)
         self.head_hash = GENESIS_HASH
 
     @classmethod
@@ -163,6 +167,14 @@ class Campaign(Aggregate):
             sealed = commitment(secret_content(data | fields), salt)
         self.trigger_event(event_class, prev_hash=self.head_hash, actor=actor,
                            secret_for=secret_for, sealed=sealed, salt=salt, **fields)
+
+    def facts(self, side: str) -> Facts:
+        """What the ledger knows of a side, for the DRM it derives (e.g. 9.6202)."""
+        inflicted = sum(cvp for other, cvp in self.last_scenario_cvp.items() if other != side)
+        return Facts(san=self.san[side], enemy_cvp=inflicted,
+                     idle_dates_since_scenario=self.idle_dates_since_scenario,
+                     scenarios_since_idle=self.scenarios_since_idle,
+                     attack_chits_since_idle=self.attack_chits_since_idle[side])
 
     def _side(self, side: str) -> str:
         if side not in self.sides:
@@ -222,7 +234,7 @@ class Campaign(Aggregate):
         prefix = f"{self.cg_date}/{step}/{table.id}/{side}"
         key = roll_key(self.cg_date, step, table.id, side, self.ordinals.get(prefix, 0) + 1, 0)
         dice = self._dice(key, table.roll, command.dice)
-        drm = derived_drm(table, side, module.date(self.cg_date), self.san[side]) + \
+        drm = derived_drm(table, side, module.date(self.cg_date), self.facts(side)) + \
             situational_drm(table, side, command.drm)
         final = sum(dice) + sum(item["value"] for item in drm)
         result = table.result(final, command.target)
@@ -441,6 +453,9 @@ class Campaign(Aggregate):
         cvp: int
         scenario: str
 
+        def apply(self, campaign: Campaign) -> None:
+            campaign.last_scenario_cvp[self.side] += self.cvp
+
     def record_casualty(self, command: cmd.RecordCasualty, actor: str) -> None:
         """Casualties count for the CG Scenario in play or just played (9.12)."""
         self._not_ended()
@@ -521,12 +536,20 @@ class Campaign(Aggregate):
 
         def apply(self, campaign: Campaign) -> None:
             campaign.chits[self.side] = self.chit
+            if self.chit == "attack":
+                campaign.attack_chits_since_idle[self.side] += 1
 
     class ChitsRevealed(Event):
         """Both chits are chosen: they are shown together."""
 
         chits: dict[str, str]
         cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            if all(chit == "idle" for chit in self.chits.values()):  # an Idle CG Date
+                campaign.idle_dates_since_scenario += 1
+                campaign.scenarios_since_idle = 0
+                campaign.attack_chits_since_idle = dict.fromkeys(campaign.sides, 0)
 
     def select_initiative(self, command: cmd.SelectInitiative, actor: str) -> None:
         """Choose a chit; once every side has chosen, all are revealed together."""
@@ -568,6 +591,9 @@ class Campaign(Aggregate):
             campaign.ordinals = {}
             if self.phase == "scenario":
                 campaign.scenario = campaign.cg_date
+                campaign.last_scenario_cvp = dict.fromkeys(campaign.sides, 0)
+                campaign.idle_dates_since_scenario = 0
+                campaign.scenarios_since_idle += 1
 
     class CGDateStarted(Event):
         """A new CG Date begins (public: each side's CPP stays its own secret)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from domain.commands import SituationalDRM
@@ -9,25 +10,41 @@ from domain.errors import InvalidCommand
 from domain.rules import CalendarDate, DRMSpec, Table
 
 
+@dataclass(frozen=True)
+class Facts:
+    """What the ledger knows of a side when it rolls (for the DRM it derives)."""
+
+    san: int | None = None
+    enemy_cvp: int = 0  # CVP the side inflicted in the last CG Scenario (and its RePh)
+    idle_dates_since_scenario: int = 0
+    scenarios_since_idle: int = 0
+    attack_chits_since_idle: int = 0
+
+
 def derived_drm(table: Table, side: str, date: CalendarDate | None,
-                san: int | None = None) -> list[dict[str, Any]]:
-    """The DRM the ledger derives from what it knows: side, Night, Exhaustion, the side's SAN."""
+                facts: Facts | None = None) -> list[dict[str, Any]]:
+    """The DRM the ledger derives from what it knows: side, Night, Exhaustion, SAN, history."""
     found = []
     for spec in table.drm:
-        value = _auto_value(spec, side, date, san)
+        value = _auto_value(spec, side, date, facts or Facts())
         if value:
             found.append(_item(value, spec, table))
     return found
 
 
-def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None, san: int | None) -> int:
+def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None, facts: Facts) -> int:
     exhaustion = (date.exhaustion_drm or 0) if date else 0
     if spec.side is not None and side != spec.side:
         return 0
     if spec.auto == "side":
         return spec.value
     if spec.auto == "san_over":
-        return max(0, (san or 0) - (spec.over or 0))
+        return max(0, (facts.san or 0) - (spec.over or 0))
+    if spec.auto == "enemy_cvp":
+        return spec.value * (facts.enemy_cvp // (spec.per or 1))
+    if spec.auto in ("idle_dates_since_scenario", "scenarios_since_idle",
+                     "attack_chits_since_idle"):
+        return spec.value * int(getattr(facts, spec.auto))
     if spec.auto == "night":
         return spec.value if date is not None and date.night else 0
     if spec.auto == "exhaustion":

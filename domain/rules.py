@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from domain.errors import InvalidCommand, MissingTable
 
-AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over"]
+AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "enemy_cvp",
+                  "idle_dates_since_scenario", "scenarios_since_idle",
+                  "attack_chits_since_idle"]
 
 
 class Strict(BaseModel):
@@ -39,6 +41,7 @@ class DRMSpec(Strict):
     auto: AutoDRM | None = None
     side: str | None = None
     over: int | None = None
+    per: int | None = None
     variable: bool = False
     doubt: str | None = None
 
@@ -48,6 +51,8 @@ class DRMSpec(Strict):
             raise ValueError(f"DRM {self.reason!r}: auto 'side' needs `side`")
         if self.auto == "san_over" and self.over is None:
             raise ValueError(f"DRM {self.reason!r}: auto 'san_over' needs `over`")
+        if self.auto == "enemy_cvp" and not self.per:
+            raise ValueError(f"DRM {self.reason!r}: auto 'enemy_cvp' needs `per`")
         if self.auto is not None and self.variable:
             raise ValueError(f"DRM {self.reason!r}: a derived DRM is not player-supplied")
         return self

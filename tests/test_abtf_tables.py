@@ -104,12 +104,51 @@ def test_a_one_sided_drm_is_refused_for_the_other_side(refit: Refit) -> None:
     assert "for the British only" in refused.value.message
 
 
-def test_a_per_unit_drm_comes_in_whole_units(refit: Refit) -> None:
-    campaign = at_step(refit, "9.620")
-    with pytest.raises(InvalidCommand) as refused:
-        roll(refit, campaign, "9.6202", "German", [3, 4],
-             [{"value": -2, "reason": "Per Idle CG Date since the last CG Scenario"}])
-    assert "steps of -3" in refused.value.message
-    rolled = roll(refit, campaign, "9.6202", "German", [3, 4],
-                  [{"value": -6, "reason": "per idle CG date since the last CG scenario."}])
-    assert rolled["drm"][0]["rule"] == "9.6202"
+AMMO_LEVEL_2 = {"value": 2, "reason": "British Ammunition Shortage Level DRM (British Only)"}
+
+
+def choose(refit: Refit, campaign: UUID, chit: str) -> None:
+    """Both sides pick the same Initiative chit at 9.621, and the RePh moves on."""
+    for side in ("British", "German"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
+    do(refit, campaign, {"type": "advance"})
+
+
+def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
+        refit: Refit) -> None:
+    # The EX's story, moved one CG Date on so that Campaign Exhaustion is +4 (RULES-GUIDE):
+    # an Idle 21AM, a 21PM scenario both attacked in, the British inflicting 42 CVP and
+    # the Germans 38, then the ELR rolls of 21EVE with British Ammunition Shortage Level 2.
+    campaign = refit.create_campaign("abtf", "I", "EX 9.6202", "entered", start_date="20N").id
+    to_reph_step(refit, campaign, "9.621")  # 21AM
+    choose(refit, campaign, "idle")
+    to_reph_step(refit, campaign, "9.621")  # 21PM
+    choose(refit, campaign, "attack")
+    for side, cvp in (("German", 42), ("British", 38)):
+        do(refit, campaign, {"type": "record_casualty", "side": side, "unit": "losses",
+                             "cvp": cvp})
+    to_reph_step(refit, campaign, "9.620")  # 21EVE
+    british = roll(refit, campaign, "9.6202", "British", [3, 3], [AMMO_LEVEL_2])
+    german = roll(refit, campaign, "9.6202", "German", [3, 3])
+    assert [d["value"] for d in british["drm"]] == [-1, 1, 1, 4, 2]
+    assert sum(d["value"] for d in british["drm"]) == 7
+    assert [d["value"] for d in german["drm"]] == [-1, 1, 1, 2]
+    assert sum(d["value"] for d in german["drm"]) == 3
+    assert [d["reason"] for d in german["drm"]] == [
+        "Per 30 CVP (FRD) of enemy units Eliminated during the last CG Scenario",
+        "Per CG Scenario since the last Idle CG Date",
+        "Per Attack Chit selected by that side since the last Idle CG Date",
+        "Campaign Exhaustion DRM (FRD) (German Only)"]
+    assert (british["final"], british["result"]) == (13, "ELR -1")
+    assert (german["final"], german["result"]) == (9, "No Change")
+
+
+def test_9_6202_an_idle_date_since_the_last_scenario_is_minus_3(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Idle", "entered", start_date="19N").id
+    to_reph_step(refit, campaign, "9.621")  # 20AM
+    choose(refit, campaign, "idle")
+    to_reph_step(refit, campaign, "9.620")  # 20PM: the Idle 20AM repeated 9.612-9.620
+    rolled = roll(refit, campaign, "9.6202", "German", [4, 4])
+    assert [(d["value"], d["reason"]) for d in rolled["drm"]] == [
+        (-3, "Per Idle CG Date since the last CG Scenario"),
+        (1, "Campaign Exhaustion DRM (FRD) (German Only)")]

@@ -161,3 +161,17 @@ def test_a_new_file_is_validated_in_the_order_files_load(tmp_path: Path) -> None
         install_file(patch, modules_dir)
     assert "no module 'pbr2'" in str(refused.value)
     assert sorted(p.name for p in modules_dir.iterdir()) == ["z-new-module.json"]
+
+
+def test_a_per_unit_drm_comes_in_whole_units_and_reasons_match_loosely() -> None:
+    from domain.commands import SituationalDRM
+    from domain.drm import situational_drm
+
+    table = Table(id="T", title="t", rule="T", roll="DR", bands=[{"result": "x"}], drm=[
+        {"value": -3, "reason": "Per Idle CG Date", "variable": True}])
+    with pytest.raises(InvalidCommand) as refused:
+        situational_drm(table, "German", [SituationalDRM(value=-2, reason="Per Idle CG Date")])
+    assert "steps of -3" in refused.value.message
+    (item,) = situational_drm(table, "German",
+                              [SituationalDRM(value=-6, reason="per idle CG date.")])
+    assert (item["value"], item["rule"]) == (-6, "T")
