@@ -630,9 +630,11 @@ class Campaign(Aggregate):
             self._idle_date(module, actor)
             return
         if position == len(sequence):
+            self._leave_step(module, actor)
             self._record(self.StepAdvanced, actor, phase="scenario", step=None,
                          previous=self.step)
             return
+        self._leave_step(module, actor)
         nxt = sequence[position]
         starts_date = nxt.new_cg_date and self.phase == "reph"
         new_date = self._next_date(module, nxt.rule) if starts_date else None
@@ -645,6 +647,31 @@ class Campaign(Aggregate):
         self._record(self.CGEnded, actor, cg_date=self.cg_date)
         if self.dice_mode == "server":
             self._reveal(actor, commit_next=False)
+
+    class PointsAdjusted(Event):
+        """Unspent CPP/FPP halved or forfeited as the RePh leaves a step (e.g. 9.617, 9.619)."""
+
+        side: str
+        pool: str
+        before: int
+        after: int
+        rule: str
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            (campaign.cpp if self.pool == "cpp" else campaign.fpp)[self.side] = self.after
+
+    def _leave_step(self, module: Module, actor: str) -> None:
+        for effect in module.on_leaving.get(cast(str, self.step), []):
+            if effect.dates is not None and self.cg_date not in effect.dates:
+                continue
+            pool = self.cpp if effect.pool == "cpp" else self.fpp
+            for side in self.sides:
+                after = effect.after(pool[side])
+                if after != pool[side]:
+                    self._record(self.PointsAdjusted, actor, secret_for=side, side=side,
+                                 pool=effect.pool, before=pool[side], after=after,
+                                 rule=effect.rule, cg_date=self.cg_date)
 
     def _idle(self, module: Module) -> bool:
         """Both sides chose Idle at the initiative step: an Idle CG Date, no scenario."""

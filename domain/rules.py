@@ -143,6 +143,19 @@ class Step(Strict):
     tables: list[str] = []
 
 
+class PointsEffect(Strict):
+    """What happens to a side's unspent points when the RePh leaves a step (e.g. 9.617)."""
+
+    pool: Literal["cpp", "fpp"]
+    effect: Literal["halve_fru", "forfeit"]
+    rule: str
+    dates: list[str] | None = None  # only on these CG Dates; None: on every one
+
+    def after(self, points: int) -> int:
+        """The points left once the effect is applied."""
+        return (points + 1) // 2 if self.effect == "halve_fru" else 0
+
+
 class CGParams(Strict):
     """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, attack-chit limits."""
 
@@ -195,6 +208,7 @@ class Module(Strict):
     reph_rule: str = ""
     command_steps: dict[str, list[str]] = {}
     idle_repeat: str | None = None
+    on_leaving: dict[str, list[PointsEffect]] = {}
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -213,6 +227,8 @@ class Module(Strict):
                 if date not in dates:
                     raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
         rules = {step.rule for step in self.steps}
+        if not set(self.on_leaving) <= rules:
+            raise ValueError(f"module {self.id}: on_leaving names a step it does not have")
         if self.idle_repeat is not None and self.idle_repeat not in rules:
             raise ValueError(f"module {self.id}: idle_repeat {self.idle_repeat} is not a step")
         for action, steps in self.command_steps.items():

@@ -171,6 +171,16 @@ def _rg_determined(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
+def _points_adjusted(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    side = data["side"]
+    meta[data["pool"]][side] = data["after"]
+    row, cell = _cell(rows, meta, side)
+    cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
+    _put_roster(rows, row)
+    _put_meta(rows, meta, record)
+
+
 def _casualty(rows: Rows, record: Record) -> None:
     data = record["data"]
     key = f"{data['scenario']}|{data['side']}"
@@ -270,6 +280,7 @@ _HANDLERS: dict[str, Fold] = {
     "CPPSpent": _points("cpp", "cpp_spent", -1),
     "FPPCredited": _points("fpp", "fpp", +1),
     "FortificationPurchased": _points("fpp", "fortifications", -1),
+    "PointsAdjusted": _points_adjusted,
     "CasualtyRecorded": _casualty,
     "ControlChanged": _control,
     "ELRChanged": _rating(ELR),

@@ -107,7 +107,9 @@ def test_the_cg_max_refuses_a_third_x1_naming_the_rule(refit: Refit) -> None:
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
-    advance_to(refit, campaign, "3.617")
+    advance_to(refit, campaign, "3.617")  # 14N: the CPP left on 14PM were lost (3.617)
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 42,
+                         "reason": "CPP Base # 14N", "rule": "3.6161"})
     moved = refit.campaign(campaign).version
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
@@ -253,3 +255,30 @@ def test_an_idle_last_cg_date_is_cg_end(refit: Refit) -> None:
     result = do(refit, campaign, {"type": "advance"})
     assert [e["type"] for e in result.events] == ["CGEnded", "SeedRevealed"]
     assert refit.status(campaign).phase == "ended"
+
+
+def test_abtf_unspent_cpp_is_halved_rounding_up_as_9_617_ends(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Halving", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "German", "amount": 15,
+                         "reason": "Initial Scenario", "rule": "9.5"})
+    result = do(refit, campaign, {"type": "advance"})
+    assert [e["type"] for e in result.events] == ["PointsAdjusted", "StepAdvanced"]
+    assert refit.campaign(campaign).cpp == {"British": 0, "German": 8}
+    assert refit.roster(campaign)[0].sides["German"].cpp_left == 8
+    assert refit.roster(campaign, viewer="British")[0].sides["German"].cpp_left is None
+
+
+def test_abtf_unspent_fpp_is_forfeit_as_9_619_ends(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Forfeit", "server").id
+    do(refit, campaign, {"type": "credit_fpp", "side": "British", "amount": 3,
+                         "reason": "RG", "rule": "9.617"})
+    advance_to(refit, campaign, "9.620")
+    assert refit.campaign(campaign).fpp["British"] == 0
+
+
+def test_pbr_cpp_left_after_3_617_on_14pm_are_lost_but_not_on_14am(refit: Refit) -> None:
+    campaign = play_initial_scenario_and_first_reph(refit)
+    assert refit.campaign(campaign).cpp == {"Axis": 52, "British": 23}
+    do(refit, campaign, {"type": "advance"})  # 14PM leaves 3.617
+    assert refit.campaign(campaign).cpp == {"Axis": 0, "British": 0}
+    assert refit.roster(campaign)[0].sides["Axis"].cpp_left == 31  # 14AM kept its CPP
