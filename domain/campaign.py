@@ -14,7 +14,7 @@ from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, secret_content
-from domain.rules import Module, Step
+from domain.rules import Effect, Module, Step, Table
 
 _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
@@ -109,6 +109,8 @@ class Campaign(Aggregate):
         self.rg_today: dict[str, dict[str, int]] = {side: {} for side in sides}
         self.purchases: list[list[str]] = []
         self.control: dict[str, str | None] = {}
+        self.levels: dict[str, int] = {}
+        self.previous_date_idle = False
         self.last_scenario_cvp: dict[str, int] = dict.fromkeys(sides, 0)  # lost, per side
         self.idle_dates_since_scenario = 0
         self.scenarios_since_idle = 0
@@ -171,7 +173,7 @@ class Campaign(Aggregate):
     def facts(self, side: str) -> Facts:
         """What the ledger knows of a side, for the DRM it derives (e.g. 9.6202)."""
         inflicted = sum(cvp for other, cvp in self.last_scenario_cvp.items() if other != side)
-        return Facts(san=self.san[side], enemy_cvp=inflicted,
+        return Facts(san=self.san[side], levels=dict(self.levels), enemy_cvp=inflicted,
                      idle_dates_since_scenario=self.idle_dates_since_scenario,
                      scenarios_since_idle=self.scenarios_since_idle,
                      attack_chits_since_idle=self.attack_chits_since_idle[side])
@@ -240,15 +242,53 @@ class Campaign(Aggregate):
         result = table.result(final, command.target)
         self._in_step(module, [s for s in module.steps if table.id in s.tables],
                       f"table {table.id} ({table.title})")
+        self._check_when(module, table)
+        band = table.band(final)
+        effects = [self._effect(module, effect, side, table) for effect in
+                   (band.effects if band is not None else [])]
+        secret_for = side if (table.secret or command.secret) else None
         self._record(
-            self.DiceRolled, actor,
-            secret_for=side if (table.secret or command.secret) else None,
+            self.DiceRolled, actor, secret_for=secret_for,
             side=side, key=key, table=table.id, rule=table.rule, title=table.title,
             kind=table.roll, subject=command.subject, dice=dice, original=sum(dice), drm=drm,
             final=final, target=command.target, result=result,
             cg_date=self.cg_date, step=step,
             entered_by=actor if self.dice_mode == "entered" else None,
         )
+        cause = f"{table.id} {table.title}: Final {final}, {result}"
+        for event_class, fields in effects:
+            if fields["after"] != fields["before"]:
+                self._record(event_class, actor, secret_for=secret_for, cause=cause,
+                             rule=table.rule, cg_date=self.cg_date, **fields)
+
+    def _check_when(self, module: Module, table: Table) -> None:
+        if table.from_date is not None and \
+                module.date_index(self.cg_date) < module.date_index(table.from_date):
+            raise RuleViolation(f"table {table.id} is rolled from {table.from_date} on, "
+                                f"not on {self.cg_date}", rule=table.rule)
+        if table.not_after_idle and self.previous_date_idle:
+            raise RuleViolation(f"table {table.id} is not rolled when the previous CG Date "
+                                "was Idle", rule=table.rule)
+
+    def _effect(self, module: Module, effect: Effect, side: str,
+                table: Table) -> tuple[type[Campaign.Event], dict[str, Any]]:
+        """The event (and its fields) by which a result moves ELR, SAN or a level."""
+        if effect.target.startswith("level:"):
+            name = effect.target.removeprefix("level:")
+            spec = module.levels[name]
+            before = self.levels.get(name, spec.minimum)
+            after = min(spec.maximum, max(spec.minimum, before + effect.change))
+            return self.LevelChanged, {"level": name, "side": spec.side or side,
+                                       "before": before, "after": after}
+        ratings = self.elr if effect.target == "elr" else self.san
+        if ratings[side] is None:
+            raise RuleViolation(f"{table.id} changes the {side} {effect.target.upper()}: "
+                                f"record it first ({'change_' + effect.target})",
+                                rule=table.rule)
+        before_rating = cast(int, ratings[side])
+        after_rating = min(effect.maximum, max(effect.minimum, before_rating + effect.change))
+        return (self.ELRChanged if effect.target == "elr" else self.SANChanged,
+                {"side": side, "before": before_rating, "after": after_rating})
 
     def _dice(self, key: str, kind: str, entered: list[int] | None) -> list[int]:
         if self.dice_mode == "entered":
@@ -525,6 +565,36 @@ class Campaign(Aggregate):
                      before=before, after=command.value, cause=command.cause,
                      rule=command.rule, cg_date=self.cg_date)
 
+    class LevelChanged(Event):
+        """A tracked level (e.g. CG17 British Ammunition Shortage) moved."""
+
+        level: str
+        side: str
+        before: int
+        after: int
+        cause: str
+        rule: str | None
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.levels[self.level] = self.after
+
+    def change_level(self, module: Module, command: cmd.ChangeLevel, actor: str) -> None:
+        """Set a level the module tracks, e.g. the SSR's starting Ammunition Shortage."""
+        self._not_ended()
+        spec = module.levels.get(command.level)
+        if spec is None:
+            raise InvalidCommand(f"{module.id} tracks no level {command.level!r} "
+                                 f"(it tracks {sorted(module.levels)})", field="level")
+        if not spec.minimum <= command.value <= spec.maximum:
+            raise RuleViolation(f"{spec.title} runs from {spec.minimum} to {spec.maximum}",
+                                rule=spec.rule)
+        before = self.levels.get(command.level, spec.minimum)
+        self._record(self.LevelChanged, actor, level=command.level,
+                     side=spec.side or "", before=before, after=command.value,
+                     cause=command.cause, rule=command.rule or spec.rule,
+                     cg_date=self.cg_date)
+
     # -- initiative, scenario, steps, CG Dates ------------------------------
 
     class InitiativeSelected(Event):
@@ -546,7 +616,8 @@ class Campaign(Aggregate):
         cg_date: str
 
         def apply(self, campaign: Campaign) -> None:
-            if all(chit == "idle" for chit in self.chits.values()):  # an Idle CG Date
+            campaign.previous_date_idle = all(chit == "idle" for chit in self.chits.values())
+            if campaign.previous_date_idle:  # an Idle CG Date
                 campaign.idle_dates_since_scenario += 1
                 campaign.scenarios_since_idle = 0
                 campaign.attack_chits_since_idle = dict.fromkeys(campaign.sides, 0)

@@ -167,6 +167,16 @@ class ChangeSAN(ChangeRating):
     type: Literal["change_san"] = "change_san"
 
 
+class ChangeLevel(Command):
+    """A tracked level (e.g. CG17 Ammunition Shortage) becomes `value`."""
+
+    type: Literal["change_level"] = "change_level"
+    level: Name
+    value: StrictInt = Field(ge=0, le=20)
+    cause: Name
+    rule: str | None = Field(default=None, max_length=30)
+
+
 class SelectInitiative(Command):
     """A side's secret Initiative chit for the CG Date."""
 
@@ -214,6 +224,7 @@ AnyCommand = Annotated[
     | ChangeControl
     | ChangeELR
     | ChangeSAN
+    | ChangeLevel
     | SelectInitiative
     | RecordScenario
     | Advance

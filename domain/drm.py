@@ -15,6 +15,7 @@ class Facts:
     """What the ledger knows of a side when it rolls (for the DRM it derives)."""
 
     san: int | None = None
+    levels: dict[str, int] | None = None
     enemy_cvp: int = 0  # CVP the side inflicted in the last CG Scenario (and its RePh)
     idle_dates_since_scenario: int = 0
     scenarios_since_idle: int = 0
@@ -40,6 +41,8 @@ def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None, facts: Fact
         return spec.value
     if spec.auto == "san_over":
         return max(0, (facts.san or 0) - (spec.over or 0))
+    if spec.auto == "level":
+        return spec.value * (facts.levels or {}).get(spec.level or "", 0)
     if spec.auto == "enemy_cvp":
         return spec.value * (facts.enemy_cvp // (spec.per or 1))
     if spec.auto in ("idle_dates_since_scenario", "scenarios_since_idle",

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from domain.errors import InvalidCommand, MissingTable
 
-AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "enemy_cvp",
+AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "level",
+                  "enemy_cvp",
                   "idle_dates_since_scenario", "scenarios_since_idle",
                   "attack_chits_since_idle"]
 
@@ -20,12 +21,22 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class Effect(Strict):
+    """What a result does to the ledger: ELR, SAN or a level (e.g. CG17) moves by `change`."""
+
+    target: str  # "elr", "san" or "level:NAME"
+    change: int
+    minimum: int = 0
+    maximum: int = 7
+
+
 class Band(Strict):
     """One result band of a table: Final rolls from `min` to `max` (None = open end)."""
 
     min: int | None = None
     max: int | None = None
     result: str
+    effects: list[Effect] = []
 
     def holds(self, final: int) -> bool:
         """True when the Final roll falls in this band."""
@@ -42,6 +53,7 @@ class DRMSpec(Strict):
     side: str | None = None
     over: int | None = None
     per: int | None = None
+    level: str | None = None
     variable: bool = False
     doubt: str | None = None
 
@@ -51,6 +63,8 @@ class DRMSpec(Strict):
             raise ValueError(f"DRM {self.reason!r}: auto 'side' needs `side`")
         if self.auto == "san_over" and self.over is None:
             raise ValueError(f"DRM {self.reason!r}: auto 'san_over' needs `over`")
+        if self.auto == "level" and not self.level:
+            raise ValueError(f"DRM {self.reason!r}: auto 'level' needs `level`")
         if self.auto == "enemy_cvp" and not self.per:
             raise ValueError(f"DRM {self.reason!r}: auto 'enemy_cvp' needs `per`")
         if self.auto is not None and self.variable:
@@ -85,6 +99,8 @@ class Table(Strict):
     rule: str
     roll: Literal["dr", "DR"]
     secret: bool = False
+    from_date: str | None = None  # not rolled before this CG Date (e.g. 9.6201: 19AM)
+    not_after_idle: bool = False  # not rolled when the previous CG Date was Idle
     bands: list[Band] = []
     target: Target | None = None
     drm: list[DRMSpec] = []
@@ -107,6 +123,10 @@ class Table(Strict):
             if low.max is None or high.min != low.max + 1:
                 raise ValueError(f"table {self.id}: bands must be ascending and contiguous")
         return self
+
+    def band(self, final: int) -> Band | None:
+        """The band a Final roll falls in (None for a target table)."""
+        return next((band for band in self.bands if band.holds(final)), None)
 
     def result(self, final: int, target: int | None = None) -> str:
         """The result for a Final roll (and the target number, for a target table)."""
@@ -154,6 +174,16 @@ class PointsEffect(Strict):
     def after(self, points: int) -> int:
         """The points left once the effect is applied."""
         return (points + 1) // 2 if self.effect == "halve_fru" else 0
+
+
+class LevelSpec(Strict):
+    """A campaign level the ledger tracks (e.g. CG17 British Ammunition Shortage)."""
+
+    title: str
+    rule: str
+    side: str | None = None
+    minimum: int = 0
+    maximum: int
 
 
 class CGParams(Strict):
@@ -209,6 +239,7 @@ class Module(Strict):
     command_steps: dict[str, list[str]] = {}
     idle_repeat: str | None = None
     on_leaving: dict[str, list[PointsEffect]] = {}
+    levels: dict[str, LevelSpec] = {}
     notes: list[str] = []
 
     @model_validator(mode="after")

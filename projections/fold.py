@@ -82,7 +82,8 @@ def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> di
         }
         for side in meta["sides"]
     }
-    return {"cg_date": meta["cg_date"], "order": order, "scenario_type": None,
+    return {"cg_date": meta["cg_date"], "order": order, "levels": dict(meta["levels"]),
+            "scenario_type": None,
             "weather": None, "chits_revealed": False, "scenario_played": False, "sides": sides}
 
 
@@ -95,7 +96,8 @@ def _created(rows: Rows, record: Record) -> None:
         "seed_commitment": data["seed_commitment"], "seed": None,
         "cg_date": data["cg_date"], "phase": data["phase"], "step": data["step"],
         "cpp": dict.fromkeys(sides, 0), "fpp": dict.fromkeys(sides, 0),
-        "elr": dict.fromkeys(sides), "san": dict.fromkeys(sides), "all_revealed": False,
+        "elr": dict.fromkeys(sides), "san": dict.fromkeys(sides), "levels": {},
+        "all_revealed": False,
         "created": _iso(record["timestamp"]), "version": record["version"],
     }
     _put_meta(rows, meta, record)
@@ -207,6 +209,16 @@ def _rating(kind: str) -> Fold:
     return handle
 
 
+def _level(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    meta["levels"][data["level"]] = data["after"]
+    row = rows.get(ROSTER, meta["cg_date"])
+    assert row is not None
+    row["levels"] = dict(meta["levels"])
+    _put_roster(rows, row)
+    _put_meta(rows, meta, record)
+
+
 def _control(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = {k: data[k] for k in ("location", "kind", "side", "previous", "rule", "cg_date")}
@@ -285,6 +297,7 @@ _HANDLERS: dict[str, Fold] = {
     "ControlChanged": _control,
     "ELRChanged": _rating(ELR),
     "SANChanged": _rating(SAN),
+    "LevelChanged": _level,
     "InitiativeSelected": _initiative,
     "ChitsRevealed": _chits_revealed,
     "ScenarioRecorded": _scenario_recorded,

@@ -41,6 +41,7 @@ class RosterRow(BaseModel):
     scenario_type: str | None
     weather: str | None
     scenario_played: bool
+    levels: dict[str, int] = {}
     sides: dict[str, RosterCell]
 
 
@@ -140,6 +141,7 @@ class CampaignStatus(BaseModel):
     version: int
     seed_commitment: str | None
     seed: str | None
+    levels: dict[str, int] = {}
     sides: dict[str, dict[str, int | None]]
 
 
@@ -170,7 +172,7 @@ def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
         id=meta["campaign"], module=meta["module"], cg=meta["cg"], name=meta["name"],
         dice=meta["dice"], cg_date=meta["cg_date"], phase=meta["phase"], step=meta["step"],
         version=meta["version"], seed_commitment=meta["seed_commitment"], seed=meta["seed"],
-        sides=sides,
+        levels=meta.get("levels", {}), sides=sides,
     )
 
 
@@ -197,7 +199,7 @@ def _roster_row(meta: dict[str, Any], row: dict[str, Any], viewer: str | None) -
         cells[side] = RosterCell.model_validate(shown)
     return RosterRow(cg_date=row["cg_date"], scenario_type=row["scenario_type"],
                      weather=row["weather"], scenario_played=row["scenario_played"],
-                     sides=cells)
+                     levels=row.get("levels", {}), sides=cells)
 
 
 def purchases(source: RowSource, viewer: str | None = DIRECTOR) -> list[PurchaseRow]:

@@ -7,7 +7,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.errors import InvalidCommand
+from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from tests.story import do, to_reph_step
 
@@ -67,6 +67,7 @@ def test_9_6122_san_drm_is_derived_from_the_sides_san(refit: Refit) -> None:
     german = roll(refit, campaign, "9.6122", "German", [2])
     assert [(d["value"], d["reason"]) for d in british["drm"]] == [(2, "British SAN minus four")]
     assert (british["final"], british["result"]) == (4, "SAN reduced by two")
+    assert refit.campaign(campaign).san["British"] == 4
     assert [(d["value"], d["reason"]) for d in german["drm"]] == [(1, "German SAN minus five")]
     assert (german["final"], german["result"]) == (3, "SAN unchanged")
 
@@ -97,14 +98,11 @@ def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
 
 
 def test_a_one_sided_drm_is_refused_for_the_other_side(refit: Refit) -> None:
-    campaign = at_step(refit, "9.614")
+    campaign = at_step(refit, "9.613")
     with pytest.raises(InvalidCommand) as refused:
-        roll(refit, campaign, "9.6144", "German", [3],
-             [{"value": 1, "reason": "current level of Ammunition Shortage (British Only)"}])
+        roll(refit, campaign, "9.613", "German", [3, 3],
+             [{"value": -1, "reason": "Previous CG Date was Idle (British only)"}])
     assert "for the British only" in refused.value.message
-
-
-AMMO_LEVEL_2 = {"value": 2, "reason": "British Ammunition Shortage Level DRM (British Only)"}
 
 
 def choose(refit: Refit, campaign: UUID, chit: str) -> None:
@@ -120,6 +118,10 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
     # an Idle 21AM, a 21PM scenario both attacked in, the British inflicting 42 CVP and
     # the Germans 38, then the ELR rolls of 21EVE with British Ammunition Shortage Level 2.
     campaign = refit.create_campaign("abtf", "I", "EX 9.6202", "entered", start_date="20N").id
+    do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 2,
+                         "cause": "as the EX says"})
+    for side, elr in (("British", 5), ("German", 4)):
+        do(refit, campaign, {"type": "change_elr", "side": side, "value": elr, "cause": "OB"})
     to_reph_step(refit, campaign, "9.621")  # 21AM
     choose(refit, campaign, "idle")
     to_reph_step(refit, campaign, "9.621")  # 21PM
@@ -128,7 +130,7 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
         do(refit, campaign, {"type": "record_casualty", "side": side, "unit": "losses",
                              "cvp": cvp})
     to_reph_step(refit, campaign, "9.620")  # 21EVE
-    british = roll(refit, campaign, "9.6202", "British", [3, 3], [AMMO_LEVEL_2])
+    british = roll(refit, campaign, "9.6202", "British", [3, 3])
     german = roll(refit, campaign, "9.6202", "German", [3, 3])
     assert [d["value"] for d in british["drm"]] == [-1, 1, 1, 4, 2]
     assert sum(d["value"] for d in british["drm"]) == 7
@@ -141,6 +143,8 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
         "Campaign Exhaustion DRM (FRD) (German Only)"]
     assert (british["final"], british["result"]) == (13, "ELR -1")
     assert (german["final"], german["result"]) == (9, "No Change")
+    assert refit.elr(campaign).current == {"British": 4, "German": 4}
+    assert refit.elr(campaign).changes[-1].cause == "9.6202 ELR Loss/Gain Chart: Final 13, ELR -1"
 
 
 def test_9_6202_an_idle_date_since_the_last_scenario_is_minus_3(refit: Refit) -> None:
@@ -152,3 +156,50 @@ def test_9_6202_an_idle_date_since_the_last_scenario_is_minus_3(refit: Refit) ->
     assert [(d["value"], d["reason"]) for d in rolled["drm"]] == [
         (-3, "Per Idle CG Date since the last CG Scenario"),
         (1, "Campaign Exhaustion DRM (FRD) (German Only)")]
+
+
+def test_9_6201_is_not_rolled_before_19am(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Early", "entered", start_date="18AM").id
+    to_reph_step(refit, campaign, "9.620")  # 18PM
+    with pytest.raises(RuleViolation) as refused:
+        roll(refit, campaign, "9.6201", "British", [5, 5])
+    assert refused.value.rule == "9.6201" and "from 19AM on" in refused.value.message
+
+
+def test_9_6201_raises_the_cg17_level_and_stops_at_five(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Ammo", "entered", start_date="19AM").id
+    do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 4,
+                         "cause": "CG SSR"})
+    to_reph_step(refit, campaign, "9.620")  # 19PM: Campaign Exhaustion +1
+    roll(refit, campaign, "9.6201", "British", [5, 4])  # Final 10: one Level more
+    assert refit.status(campaign).levels == {"ammo_shortage": 5}
+    assert refit.roster(campaign)[-1].levels == {"ammo_shortage": 5}
+    again = do(refit, campaign, {"type": "roll", "table": "9.6201", "side": "British",
+                                 "dice": [6, 6]})
+    assert [e["type"] for e in again.events] == ["DiceRolled"]  # no Level above Five
+
+
+def test_9_6201_is_skipped_after_an_idle_date(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Idle ammo", "entered", start_date="19AM").id
+    to_reph_step(refit, campaign, "9.621")  # 19PM
+    for side in ("British", "German"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
+    to_reph_step(refit, campaign, "9.620")  # 19EVE, after the Idle 19PM
+    with pytest.raises(RuleViolation) as refused:
+        roll(refit, campaign, "9.6201", "British", [5, 5])
+    assert "previous CG Date was Idle" in refused.value.message
+
+
+def test_a_result_that_moves_an_unrecorded_elr_is_refused(refit: Refit) -> None:
+    campaign = at_step(refit, "9.620")
+    with pytest.raises(RuleViolation) as refused:
+        roll(refit, campaign, "9.6202", "German", [6, 6])  # Final 13: ELR -1
+    assert refused.value.rule == "9.6202" and "record it first" in refused.value.message
+
+
+def test_an_unknown_level_is_named(refit: Refit) -> None:
+    campaign = at_step(refit, "9.620")
+    with pytest.raises(InvalidCommand) as refused:
+        do(refit, campaign, {"type": "change_level", "level": "water", "value": 1,
+                             "cause": "CG21"})
+    assert refused.value.field == "level"
