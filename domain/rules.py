@@ -186,6 +186,24 @@ class LevelSpec(Strict):
     maximum: int
 
 
+class SWAllotment(Strict):
+    """SW an Infantry-type RG receives (9.6182): all when Full; each on a dr <= `depleted`
+    when Depleted. `choose` names a table that first decides which SW it is."""
+
+    sw: str
+    count: int = Field(ge=1)
+    depleted: int = Field(ge=1, le=6)
+    choose: str | None = None
+
+
+class SWChart(Strict):
+    """A side's Infantry-Type SW Chart (e.g. 9.6182): RG id to its SW."""
+
+    rule: str
+    rows: dict[str, list[SWAllotment]]
+    doubts: list[str] = []
+
+
 class CGParams(Strict):
     """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, attack-chit limits."""
 
@@ -240,6 +258,7 @@ class Module(Strict):
     idle_repeat: str | None = None
     on_leaving: dict[str, list[PointsEffect]] = {}
     levels: dict[str, LevelSpec] = {}
+    sw_charts: dict[str, SWChart] = {}
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -257,6 +276,14 @@ class Module(Strict):
             for date in (params.start, params.end) if params else ():
                 if date not in dates:
                     raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
+        tables = {table.id for table in self.tables}
+        for side, sw_chart in self.sw_charts.items():
+            if side not in self.sides:
+                raise ValueError(f"module {self.id}: SW chart for unknown side {side!r}")
+            for allotments in sw_chart.rows.values():
+                for item in allotments:
+                    if item.choose is not None and item.choose not in tables:
+                        raise ValueError(f"SW chart: table {item.choose} is not supplied")
         rules = {step.rule for step in self.steps}
         if not set(self.on_leaving) <= rules:
             raise ValueError(f"module {self.id}: on_leaving names a step it does not have")

@@ -203,3 +203,22 @@ def test_an_unknown_level_is_named(refit: Refit) -> None:
         do(refit, campaign, {"type": "change_level", "level": "water", "value": 1,
                              "cause": "CG21"})
     assert refused.value.field == "level"
+
+
+def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw(refit: Refit) -> None:
+    chart = refit.module("abtf").sw_charts["German"].rows
+    assert [(a.sw, a.count, a.depleted) for a in chart["I1"]] == [
+        ("LMG", 1, 3), ("PSK/Lt. Mtr", 1, 2)]
+    assert [(a.sw, a.count) for a in chart["I3"]] == [("LMG", 1)]  # the VG Pltn's one LMG
+    campaign = at_step(refit, "9.618")
+    which = roll(refit, campaign, "9.6182-psk", "German", [4])
+    assert which["result"] == "PSK"  # "Assume a 4 was rolled (making a PSK available)"
+
+    def allot(die: int, target: int) -> str:
+        rolled = do(refit, campaign, {"type": "roll", "table": "9.6182", "side": "German",
+                                      "dice": [die], "target": target, "subject": "I1"})
+        return str(rolled.events[0]["data"]["result"])
+
+    assert allot(3, 3) == "SW received"  # the LMG on a dr <= 3
+    assert allot(3, 2) == "SW not received"  # the PSK only on a dr <= 2
+    assert allot(2, 2) == "SW received"
