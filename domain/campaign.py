@@ -614,6 +614,7 @@ class Campaign(Aggregate):
 
         chits: dict[str, str]
         cg_date: str
+        scenario_type: str | None
 
         def apply(self, campaign: Campaign) -> None:
             campaign.previous_date_idle = all(chit == "idle" for chit in self.chits.values())
@@ -622,8 +623,10 @@ class Campaign(Aggregate):
                 campaign.scenarios_since_idle = 0
                 campaign.attack_chits_since_idle = dict.fromkeys(campaign.sides, 0)
 
-    def select_initiative(self, command: cmd.SelectInitiative, actor: str) -> None:
-        """Choose a chit; once every side has chosen, all are revealed together."""
+    def select_initiative(self, module: Module, command: cmd.SelectInitiative,
+                          actor: str) -> None:
+        """Choose a chit; once every side has chosen, all are revealed together and the
+        Initiative Matrix names the CG Date's scenario type."""
         self._not_ended()
         side = self._side(command.side)
         if self.chits[side] is not None:
@@ -632,7 +635,9 @@ class Campaign(Aggregate):
                      chit=command.chit, cg_date=self.cg_date)
         if all(chit is not None for chit in self.chits.values()):
             chits = {s: cast(str, c) for s, c in self.chits.items()}
-            self._record(self.ChitsRevealed, actor, chits=chits, cg_date=self.cg_date)
+            night = module.date(self.cg_date).night
+            self._record(self.ChitsRevealed, actor, chits=chits, cg_date=self.cg_date,
+                         scenario_type=module.scenario_type(chits, night))
 
     class ScenarioRecorded(Event):
         """The CG Date's scenario type and weather, for the roster."""

@@ -204,6 +204,14 @@ class SWChart(Strict):
     doubts: list[str] = []
 
 
+class MatrixEntry(Strict):
+    """A line of an Initiative Matrix (e.g. 9.62132): the chits and the CG Date they make."""
+
+    chits: dict[str, Literal["attack", "idle"]]
+    scenario_type: str
+    night_type: str | None = None  # e.g. PBr's Night Dual Attack (3.6213b)
+
+
 class CGParams(Strict):
     """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, attack-chit limits."""
 
@@ -259,6 +267,8 @@ class Module(Strict):
     on_leaving: dict[str, list[PointsEffect]] = {}
     levels: dict[str, LevelSpec] = {}
     sw_charts: dict[str, SWChart] = {}
+    initiative_matrix: list[MatrixEntry] = []
+    initiative_rule: str = ""
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -337,6 +347,13 @@ class Module(Strict):
     def step(self, rule: str) -> Step:
         """The RePh step with this rule number."""
         return next(step for step in self.steps if step.rule == rule)
+
+    def scenario_type(self, chits: dict[str, str], night: bool) -> str | None:
+        """What the Initiative Matrix makes of the chits (None if the module has none)."""
+        for entry in self.initiative_matrix:
+            if entry.chits == chits:
+                return entry.night_type if night and entry.night_type else entry.scenario_type
+        return None
 
     def chart_row(self, side: str, rg: str) -> RGRow | None:
         """The side's chart line for an RG, if the chart and the line exist."""

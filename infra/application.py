@@ -59,7 +59,7 @@ HANDLERS: dict[str, Handler] = {
     "change_elr": lambda c, m, x, a: c.change_rating(x, a),
     "change_san": lambda c, m, x, a: c.change_rating(x, a),
     "change_level": lambda c, m, x, a: c.change_level(m, x, a),
-    "select_initiative": lambda c, m, x, a: c.select_initiative(x, a),
+    "select_initiative": lambda c, m, x, a: c.select_initiative(m, x, a),
     "record_scenario": lambda c, m, x, a: c.record_scenario(x, a),
     "advance": lambda c, m, x, a: c.advance(m, a),
     "end_scenario": lambda c, m, x, a: c.end_scenario(m, a),

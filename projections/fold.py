@@ -237,7 +237,9 @@ def _chits_revealed(rows: Rows, record: Record) -> None:
     assert row is not None
     row["chits_revealed"] = True
     if all(chit == "idle" for chit in record["data"]["chits"].values()):
-        row["scenario_type"] = row["scenario_type"] or "Idle Date"
+        row["scenario_type"] = row["scenario_type"] or "Idle CG Date"
+    if record["data"].get("scenario_type"):
+        row["scenario_type"] = record["data"]["scenario_type"]
     _put_roster(rows, row)
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
-from tests.story import do, to_reph_step
+from tests.story import advance_to, do, to_reph_step
 
 
 def at_step(refit: Refit, step: str) -> UUID:
@@ -94,7 +94,7 @@ def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
     owners = {t: s.rule for s in module.steps for t in s.tables}
     assert owners["9.6054"] == "9.605" and owners["9.6202"] == "9.620"
     assert owners["9.62161"] == "9.621" and owners["9.6183-armor"] == "9.618"
-    assert set(owners) == {t.id for t in module.tables}
+    assert set(owners) == {t.id for t in module.tables} - {"CG4"}  # CG4: during play
 
 
 def test_a_one_sided_drm_is_refused_for_the_other_side(refit: Refit) -> None:
@@ -222,3 +222,34 @@ def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw(refit: Refit) -> N
     assert allot(3, 3) == "SW received"  # the LMG on a dr <= 3
     assert allot(3, 2) == "SW not received"  # the PSK only on a dr <= 2
     assert allot(2, 2) == "SW received"
+
+
+def test_cg4_game_end_dr_at_night_adds_2(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Night", "entered").id  # 17N
+    advance_to(refit, campaign, None)
+
+    def game_end(die: int) -> dict[str, Any]:
+        return roll_with_target(refit, campaign, "CG4", "British", [die], target=3)
+
+    night = game_end(2)
+    assert [(d["value"], d["reason"]) for d in night["drm"]] == [(2, "CG Night Scenario")]
+    assert (night["final"], night["result"]) == (4, "Play continues")
+    assert game_end(1)["result"] == "Scenario ends"
+
+
+def test_both_attack_chits_make_a_dual_assault_with_its_set_up_dr(refit: Refit) -> None:
+    campaign = at_step(refit, "9.621")  # 18AM
+    for side in ("British", "German"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
+    assert refit.roster(campaign)[-1].scenario_type == "Dual Assault"
+    assert roll(refit, campaign, "9.62133", "German", [3])["result"] == "British sets up first"
+    assert roll(refit, campaign, "9.6215", "German", [5])["result"] == "British moves first"
+
+
+def roll_with_target(refit: Refit, campaign: UUID, table: str, side: str, dice: list[int],
+                     target: int) -> dict[str, Any]:
+    """One roll against a target number, with physical dice."""
+    result = do(refit, campaign, {"type": "roll", "table": table, "side": side,
+                                  "dice": dice, "target": target})
+    data: dict[str, Any] = result.events[0]["data"]
+    return data

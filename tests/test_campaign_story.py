@@ -242,7 +242,7 @@ def test_an_idle_date_repeats_the_reph_from_the_new_cg_date_step(refit: Refit) -
     assert (state.cg_date, state.phase, state.step) == ("14N", "reph", "3.612")
     roster = refit.roster(campaign)
     assert [(r.cg_date, r.scenario_type, r.scenario_played) for r in roster] == [
-        ("14AM", None, True), ("14PM", "Idle Date", False), ("14N", None, False)]
+        ("14AM", None, True), ("14PM", "Idle CG Date", False), ("14N", None, False)]
 
 
 def test_an_idle_last_cg_date_is_cg_end(refit: Refit) -> None:
@@ -282,3 +282,23 @@ def test_pbr_cpp_left_after_3_617_on_14pm_are_lost_but_not_on_14am(refit: Refit)
     do(refit, campaign, {"type": "advance"})  # 14PM leaves 3.617
     assert refit.campaign(campaign).cpp == {"Axis": 0, "British": 0}
     assert refit.roster(campaign)[0].sides["Axis"].cpp_left == 31  # 14AM kept its CPP
+
+
+def test_the_initiative_matrix_names_the_scenario_type_night_dual_attack_included(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Matrix", "server").id
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.621")  # 14PM
+    do(refit, campaign, {"type": "select_initiative", "side": "Axis", "chit": "attack"})
+    revealed = do(refit, campaign, {"type": "select_initiative", "side": "British",
+                                    "chit": "idle"}).events[-1]
+    assert (revealed["type"], revealed["data"]["scenario_type"]) == ("ChitsRevealed",
+                                                                     "Axis Attack")
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.621")  # 14N, a Night CG Date
+    for side in ("Axis", "British"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
+    assert [r.scenario_type for r in refit.roster(campaign)] == [
+        None, "Axis Attack", "Night Dual Attack"]
