@@ -719,6 +719,28 @@ class Campaign(Aggregate):
         if new_date is not None:
             self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date)
 
+    class CGDecided(Event):
+        """The CG is decided before its last CG Date: `side` conceded or won outright."""
+
+        side: str
+        reason: str
+        winner: str
+        rule: str | None
+        cg_date: str
+
+    def end_cg(self, command: cmd.EndCG, actor: str) -> None:
+        """A concession (the conceding side) or a Sudden Death Victory (the winner)."""
+        self._not_ended()
+        side = self._side(command.side)
+        if command.reason == "sudden_death" and self.phase != "scenario":
+            raise RuleViolation("a Sudden Death Victory is won during a CG Scenario",
+                                rule=command.rule)
+        winner = side if command.reason == "sudden_death" else next(
+            other for other in self.sides if other != side)
+        self._record(self.CGDecided, actor, side=side, reason=command.reason,
+                     winner=winner, rule=command.rule, cg_date=self.cg_date)
+        self._end_cg(actor)
+
     def _end_cg(self, actor: str) -> None:
         self._record(self.CGEnded, actor, cg_date=self.cg_date)
         if self.dice_mode == "server":

@@ -205,6 +205,15 @@ class EndScenario(Command):
     type: Literal["end_scenario"] = "end_scenario"
 
 
+class EndCG(Command):
+    """CG End before the last CG Date: a side concedes, or wins by Sudden Death (9.6212)."""
+
+    type: Literal["end_cg"] = "end_cg"
+    reason: Literal["concession", "sudden_death"]
+    side: Name
+    rule: str | None = Field(default=None, max_length=30)
+
+
 class RevealSeed(Command):
     """The director reveals the dice seed before CG End."""
 
@@ -229,6 +238,7 @@ AnyCommand = Annotated[
     | RecordScenario
     | Advance
     | EndScenario
+    | EndCG
     | RevealSeed,
     Field(discriminator="type"),
 ]

@@ -302,3 +302,27 @@ def test_the_initiative_matrix_names_the_scenario_type_night_dual_attack_include
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
     assert [r.scenario_type for r in refit.roster(campaign)] == [
         None, "Axis Attack", "Night Dual Attack"]
+
+
+def test_a_concession_is_cg_end_and_opens_every_secret(refit: Refit) -> None:
+    load_fixture_chart(refit)
+    campaign = refit.create_campaign("pbr", "I", "Concede", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"})
+    do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
+    result = do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "British"})
+    assert [e["type"] for e in result.events] == ["CGDecided", "CGEnded", "SeedRevealed"]
+    assert result.events[0]["data"]["winner"] == "Axis"
+    assert refit.purchase_record(campaign, viewer="British")[0].rg == "X1"
+    assert refit.verify(campaign).ok
+
+
+def test_sudden_death_is_won_only_during_a_scenario(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Block H", "server").id
+    with pytest.raises(RuleViolation):
+        do(refit, campaign, {"type": "end_cg", "reason": "sudden_death", "side": "German",
+                             "rule": "9.6212"})
+    advance_to(refit, campaign, None)
+    result = do(refit, campaign, {"type": "end_cg", "reason": "sudden_death",
+                                  "side": "German", "rule": "9.6212"})
+    assert result.events[0]["data"]["winner"] == "German"
+    assert refit.status(campaign).phase == "ended"
