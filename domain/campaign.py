@@ -14,7 +14,7 @@ from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, secret_content
-from domain.rules import Effect, Module, Step, Table
+from domain.rules import Effect, FortificationRow, Module, Step, Table
 
 _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
@@ -110,6 +110,8 @@ class Campaign(Aggregate):
         self.purchases: list[list[str]] = []
         self.control: dict[str, str | None] = {}
         self.levels: dict[str, int] = {}
+        self.forts_today: dict[str, dict[str, int]] = {}
+        self.forts_total: dict[str, dict[str, int]] = {}
         self.previous_date_idle = False
         self.last_scenario_cvp: dict[str, int] = dict.fromkeys(sides, 0)  # lost, per side
         self.idle_dates_since_scenario = 0
@@ -460,10 +462,48 @@ class Campaign(Aggregate):
             campaign.fpp[self.side] += self.amount
 
     class FortificationPurchased(PointsEvent):
-        """FPP spent on a Fortification named in `reason`."""
+        """FPP spent on `count` of the Fortification named in `reason`."""
+
+        count: int
 
         def apply(self, campaign: Campaign) -> None:
             campaign.fpp[self.side] -= self.amount
+            for tally in (campaign.forts_today, campaign.forts_total):
+                bought = tally.setdefault(self.side, {})
+                bought[self.reason] = bought.get(self.reason, 0) + self.count
+
+    def purchase_fortification(self, module: Module, command: cmd.PurchaseFortification,
+                               actor: str) -> None:
+        """Buy Fortifications with FPP: the table's cost and limits, when the module has one."""
+        self._not_ended()
+        side = self._side(command.side)
+        item, rule = command.reason, command.rule
+        chart = module.fortification_chart
+        if chart is not None:
+            row = chart.row(command.reason)
+            item, rule = row.item, rule or chart.rule
+            self._check_fortification(row, side, command, chart.rule)
+        if self.fpp[side] < command.amount:
+            raise RuleViolation(f"{side} has {self.fpp[side]} FPP, not {command.amount}",
+                                rule=rule)
+        self._record(self.FortificationPurchased, actor, secret_for=side, side=side,
+                     amount=command.amount, reason=item, rule=rule, cg_date=self.cg_date,
+                     count=command.count)
+
+    def _check_fortification(self, row: FortificationRow, side: str,
+                             command: cmd.PurchaseFortification, rule: str) -> None:
+        if side not in row.cost:
+            raise RuleViolation(f"the {side} may not buy {row.item}", rule=rule)
+        if command.amount != row.cost[side] * command.count:
+            raise InvalidCommand(f"{command.count} {row.item} cost {side} "
+                                 f"{row.cost[side] * command.count} FPP, not {command.amount}",
+                                 rule=rule, field="amount")
+        for limit, tally, per in ((row.per_cg_date, self.forts_today, "per CG Date"),
+                                  (row.per_cg, self.forts_total, "per CG")):
+            bought = tally.get(side, {}).get(row.item, 0)
+            if limit is not None and bought + command.count > limit:
+                raise RuleViolation(f"{side} may buy at most {limit} {row.item} {per} "
+                                    f"({bought} bought)", rule=rule)
 
     def change_points(self, command: cmd.PointsChange, actor: str) -> None:
         """Credit or spend CPP/FPP; a spend may not exceed what the side has."""
@@ -473,7 +513,6 @@ class Campaign(Aggregate):
             "credit_cpp": (self.CPPCredited, None, getattr(command, "secret", False)),
             "spend_cpp": (self.CPPSpent, self.cpp, True),
             "credit_fpp": (self.FPPCredited, None, False),
-            "purchase_fortification": (self.FortificationPurchased, self.fpp, True),
         }[command.type]
         if pool is not None and pool[side] < command.amount:
             what = "CPP" if pool is self.cpp else "FPP"
@@ -681,6 +720,7 @@ class Campaign(Aggregate):
             campaign.cg_date = self.cg_date
             campaign.chits = dict.fromkeys(campaign.sides)
             campaign.rg_today = {side: {} for side in campaign.sides}
+            campaign.forts_today = {}
 
     def advance(self, module: Module, actor: str) -> None:
         """Complete the current RePh step; a step marked new-CG-Date starts the next date."""

@@ -121,9 +121,10 @@ class CreditFPP(PointsChange):
 
 
 class PurchaseFortification(PointsChange):
-    """FPP spent on a Fortification (e.g. 9.619); `reason` names it."""
+    """FPP spent on `count` of a Fortification (e.g. 9.619) that `reason` names."""
 
     type: Literal["purchase_fortification"] = "purchase_fortification"
+    count: StrictInt = Field(default=1, ge=1, le=100)
 
 
 class RecordCasualty(Command):

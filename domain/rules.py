@@ -212,6 +212,34 @@ class MatrixEntry(Strict):
     night_type: str | None = None  # e.g. PBr's Night Dual Attack (3.6213b)
 
 
+class FortificationRow(Strict):
+    """A line of a Fortification Purchase Table (e.g. 9.619): FPP per side, limits."""
+
+    item: str
+    cost: dict[str, int]  # FPP per side; a side not listed may not buy it
+    per_cg_date: int | None = None
+    per_cg: int | None = None
+    front_line: bool = False  # "F": may be set up in a Front Line Location
+    notes: list[str] = []
+
+
+class FortificationChart(Strict):
+    """A module's Fortification Purchase Table."""
+
+    rule: str
+    rows: list[FortificationRow]
+
+    def row(self, item: str) -> FortificationRow:
+        """The line for an item, or an error naming what the table has."""
+        wanted = item.strip().casefold()
+        for row in self.rows:
+            if row.item.casefold() == wanted:
+                return row
+        names = ", ".join(row.item for row in self.rows)
+        raise InvalidCommand(f"{item!r} is not on the Fortification Purchase Table ({names})",
+                             rule=self.rule, field="reason")
+
+
 class CGParams(Strict):
     """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, attack-chit limits."""
 
@@ -268,6 +296,7 @@ class Module(Strict):
     levels: dict[str, LevelSpec] = {}
     sw_charts: dict[str, SWChart] = {}
     initiative_matrix: list[MatrixEntry] = []
+    fortification_chart: FortificationChart | None = None
     initiative_rule: str = ""
     notes: list[str] = []
 

@@ -121,7 +121,8 @@ def _points(pool: str, column: str, sign: int) -> Fold:
         meta[pool][side] += sign * data["amount"]
         row, cell = _cell(rows, meta, side)
         if column == "fortifications":
-            cell["fortifications"].append({"item": data["reason"], "fpp": data["amount"]})
+            cell["fortifications"].append({"item": data["reason"], "count": data.get("count", 1),
+                                           "fpp": data["amount"]})
         else:
             cell[column] += data["amount"]
         cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]

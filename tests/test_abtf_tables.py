@@ -253,3 +253,59 @@ def roll_with_target(refit: Refit, campaign: UUID, table: str, side: str, dice: 
                                   "dice": dice, "target": target})
     data: dict[str, Any] = result.events[0]["data"]
     return data
+
+
+def fortify(refit: Refit, campaign: UUID, side: str, item: str, count: int,
+            amount: int) -> None:
+    """Buy Fortifications at 9.619."""
+    do(refit, campaign, {"type": "purchase_fortification", "side": side, "reason": item,
+                         "count": count, "amount": amount})
+
+
+@pytest.fixture
+def at_9_619(refit: Refit) -> UUID:
+    """An ABtF CG at 9.619 with FPP for both sides."""
+    campaign = refit.create_campaign("abtf", "I", "Forts", "server").id
+    to_reph_step(refit, campaign, "9.619")  # FPP unspent at 9.619 are forfeit: credit here
+    for side in ("British", "German"):
+        do(refit, campaign, {"type": "credit_fpp", "side": side, "amount": 200,
+                             "reason": "RG", "rule": "9.617"})
+    return campaign
+
+
+def test_9_619_a_p_factors_cost_each_side_its_own_fpp(refit: Refit, at_9_619: UUID) -> None:
+    fortify(refit, at_9_619, "German", "A-P minefield factor", 4, 12)
+    fortify(refit, at_9_619, "British", "a-p minefield factor", 2, 12)
+    with pytest.raises(InvalidCommand) as refused:
+        fortify(refit, at_9_619, "German", "A-P minefield factor", 2, 12)
+    assert refused.value.field == "amount" and refused.value.rule == "9.619"
+    cells = refit.roster(at_9_619)[-1].sides
+    assert cells["German"].fortifications == [
+        {"item": "A-P minefield factor", "count": 4, "fpp": 12}]
+    assert cells["British"].fpp == 188
+
+
+def test_9_619_no_more_than_12_a_p_factors_per_cg_date(refit: Refit, at_9_619: UUID) -> None:
+    fortify(refit, at_9_619, "German", "A-P minefield factor", 10, 30)
+    with pytest.raises(RuleViolation) as refused:
+        fortify(refit, at_9_619, "German", "A-P minefield factor", 3, 9)
+    assert refused.value.message == ("German may buy at most 12 A-P minefield factor per CG "
+                                     "Date (10 bought)")
+
+
+def test_9_619_a_t_mines_and_breaches_are_british_wire_german(refit: Refit,
+                                                               at_9_619: UUID) -> None:
+    for side, item, amount in (("German", "A-T Mine factor", 4), ("German", "Breach", 5),
+                               ("British", "Wire", 10)):
+        with pytest.raises(RuleViolation) as refused:
+            fortify(refit, at_9_619, side, item, 1, amount)
+        assert refused.value.rule == "9.619"
+    fortify(refit, at_9_619, "British", "A-T Mine factor", 2, 8)
+    with pytest.raises(RuleViolation):
+        fortify(refit, at_9_619, "British", "A-T Mine factor", 1, 4)  # 2 per CG Date
+
+
+def test_9_619_an_item_not_on_the_table_is_named(refit: Refit, at_9_619: UUID) -> None:
+    with pytest.raises(InvalidCommand) as refused:
+        fortify(refit, at_9_619, "German", "Pillbox", 1, 10)
+    assert refused.value.field == "reason" and "not on the Fortification" in str(refused.value)

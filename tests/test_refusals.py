@@ -116,7 +116,8 @@ def test_a_module_without_reph_steps_refuses_to_advance_naming_them(refit: Refit
 
 def test_a_spend_beyond_the_fpp_held_is_refused(refit: Refit, server_campaign: UUID) -> None:
     error = refused(refit, server_campaign, {
-        "type": "purchase_fortification", "side": "German", "amount": 2, "reason": "Foxhole",
+        "type": "purchase_fortification", "side": "German", "amount": 2,
+        "reason": "Foxhole (2-squad)",
         "rule": "9.619"})
     assert isinstance(error, RefitError) and error.rule == "9.619"
 
