@@ -110,6 +110,9 @@ class Campaign(Aggregate):
         self.purchases: list[list[str]] = []
         self.control: dict[str, str | None] = {}
         self.levels: dict[str, int] = {}
+        self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
+        self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
+        self.attack_chits_in_cg: dict[str, int] = dict.fromkeys(sides, 0)
         self.forts_today: dict[str, dict[str, int]] = {}
         self.forts_total: dict[str, dict[str, int]] = {}
         self.previous_date_idle = False
@@ -228,6 +231,8 @@ class Campaign(Aggregate):
         def apply(self, campaign: Campaign) -> None:
             prefix = self.key.rsplit("/", 2)[0]
             campaign.ordinals[prefix] = campaign.ordinals.get(prefix, 0) + 1
+            tally = f"{self.table}/{self.side}"
+            campaign.rolls_today[tally] = campaign.rolls_today.get(tally, 0) + 1
 
     def roll(self, module: Module, command: cmd.Roll, actor: str) -> None:
         """Roll on a table: server dice from the seed, or the physical dice entered."""
@@ -244,7 +249,7 @@ class Campaign(Aggregate):
         result = table.result(final, command.target)
         self._in_step(module, [s for s in module.steps if table.id in s.tables],
                       f"table {table.id} ({table.title})")
-        self._check_when(module, table)
+        self._check_when(module, table, side)
         band = table.band(final)
         effects = [self._effect(module, effect, side, table) for effect in
                    (band.effects if band is not None else [])]
@@ -257,13 +262,29 @@ class Campaign(Aggregate):
             cg_date=self.cg_date, step=step,
             entered_by=actor if self.dice_mode == "entered" else None,
         )
-        cause = f"{table.id} {table.title}: Final {final}, {result}"
+        # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice.
+        cause = f"{table.id} {table.title}" + (
+            "" if secret_for else f": Final {final}, {result}")
         for event_class, fields in effects:
             if fields["after"] != fields["before"]:
-                self._record(event_class, actor, secret_for=secret_for, cause=cause,
-                             rule=table.rule, cg_date=self.cg_date, **fields)
+                self._record(event_class, actor, cause=cause, rule=table.rule,
+                             cg_date=self.cg_date, **fields)
 
-    def _check_when(self, module: Module, table: Table) -> None:
+    def _check_when(self, module: Module, table: Table, side: str) -> None:
+        def refuse(why: str) -> None:
+            raise RuleViolation(f"table {table.id} {why}", rule=table.rule)
+
+        if table.sides is not None and side not in table.sides:
+            refuse(f"is rolled by the {' or '.join(table.sides)} only")
+        if table.once_per_date and self.rolls_today.get(f"{table.id}/{side}"):
+            refuse(f"is rolled once per CG Date: {side} has rolled it on {self.cg_date}")
+        if table.scenario_types is not None and self.date_scenario not in table.scenario_types:
+            refuse(f"is rolled for a {' or '.join(table.scenario_types)} only")
+        if table.in_scenario and self.phase != "scenario":
+            refuse("is rolled during a CG Scenario")
+        floor = (table.min_san or {}).get(side)
+        if floor is not None and (self.san[side] or 0) < floor:
+            refuse(f"is rolled only when the {side} SAN is {floor} or more")
         if table.from_date is not None and \
                 module.date_index(self.cg_date) < module.date_index(table.from_date):
             raise RuleViolation(f"table {table.id} is rolled from {table.from_date} on, "
@@ -464,7 +485,7 @@ class Campaign(Aggregate):
     class FortificationPurchased(PointsEvent):
         """FPP spent on `count` of the Fortification named in `reason`."""
 
-        count: int
+        count: int = 1
 
         def apply(self, campaign: Campaign) -> None:
             campaign.fpp[self.side] -= self.amount
@@ -629,6 +650,8 @@ class Campaign(Aggregate):
             raise RuleViolation(f"{spec.title} runs from {spec.minimum} to {spec.maximum}",
                                 rule=spec.rule)
         before = self.levels.get(command.level, spec.minimum)
+        if before == command.value:
+            raise InvalidCommand(f"{spec.title} is already {before}", field="value")
         self._record(self.LevelChanged, actor, level=command.level,
                      side=spec.side or "", before=before, after=command.value,
                      cause=command.cause, rule=command.rule or spec.rule,
@@ -647,6 +670,7 @@ class Campaign(Aggregate):
             campaign.chits[self.side] = self.chit
             if self.chit == "attack":
                 campaign.attack_chits_since_idle[self.side] += 1
+                campaign.attack_chits_in_cg[self.side] += 1
 
     class ChitsRevealed(Event):
         """Both chits are chosen: they are shown together."""
@@ -656,6 +680,7 @@ class Campaign(Aggregate):
         scenario_type: str | None
 
         def apply(self, campaign: Campaign) -> None:
+            campaign.date_scenario = self.scenario_type
             campaign.previous_date_idle = all(chit == "idle" for chit in self.chits.values())
             if campaign.previous_date_idle:  # an Idle CG Date
                 campaign.idle_dates_since_scenario += 1
@@ -668,6 +693,9 @@ class Campaign(Aggregate):
         Initiative Matrix names the CG Date's scenario type."""
         self._not_ended()
         side = self._side(command.side)
+        if self.phase == "setup":
+            raise RuleViolation("no Initiative chits before an Initial Scenario: its OB sets "
+                                "the initiative", rule=module.initiative_rule or None)
         if self.chits[side] is not None:
             raise RuleViolation(f"{side} has already chosen its chit for {self.cg_date}")
         self._record(self.InitiativeSelected, actor, secret_for=side, side=side,
@@ -721,6 +749,8 @@ class Campaign(Aggregate):
             campaign.chits = dict.fromkeys(campaign.sides)
             campaign.rg_today = {side: {} for side in campaign.sides}
             campaign.forts_today = {}
+            campaign.rolls_today = {}
+            campaign.date_scenario = None
 
     def advance(self, module: Module, actor: str) -> None:
         """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
@@ -768,13 +798,18 @@ class Campaign(Aggregate):
         rule: str | None
         cg_date: str
 
-    def end_cg(self, command: cmd.EndCG, actor: str) -> None:
+    def end_cg(self, module: Module, command: cmd.EndCG, actor: str) -> None:
         """A concession (the conceding side) or a Sudden Death Victory (the winner)."""
         self._not_ended()
         side = self._side(command.side)
-        if command.reason == "sudden_death" and self.phase != "scenario":
-            raise RuleViolation("a Sudden Death Victory is won during a CG Scenario",
-                                rule=command.rule)
+        if command.reason == "sudden_death":
+            rule = module.sudden_death.get(side)
+            if rule is None:
+                raise RuleViolation(f"{module.id} gives the {side} no Sudden Death Victory",
+                                    rule=command.rule)
+            if self.phase != "scenario":
+                raise RuleViolation("a Sudden Death Victory is won during a CG Scenario",
+                                    rule=rule)
         winner = side if command.reason == "sudden_death" else next(
             other for other in self.sides if other != side)
         self._record(self.CGDecided, actor, side=side, reason=command.reason,
@@ -804,12 +839,11 @@ class Campaign(Aggregate):
             if effect.dates is not None and self.cg_date not in effect.dates:
                 continue
             pool = self.cpp if effect.pool == "cpp" else self.fpp
-            for side in self.sides:
-                after = effect.after(pool[side])
-                if after != pool[side]:
-                    self._record(self.PointsAdjusted, actor, secret_for=side, side=side,
-                                 pool=effect.pool, before=pool[side], after=after,
-                                 rule=effect.rule, cg_date=self.cg_date)
+            for side in self.sides:  # every side, so the seal hides whether anything was left
+                self._record(self.PointsAdjusted, actor, secret_for=side, side=side,
+                             pool=effect.pool, before=pool[side],
+                             after=effect.after(pool[side]), rule=effect.rule,
+                             cg_date=self.cg_date)
 
     def _idle(self, module: Module) -> bool:
         """Both sides chose Idle at the initiative step: an Idle CG Date, no scenario."""
@@ -820,7 +854,7 @@ class Campaign(Aggregate):
     def _idle_date(self, module: Module, actor: str) -> None:
         """Repeat the RePh from the step that starts a new CG Date (e.g. 9.612-9.620)."""
         repeat = module.step(cast(str, module.idle_repeat))
-        if module.date_index(self.cg_date) + 1 == len(module.calendar):
+        if self.cg_date == self._last_date(module):
             self._end_cg(actor)
             return
         self._record(self.StepAdvanced, actor, phase="reph", step=repeat.rule,
@@ -828,9 +862,14 @@ class Campaign(Aggregate):
         self._record(self.CGDateStarted, actor, cg_date=self._next_date(module, repeat.rule),
                      previous=self.cg_date)
 
+    def _last_date(self, module: Module) -> str:
+        """The CG's last CG Date: from its parameters, else the calendar's last."""
+        params = module.cgs.get(self.cg)
+        return params.end if params else module.calendar[-1].date
+
     def _next_date(self, module: Module, rule: str) -> str:
         index = module.date_index(self.cg_date) + 1
-        if index >= len(module.calendar):
+        if self.cg_date == self._last_date(module) or index >= len(module.calendar):
             raise RuleViolation(f"{self.cg_date} is the last CG Date of {module.id}", rule=rule)
         return module.calendar[index].date
 
@@ -853,9 +892,7 @@ class Campaign(Aggregate):
         if self.phase != "scenario":
             raise RuleViolation(f"no CG Scenario is in play (the RePh is at {self.step})")
         self._record(self.ScenarioEnded, actor, cg_date=self.cg_date)
-        params = module.cgs.get(self.cg)
-        last = params.end if params else module.calendar[-1].date
-        if self.cg_date == last:
+        if self.cg_date == self._last_date(module):
             self._end_cg(actor)
             return
         first = module.steps[0].rule if module.steps else None

@@ -24,7 +24,7 @@ class Strict(BaseModel):
 class Effect(Strict):
     """What a result does to the ledger: ELR, SAN or a level (e.g. CG17) moves by `change`."""
 
-    target: str  # "elr", "san" or "level:NAME"
+    target: str = Field(pattern=r"^(elr|san|level:[A-Za-z0-9_]+)$")  # ELR, SAN or a level
     change: int
     minimum: int = 0
     maximum: int = 7
@@ -101,6 +101,11 @@ class Table(Strict):
     secret: bool = False
     from_date: str | None = None  # not rolled before this CG Date (e.g. 9.6201: 19AM)
     not_after_idle: bool = False  # not rolled when the previous CG Date was Idle
+    sides: list[str] | None = None  # only these sides roll it (e.g. 9.6201: British)
+    once_per_date: bool = False  # one roll per side per CG Date (e.g. 9.6202)
+    scenario_types: list[str] | None = None  # only for these scenarios (e.g. Dual Assault)
+    in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
+    min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
     bands: list[Band] = []
     target: Target | None = None
     drm: list[DRMSpec] = []
@@ -297,6 +302,7 @@ class Module(Strict):
     sw_charts: dict[str, SWChart] = {}
     initiative_matrix: list[MatrixEntry] = []
     fortification_chart: FortificationChart | None = None
+    sudden_death: dict[str, str] = {}  # side that may win so -> its rule (e.g. 9.6212)
     initiative_rule: str = ""
     notes: list[str] = []
 
@@ -326,16 +332,39 @@ class Module(Strict):
         rules = {step.rule for step in self.steps}
         if not set(self.on_leaving) <= rules:
             raise ValueError(f"module {self.id}: on_leaving names a step it does not have")
+        for effects in self.on_leaving.values():
+            for points in effects:
+                if not set(points.dates or []) <= set(dates):
+                    raise ValueError(f"module {self.id}: on_leaving names an unknown CG Date")
+        for entry in self.initiative_matrix:
+            if set(entry.chits) != set(self.sides):
+                raise ValueError(f"module {self.id}: an Initiative Matrix line names "
+                                 "other sides than the module's")
+        if not set(self.sudden_death) <= set(self.sides):
+            raise ValueError(f"module {self.id}: sudden_death names an unknown side")
         if self.idle_repeat is not None and self.idle_repeat not in rules:
             raise ValueError(f"module {self.id}: idle_repeat {self.idle_repeat} is not a step")
         for action, steps in self.command_steps.items():
             if not set(steps) <= rules:
                 raise ValueError(f"module {self.id}: {action} names a step it does not have")
         for table in self.tables:
+            self._check_table(table, dates)
             for drm in table.drm:
                 if drm.side is not None and drm.side not in self.sides:
                     raise ValueError(f"table {table.id}: DRM side {drm.side!r} is not a side")
         return self
+
+    def _check_table(self, table: Table, dates: list[str]) -> None:
+        if table.from_date is not None and table.from_date not in dates:
+            raise ValueError(f"table {table.id}: from_date {table.from_date!r} is no CG Date")
+        for side in [*(table.sides or []), *(table.min_san or {})]:
+            if side not in self.sides:
+                raise ValueError(f"table {table.id}: {side!r} is not a side")
+        for band in table.bands:
+            for effect in band.effects:
+                level = effect.target.removeprefix("level:")
+                if effect.target.startswith("level:") and level not in self.levels:
+                    raise ValueError(f"table {table.id}: no level {level!r} to change")
 
     def table(self, table_id: str) -> Table:
         """The table with this id, or an error naming what is missing."""

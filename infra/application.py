@@ -63,7 +63,7 @@ HANDLERS: dict[str, Handler] = {
     "record_scenario": lambda c, m, x, a: c.record_scenario(x, a),
     "advance": lambda c, m, x, a: c.advance(m, a),
     "end_scenario": lambda c, m, x, a: c.end_scenario(m, a),
-    "end_cg": lambda c, m, x, a: c.end_cg(x, a),
+    "end_cg": lambda c, m, x, a: c.end_cg(m, x, a),
     "reveal_seed": lambda c, m, x, a: c.reveal_seed(a),
 }
 

@@ -174,6 +174,14 @@ def test_9_6201_raises_the_cg17_level_and_stops_at_five(refit: Refit) -> None:
     roll(refit, campaign, "9.6201", "British", [5, 4])  # Final 10: one Level more
     assert refit.status(campaign).levels == {"ammo_shortage": 5}
     assert refit.roster(campaign)[-1].levels == {"ammo_shortage": 5}
+    with pytest.raises(RuleViolation) as refused:  # once per CG Date
+        roll(refit, campaign, "9.6201", "British", [6, 6])
+    assert "once per CG Date" in refused.value.message
+    to_reph_step(refit, campaign, "9.621")  # 19PM: on to 19EVE
+    for side in ("British", "German"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
+    do(refit, campaign, {"type": "advance"})  # the 19PM scenario
+    to_reph_step(refit, campaign, "9.620")
     again = do(refit, campaign, {"type": "roll", "table": "9.6201", "side": "British",
                                  "dice": [6, 6]})
     assert [e["type"] for e in again.events] == ["DiceRolled"]  # no Level above Five
@@ -309,3 +317,59 @@ def test_9_619_an_item_not_on_the_table_is_named(refit: Refit, at_9_619: UUID) -
     with pytest.raises(InvalidCommand) as refused:
         fortify(refit, at_9_619, "German", "Pillbox", 1, 10)
     assert refused.value.field == "reason" and "not on the Fortification" in str(refused.value)
+
+
+@pytest.mark.parametrize("table,side,dice,why", [
+    ("9.6201", "German", [3, 3], "rolled by the British only"),
+    ("9.62133", "German", [3], "for a Dual Assault only"),
+    ("CG4", "British", [3], "during a CG Scenario"),
+])
+def test_a_table_refuses_the_wrong_roller_or_moment(refit: Refit, table: str, side: str,
+                                                     dice: list[int], why: str) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Who rolls", "entered", start_date="19AM").id
+    to_reph_step(refit, campaign, "9.621" if table == "9.62133" else "9.620")
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "roll", "table": table, "side": side, "dice": dice,
+                             "target": 3})
+    assert why in refused.value.message and refused.value.rule == table
+
+
+def test_9_6122_needs_a_san_of_4_british_and_never_takes_it_below_2(refit: Refit) -> None:
+    campaign = at_step(refit, "9.612")
+    do(refit, campaign, {"type": "change_san", "side": "British", "value": 3, "cause": "OB"})
+    with pytest.raises(RuleViolation) as refused:
+        roll(refit, campaign, "9.6122", "British", [6])
+    assert "SAN is 4 or more" in refused.value.message
+    do(refit, campaign, {"type": "change_san", "side": "British", "value": 4, "cause": "OB"})
+    roll(refit, campaign, "9.6122", "British", [6])
+    assert refit.campaign(campaign).san["British"] == 2
+
+
+def test_only_the_germans_win_abtf_by_sudden_death(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Block H", "server").id
+    advance_to(refit, campaign, None)
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "end_cg", "reason": "sudden_death", "side": "British"})
+    assert "no Sudden Death Victory" in refused.value.message
+
+
+def test_no_chits_before_an_initial_scenario(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Setup", "server").id
+    with pytest.raises(RuleViolation):
+        do(refit, campaign, {"type": "select_initiative", "side": "German", "chit": "idle"})
+
+
+def test_a_secret_rolls_elr_change_names_its_table_not_its_dice(refit: Refit) -> None:
+    campaign = at_step(refit, "9.620")
+    do(refit, campaign, {"type": "change_elr", "side": "German", "value": 3, "cause": "OB"})
+    do(refit, campaign, {"type": "roll", "table": "9.6202", "side": "German", "dice": [6, 6],
+                         "secret": True})
+    change = refit.elr(campaign).changes[-1]
+    assert (change.after, change.cause) == (2, "9.6202 ELR Loss/Gain Chart")
+
+
+def test_setting_a_level_to_its_value_is_refused(refit: Refit) -> None:
+    campaign = at_step(refit, "9.620")
+    with pytest.raises(InvalidCommand):
+        do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 0,
+                             "cause": "SSR"})

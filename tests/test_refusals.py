@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from domain import commands as cmd
 from domain.errors import InvalidCommand, MissingTable, RefitError
 from infra.application import Refit
-from tests.story import advance_to, do
+from tests.story import advance_to, do, to_reph_step
 
 
 def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
@@ -128,7 +128,7 @@ def test_casualties_before_any_scenario_are_refused(refit: Refit, server_campaig
 
 
 def test_a_second_chit_for_one_cg_date_is_refused(refit: Refit, server_campaign: UUID) -> None:
-    advance_to(refit, server_campaign, "9.621")
+    to_reph_step(refit, server_campaign, "9.621")
     do(refit, server_campaign, {"type": "select_initiative", "side": "German", "chit": "attack"})
     refused(refit, server_campaign,
             {"type": "select_initiative", "side": "German", "chit": "idle"})

@@ -5,11 +5,11 @@ from __future__ import annotations
 from uuid import UUID
 
 from infra.application import Refit
-from tests.story import advance_to, do, load_fixture_chart
+from tests.story import advance_to, do, load_fixture_chart, to_reph_step
 
 
 def secret_acts(refit: Refit) -> UUID:
-    """The Axis buys an RG, spends FPP, rolls in secret and picks a chit."""
+    """On 14AM the Axis buys an RG, spends FPP and rolls in secret; on 14PM it picks a chit."""
     load_fixture_chart(refit)
     campaign = refit.create_campaign("pbr", "I", "Secrets", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 39,
@@ -21,7 +21,7 @@ def secret_acts(refit: Refit) -> UUID:
                          "reason": "Foxhole", "rule": "3.619"})
     do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": True,
                          "subject": "Oblt. Secret"})
-    advance_to(refit, campaign, "3.621")
+    to_reph_step(refit, campaign, "3.621")  # 14PM: chits come after the Initial Scenario
     do(refit, campaign, {"type": "select_initiative", "side": "Axis", "chit": "attack"})
     return campaign
 
@@ -55,18 +55,18 @@ def test_the_opponent_cannot_read_cpp_spent_or_left_on_the_roster(refit: Refit) 
 
 def test_a_chit_stays_secret_until_both_are_chosen(refit: Refit) -> None:
     campaign = secret_acts(refit)
-    assert refit.roster(campaign, viewer="British")[0].sides["Axis"].chit is None
+    assert refit.roster(campaign, viewer="British")[1].sides["Axis"].chit is None
     result = do(refit, campaign, {"type": "select_initiative", "side": "British",
                                   "chit": "idle"})
     assert result.events[-1]["type"] == "ChitsRevealed"
-    row = refit.roster(campaign, viewer="British")[0]
+    row = refit.roster(campaign, viewer="British")[1]
     assert (row.sides["Axis"].chit, row.sides["British"].chit) == ("attack", "idle")
 
 
 def test_the_opponent_cannot_read_cpp_in_the_status(refit: Refit) -> None:
     campaign = secret_acts(refit)
     assert refit.status(campaign, viewer="British").sides["Axis"]["cpp"] is None
-    assert refit.status(campaign, viewer="Axis").sides["Axis"]["cpp"] == 31
+    assert refit.status(campaign, viewer="Axis").sides["Axis"]["cpp"] == 0  # lost on 14PM
 
 
 def test_an_observer_sees_neither_sides_secrets(refit: Refit) -> None:
@@ -109,12 +109,13 @@ def test_cpp_stays_hidden_on_every_later_cg_date_and_in_the_history(refit: Refit
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.616")
-    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 29,
-                         "reason": "CPP Base # 14PM", "rule": "3.6161"})
-    later = refit.roster(campaign, viewer="British")[1]
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 42,
+                         "reason": "CPP Base # 14N", "rule": "3.6161"})
+    later = refit.roster(campaign, viewer="British")[2]
     axis = later.sides["Axis"]
-    assert later.cg_date == "14PM" and axis.hidden
+    assert later.cg_date == "14N" and axis.hidden
     assert (axis.cpp_start, axis.cpp_credited, axis.cpp_left) == (None, None, None)
-    assert refit.roster(campaign, viewer="Axis")[1].sides["Axis"].cpp_start == 31
+    assert refit.roster(campaign, viewer="Axis")[2].sides["Axis"].cpp_credited == 42
+    assert refit.roster(campaign, viewer="British")[1].sides["Axis"].cpp_start is None
     started = next(r for r in refit.records(campaign) if r["type"] == "CGDateStarted")
     assert "cpp" not in started["data"]
