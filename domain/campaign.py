@@ -74,6 +74,7 @@ class Campaign(Aggregate):
         cg_date: str
         phase: str
         step: str | None
+        initial_chits: dict[str, str] | None = None
 
     def __init__(
         self,
@@ -87,6 +88,7 @@ class Campaign(Aggregate):
         cg_date: str,
         phase: str,
         step: str | None,
+        initial_chits: dict[str, str] | None = None,
     ) -> None:
         self.module_id = module
         self.cg = cg
@@ -112,14 +114,16 @@ class Campaign(Aggregate):
         self.levels: dict[str, int] = {}
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
-        self.attack_chits_in_cg: dict[str, int] = dict.fromkeys(sides, 0)
         self.forts_today: dict[str, dict[str, int]] = {}
         self.forts_total: dict[str, dict[str, int]] = {}
         self.previous_date_idle = False
         self.last_scenario_cvp: dict[str, int] = dict.fromkeys(sides, 0)  # lost, per side
         self.idle_dates_since_scenario = 0
         self.scenarios_since_idle = 0
-        self.attack_chits_since_idle: dict[str, int] = dict.fromkeys(sides, 0)
+        # An Initial Scenario's assumed chits count for 9.620 (e.g. ABtF 9.5).
+        assumed = {side: int((initial_chits or {}).get(side) == "attack") for side in sides}
+        self.attack_chits_since_idle: dict[str, int] = dict(assumed)
+        self.attack_chits_in_cg: dict[str, int] = dict(assumed)
         self.head_hash = GENESIS_HASH
 
     @classmethod
@@ -161,6 +165,7 @@ class Campaign(Aggregate):
             cg_date=cg_date,
             phase="setup" if initial else "scenario",
             step=initial[0] if initial else None,
+            initial_chits=module.initial_chits.get(cg),
         ))
 
     # -- recording --------------------------------------------------------
@@ -181,7 +186,8 @@ class Campaign(Aggregate):
         return Facts(san=self.san[side], levels=dict(self.levels), enemy_cvp=inflicted,
                      idle_dates_since_scenario=self.idle_dates_since_scenario,
                      scenarios_since_idle=self.scenarios_since_idle,
-                     attack_chits_since_idle=self.attack_chits_since_idle[side])
+                     attack_chits_since_idle=self.attack_chits_since_idle[side],
+                     attack_chits_in_cg=self.attack_chits_in_cg[side])
 
     def _side(self, side: str) -> str:
         if side not in self.sides:

@@ -20,6 +20,7 @@ class Facts:
     idle_dates_since_scenario: int = 0
     scenarios_since_idle: int = 0
     attack_chits_since_idle: int = 0
+    attack_chits_in_cg: int = 0
 
 
 def derived_drm(table: Table, side: str, date: CalendarDate | None,
@@ -45,6 +46,8 @@ def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None, facts: Fact
         return spec.value * (facts.levels or {}).get(spec.level or "", 0)
     if spec.auto == "enemy_cvp":
         return spec.value * (facts.enemy_cvp // (spec.per or 1))
+    if spec.auto == "attack_chits_in_cg_less_one":
+        return spec.value * max(0, facts.attack_chits_in_cg - 1)
     if spec.auto in ("idle_dates_since_scenario", "scenarios_since_idle",
                      "attack_chits_since_idle"):
         return spec.value * int(getattr(facts, spec.auto))

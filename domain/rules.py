@@ -12,7 +12,7 @@ from domain.errors import InvalidCommand, MissingTable
 AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "level",
                   "enemy_cvp",
                   "idle_dates_since_scenario", "scenarios_since_idle",
-                  "attack_chits_since_idle"]
+                  "attack_chits_since_idle", "attack_chits_in_cg_less_one"]
 
 
 class Strict(BaseModel):
@@ -303,6 +303,7 @@ class Module(Strict):
     initiative_matrix: list[MatrixEntry] = []
     fortification_chart: FortificationChart | None = None
     sudden_death: dict[str, str] = {}  # side that may win so -> its rule (e.g. 9.6212)
+    initial_chits: dict[str, dict[str, Literal["attack", "idle"]]] = {}  # CG -> assumed chits
     initiative_rule: str = ""
     notes: list[str] = []
 
@@ -340,6 +341,9 @@ class Module(Strict):
             if set(entry.chits) != set(self.sides):
                 raise ValueError(f"module {self.id}: an Initiative Matrix line names "
                                  "other sides than the module's")
+        for cg, chits in self.initial_chits.items():
+            if cg not in self.cgs or set(chits) != set(self.sides):
+                raise ValueError(f"module {self.id}: initial_chits for CG {cg} do not fit")
         if not set(self.sudden_death) <= set(self.sides):
             raise ValueError(f"module {self.id}: sudden_death names an unknown side")
         if self.idle_repeat is not None and self.idle_repeat not in rules:

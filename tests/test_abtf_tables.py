@@ -373,3 +373,17 @@ def test_setting_a_level_to_its_value_is_refused(refit: Refit) -> None:
     with pytest.raises(InvalidCommand):
         do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 0,
                              "cause": "SSR"})
+
+
+def test_9_6201_counts_british_attack_chits_beyond_the_first(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Chits", "entered", start_date="18EVE").id
+    for _ in range(2):  # attack on 18N and 19AM
+        to_reph_step(refit, campaign, "9.621")
+        for side in ("British", "German"):
+            do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
+        do(refit, campaign, {"type": "advance"})
+    to_reph_step(refit, campaign, "9.620")  # 19PM
+    rolled = roll(refit, campaign, "9.6201", "British", [2, 2])
+    # 18N, 19AM and the Initial Scenario's assumed British Attack chit of CG I (9.5): 3 - 1
+    assert [d["value"] for d in rolled["drm"]] == [1, 2]
+    assert rolled["drm"][1]["reason"].startswith("British Attack Chits selected")
