@@ -14,7 +14,7 @@ from domain.campaign import Campaign
 from domain.errors import RefitError
 from infra.application import Refit
 from infra.settings import Settings
-from tests.story import do, load_fixture_chart
+from tests.story import do, load_fixture_chart, to_reph_step
 
 SIDES = st.sampled_from(["Axis", "British", "Italians"])
 COMMANDS = st.one_of(
@@ -122,3 +122,55 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_replay(small_snapshots: 
     snapshots = list(refit.snapshots.get(campaign)) if refit.snapshots else []
     assert [s.originator_version for s in snapshots] == [5, 10]
     assert comparable(refit.campaign(campaign)) == comparable(replayed(refit, campaign))
+
+
+ABTF_SIDES = st.sampled_from(["British", "German"])
+ABTF_COMMANDS = st.one_of(
+    st.builds(lambda table, side, secret: {"type": "roll", "table": table, "side": side,
+                                           "secret": secret},
+              st.sampled_from(["9.6122", "9.6201", "9.6202", "9.6142", "9.62133", "CG4"]),
+              ABTF_SIDES, st.booleans()),
+    st.builds(lambda side, value: {"type": "change_elr", "side": side, "value": value,
+                                   "cause": "test"}, ABTF_SIDES, st.integers(0, 5)),
+    st.builds(lambda side, value: {"type": "change_san", "side": side, "value": value,
+                                   "cause": "test"}, ABTF_SIDES, st.integers(0, 7)),
+    st.builds(lambda value: {"type": "change_level", "level": "ammo_shortage", "value": value,
+                             "cause": "SSR"}, st.integers(0, 5)),
+    st.builds(lambda side, n: {"type": "credit_fpp", "side": side, "amount": n,
+                               "reason": "RG"}, ABTF_SIDES, st.integers(1, 30)),
+    st.builds(lambda side, count: {"type": "purchase_fortification", "side": side,
+                                   "reason": "A-P minefield factor", "count": count,
+                                   "amount": count * (3 if side == "German" else 6)},
+              ABTF_SIDES, st.integers(1, 6)),
+    st.builds(lambda side, cvp: {"type": "record_casualty", "side": side, "unit": "4-6-7",
+                                 "cvp": cvp}, ABTF_SIDES, st.integers(0, 40)),
+    st.builds(lambda side, chit: {"type": "select_initiative", "side": side, "chit": chit},
+              ABTF_SIDES, st.sampled_from(["attack", "idle"])),
+    st.just({"type": "advance"}),
+    st.just({"type": "advance"}),
+    st.just({"type": "end_scenario"}),
+)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[
+    HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(commands=st.lists(ABTF_COMMANDS, min_size=1, max_size=40))
+def test_abtf_replay_rebuilds_levels_ratings_and_forms(small_snapshots: Refit,
+                                                       commands: list[dict[str, Any]]) -> None:
+    refit = small_snapshots
+    campaign = refit.create_campaign("abtf", "I", "Property", "server", start_date="19AM").id
+    to_reph_step(refit, campaign, "9.612")  # 19PM: the steps with rolls that move things
+    for body in commands:
+        before = refit.campaign(campaign).version
+        try:
+            do(refit, campaign, body)
+        except (RefitError, ValidationError):
+            assert refit.campaign(campaign).version == before
+    live = refit.campaign(campaign)
+    assert comparable(live) == comparable(replayed(refit, campaign))
+    status = refit.status(campaign)
+    assert status.levels == live.levels
+    assert {side: status.sides[side]["elr"] for side in live.sides} == live.elr
+    assert refit.roster(campaign) == refit.roster(campaign, as_of=live.version)
+    assert refit.elr(campaign) == refit.elr(campaign, as_of=live.version)
+    assert refit.verify(campaign).ok
