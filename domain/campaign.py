@@ -198,9 +198,9 @@ class Campaign(Aggregate):
     def check_step(self, module: Module, action: str) -> None:
         """Refuse an action that the module's RePh sequence puts in another step."""
         rules = module.command_steps.get(action, [])
-        self._in_step(module, [s for s in module.steps if s.rule in rules], action)
+        self._in_step([s for s in module.steps if s.rule in rules], action)
 
-    def _in_step(self, module: Module, steps: list[Step], what: str) -> None:
+    def _in_step(self, steps: list[Step], what: str) -> None:
         if not steps or self.step in {s.rule for s in steps}:
             return
         where = f"step {self.step}" if self.step else f"the {self.phase}"
@@ -253,7 +253,7 @@ class Campaign(Aggregate):
             situational_drm(table, side, command.drm)
         final = sum(dice) + sum(item["value"] for item in drm)
         result = table.result(final, command.target)
-        self._in_step(module, [s for s in module.steps if table.id in s.tables],
+        self._in_step([s for s in module.steps if table.id in s.tables],
                       f"table {table.id} ({table.title})")
         self._check_when(module, table, side)
         band = table.band(final)
@@ -293,11 +293,9 @@ class Campaign(Aggregate):
             refuse(f"is rolled only when the {side} SAN is {floor} or more")
         if table.from_date is not None and \
                 module.date_index(self.cg_date) < module.date_index(table.from_date):
-            raise RuleViolation(f"table {table.id} is rolled from {table.from_date} on, "
-                                f"not on {self.cg_date}", rule=table.rule)
+            refuse(f"is rolled from {table.from_date} on, not on {self.cg_date}")
         if table.not_after_idle and self.previous_date_idle:
-            raise RuleViolation(f"table {table.id} is not rolled when the previous CG Date "
-                                "was Idle", rule=table.rule)
+            refuse("is not rolled when the previous CG Date was Idle")
 
     def _effect(self, module: Module, effect: Effect, side: str,
                 table: Table) -> tuple[type[Campaign.Event], dict[str, Any]]:
