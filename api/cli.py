@@ -13,7 +13,14 @@ from eventsourcing.persistence import PersistenceError
 from pydantic import BaseModel, ValidationError
 
 from api.errors import error_body
-from api.render import print_table, rating_rows, roll_rows, roster_rows
+from api.render import (
+    control_rows,
+    print_table,
+    purchase_rows,
+    rating_rows,
+    roll_rows,
+    roster_rows,
+)
 from domain import commands as cmd
 from domain.campaign import campaign_id
 from domain.errors import RefitError
@@ -186,12 +193,7 @@ def roster(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = Fals
 def purchases(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """The RG Purchase Record, one row per RG."""
     rows = query(db, as_json, lambda refit: refit.purchase_record(campaign_id(campaign), as_of))
-    emit(as_json, rows, lambda: print_table(
-        ["#", "side", "CG Date", "RG", "group type", "CPP", "#P", "#R", "F/D", "units",
-         "SW", "leader"],
-        [[r.purchase, r.side, r.cg_date, r.rg + (f"({r.kg})" if r.kg else "")
-          if r.rg else "", r.group_type, r.cpp, r.p, r.r, r.strength, r.units,
-          ", ".join(r.sw or []), r.leader] for r in rows]))
+    emit(as_json, rows, lambda: print_table(*purchase_rows(rows)))
 
 
 @app.command()
@@ -229,10 +231,7 @@ def san(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 def control(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Who controls each Location, Block or Strategic Location whose control was recorded."""
     rows = query(db, as_json, lambda refit: refit.control(campaign_id(campaign), as_of))
-    emit(as_json, rows, lambda: print_table(
-        ["location", "kind", "controlled by", "before", "CG Date", "rule"],
-        [[r["location"], r["kind"], r["side"] or "(nobody)", r["previous"], r["cg_date"],
-          r["rule"]] for r in rows]))
+    emit(as_json, rows, lambda: print_table(*control_rows(rows)))
 
 
 @app.command()

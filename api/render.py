@@ -7,7 +7,7 @@ from typing import Any
 
 import typer
 
-from projections.read import RatingChange, RollRow, RosterRow
+from projections.read import PurchaseRow, RatingChange, RollRow, RosterRow
 
 
 def _text(value: Any) -> str:
@@ -62,6 +62,24 @@ def roll_rows(rows: list[RollRow]) -> tuple[list[str], list[list[Any]]]:
         body.append([r.version, r.cg_date, r.step, r.side, r.table, r.kind,
                      dice_text(r.dice or []), drm, r.final, r.result, r.subject])
     return headers, body
+
+
+def purchase_rows(rows: list[PurchaseRow]) -> tuple[list[str], list[list[Any]]]:
+    """The RG Purchase Record: one line per RG, `(secret)` where hidden."""
+    headers = ["#", "side", "CG Date", "RG", "group type", "CPP", "#P", "#R", "F/D", "units",
+               "SW", "leader"]
+    body = [[r.purchase, r.side, r.cg_date,
+             (r.rg + (f"({r.kg})" if r.kg else "")) if r.rg else "(secret)", r.group_type,
+             r.cpp, r.p, r.r, r.strength, r.units, ", ".join(r.sw or []), r.leader]
+            for r in rows]
+    return headers, body
+
+
+def control_rows(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """Who controls each Location whose control was recorded."""
+    return (["location", "kind", "controlled by", "before", "CG Date", "rule"],
+            [[r["location"], r["kind"], r["side"] or "(nobody)", r["previous"], r["cg_date"],
+              r["rule"]] for r in rows])
 
 
 def dice_text(dice: list[int]) -> str:
