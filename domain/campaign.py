@@ -531,17 +531,16 @@ class Campaign(Aggregate):
                                     f"({bought} bought)", rule=rule)
 
     def change_points(self, command: cmd.PointsChange, actor: str) -> None:
-        """Credit or spend CPP/FPP; a spend may not exceed what the side has."""
+        """Credit CPP or FPP, or spend CPP; a spend may not exceed what the side has."""
         self._not_ended()
         side = self._side(command.side)
-        event_class, pool, secret = {
-            "credit_cpp": (self.CPPCredited, None, getattr(command, "secret", False)),
-            "spend_cpp": (self.CPPSpent, self.cpp, True),
-            "credit_fpp": (self.FPPCredited, None, False),
+        event_class, secret = {
+            "credit_cpp": (self.CPPCredited, getattr(command, "secret", False)),
+            "spend_cpp": (self.CPPSpent, True),
+            "credit_fpp": (self.FPPCredited, False),
         }[command.type]
-        if pool is not None and pool[side] < command.amount:
-            what = "CPP" if pool is self.cpp else "FPP"
-            raise RuleViolation(f"{side} has {pool[side]} {what}, not {command.amount}",
+        if command.type == "spend_cpp" and self.cpp[side] < command.amount:
+            raise RuleViolation(f"{side} has {self.cpp[side]} CPP, not {command.amount}",
                                 rule=command.rule)
         self._record(event_class, actor, secret_for=side if secret else None, side=side,
                      amount=command.amount, reason=command.reason, rule=command.rule,

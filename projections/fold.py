@@ -114,7 +114,7 @@ def _dice_rolled(rows: Rows, record: Record) -> None:
     rows.put(ROLL, f"{record['version']:09d}", record["version"], row)
 
 
-def _points(pool: str, column: str, sign: int) -> Fold:
+def _points(pool: str, column: str | None, sign: int) -> Fold:
     def handle(rows: Rows, record: Record) -> None:
         data, meta = record["data"], _meta(rows)
         side = data["side"]
@@ -123,7 +123,7 @@ def _points(pool: str, column: str, sign: int) -> Fold:
         if column == "fortifications":
             cell["fortifications"].append({"item": data["reason"], "count": data.get("count", 1),
                                            "fpp": data["amount"]})
-        else:
+        elif column is not None:
             cell[column] += data["amount"]
         cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
         _put_roster(rows, row)
@@ -293,7 +293,7 @@ _HANDLERS: dict[str, Fold] = {
     "RGDetermined": _rg_determined,
     "CPPCredited": _points("cpp", "cpp_credited", +1),
     "CPPSpent": _points("cpp", "cpp_spent", -1),
-    "FPPCredited": _points("fpp", "fpp", +1),
+    "FPPCredited": _points("fpp", None, +1),  # the roster's FPP column is the balance
     "FortificationPurchased": _points("fpp", "fortifications", -1),
     "PointsAdjusted": _points_adjusted,
     "CasualtyRecorded": _casualty,
