@@ -9,7 +9,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
-from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key
+from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key, roll_prefix
 from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
@@ -246,7 +246,7 @@ class Campaign(Aggregate):
         side = self._side(command.side)
         table = module.table(command.table)
         step = self.step or self.phase
-        prefix = f"{self.cg_date}/{step}/{table.id}/{side}"
+        prefix = roll_prefix(self.cg_date, step, table.id, side)
         key = roll_key(self.cg_date, step, table.id, side, self.ordinals.get(prefix, 0) + 1, 0)
         dice = self._dice(key, table.roll, command.dice)
         drm = derived_drm(table, side, module.date(self.cg_date), self.facts(side)) + \

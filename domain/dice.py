@@ -21,9 +21,14 @@ def dice_from_seed(seed: bytes, key: str, count: int) -> list[int]:
     return dice
 
 
+def roll_prefix(cg_date: str, step: str, table: str, side: str) -> str:
+    """What a roll's ordinal counts within: CG Date, step, table and side."""
+    return f"{cg_date}/{step}/{table}/{side}"
+
+
 def roll_key(cg_date: str, step: str, table: str, side: str, ordinal: int, epoch: int) -> str:
     """The roll's key, fixed by what is rolled for: date, step, rule, side, ordinal, epoch."""
-    return f"{cg_date}/{step}/{table}/{side}/{ordinal}/{epoch}"
+    return f"{roll_prefix(cg_date, step, table, side)}/{ordinal}/{epoch}"
 
 
 def check_entered(dice: list[int] | None, kind: str) -> list[int]:

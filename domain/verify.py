@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain.dice import DICE_PER_KIND, dice_from_seed
+from domain.dice import DICE_PER_KIND, dice_from_seed, roll_key
 from domain.hashing import sha256_hex
 from domain.history import first_bad_version
 
@@ -135,8 +135,10 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
         return f"roll {key}: Original {data['original']} is not the dice's sum"
     if data["final"] != data["original"] + sum(item["value"] for item in data["drm"]):
         return f"roll {key}: Final {data['final']} is not the Original plus its DRM"
-    expected = f"{data['cg_date']}/{data['step']}/{data['table']}/{data['side']}/"
-    if not key.startswith(expected) or not key.endswith("/0"):
+    ordinal = key.rsplit("/", 2)[1]
+    named = roll_key(data["cg_date"], data["step"], data["table"], data["side"],
+                     int(ordinal) if ordinal.isdigit() else -1, 0)
+    if key != named:
         return f"roll key {key} does not name its CG Date, step, table, side and epoch"
     if server and data.get("entered_by"):
         return f"roll {key} claims entered dice in a server-dice campaign"
