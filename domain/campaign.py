@@ -14,7 +14,18 @@ from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, secret_content
-from domain.rules import Effect, FortificationRow, Module, Step, Table
+from domain.rules import (
+    Effect,
+    FortificationRow,
+    Module,
+    ReinforcementSchedule,
+    RGChart,
+    RGRow,
+    ScheduledReinforcement,
+    Step,
+    SWAllotment,
+    Table,
+)
 
 _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
@@ -75,6 +86,9 @@ class Campaign(Aggregate):
         phase: str
         step: str | None
         initial_chits: dict[str, str] | None = None
+        levels: dict[str, int] | None = None  # set by the CG's SSR (e.g. CG17)
+        elr: dict[str, int] | None = None  # at CG start, from the CG's parameters
+        san: dict[str, int] | None = None
 
     def __init__(
         self,
@@ -89,6 +103,9 @@ class Campaign(Aggregate):
         phase: str,
         step: str | None,
         initial_chits: dict[str, str] | None = None,
+        levels: dict[str, int] | None = None,
+        elr: dict[str, int] | None = None,
+        san: dict[str, int] | None = None,
     ) -> None:
         self.module_id = module
         self.cg = cg
@@ -103,15 +120,17 @@ class Campaign(Aggregate):
         self.scenario: str | None = None
         self.cpp = dict.fromkeys(sides, 0)
         self.fpp = dict.fromkeys(sides, 0)
-        self.elr: dict[str, int | None] = dict.fromkeys(sides)
-        self.san: dict[str, int | None] = dict.fromkeys(sides)
+        self.elr: dict[str, int | None] = {side: (elr or {}).get(side) for side in sides}
+        self.san: dict[str, int | None] = {side: (san or {}).get(side) for side in sides}
         self.chits: dict[str, str | None] = dict.fromkeys(sides)
         self.ordinals: dict[str, int] = {}
         self.rg_total: dict[str, dict[str, int]] = {side: {} for side in sides}
         self.rg_today: dict[str, dict[str, int]] = {side: {} for side in sides}
-        self.purchases: list[list[str]] = []
+        self.purchases: list[dict[str, Any]] = []  # side, rg, kg, strength, sw, choices
         self.control: dict[str, str | None] = {}
-        self.levels: dict[str, int] = {}
+        self.levels: dict[str, int] = dict(levels or {})
+        self.chits_chosen = {side: {"attack": 0, "idle": 0} for side in sides}
+        self.ww_box = 0  # CG19: half-squad equivalents in the Walking Wounded box
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
         self.forts_today: dict[str, dict[str, int]] = {}
@@ -166,6 +185,9 @@ class Campaign(Aggregate):
             phase="setup" if initial else "scenario",
             step=initial[0] if initial else None,
             initial_chits=module.initial_chits.get(cg),
+            levels=dict(params.levels) if params and params.levels else None,
+            elr=dict(params.elr) if params and params.elr else None,
+            san=dict(params.san) if params and params.san else None,
         ))
 
     # -- recording --------------------------------------------------------
@@ -251,11 +273,13 @@ class Campaign(Aggregate):
         dice = self._dice(key, table.roll, command.dice)
         drm = derived_drm(table, side, module.date(self.cg_date), self.facts(side)) + \
             situational_drm(table, side, command.drm)
-        final = sum(dice) + sum(item["value"] for item in drm)
-        result = table.result(final, command.target)
         self._in_step([s for s in module.steps if table.id in s.tables],
                       f"table {table.id} ({table.title})")
         self._check_when(module, table, side)
+        base = self._cpp_base(module, table, side)
+        target = self._link(module, table, side, command)
+        final = sum(dice) + sum(item["value"] for item in drm)
+        result = table.result(final, target)
         band = table.band(final)
         effects = [self._effect(module, effect, side, table) for effect in
                    (band.effects if band is not None else [])]
@@ -264,10 +288,17 @@ class Campaign(Aggregate):
             self.DiceRolled, actor, secret_for=secret_for,
             side=side, key=key, table=table.id, rule=table.rule, title=table.title,
             kind=table.roll, subject=command.subject, dice=dice, original=sum(dice), drm=drm,
-            final=final, target=command.target, result=result,
+            final=final, target=target, result=result,
             cg_date=self.cg_date, step=step,
             entered_by=actor if self.dice_mode == "entered" else None,
         )
+        if base is not None:
+            self._record(self.CPPCredited, actor, secret_for=side, side=side,
+                         amount=base + final, reason=f"CPP Base # {base} + DR {final}",
+                         rule=table.rule, cg_date=self.cg_date)
+        if command.purchase is not None:
+            value = band.records if band is not None and band.records is not None else result
+            self._determine_by_roll(module, table, command, value, actor)
         # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice.
         cause = f"{table.id} {table.title}" + (
             "" if secret_for else f": Final {final}, {result}")
@@ -275,6 +306,114 @@ class Campaign(Aggregate):
             if fields["after"] != fields["before"]:
                 self._record(event_class, actor, cause=cause, rule=table.rule,
                              cg_date=self.cg_date, **fields)
+
+    def _cpp_base(self, module: Module, table: Table, side: str) -> int | None:
+        """The CPP Base # a replenishment roll adds to (9.616), or None for other tables."""
+        if not table.credits_cpp:
+            return None
+        base = (module.date(self.cg_date).cpp_base or {}).get(side)
+        if base is None:
+            raise RuleViolation(f"the CPP Base Number Chart gives the {side} no CPP on "
+                                f"{self.cg_date}", rule=table.rule)
+        return base
+
+    def _link(self, module: Module, table: Table, side: str, command: cmd.Roll) -> int | None:
+        """Check a roll made for an RG of the purchase record; the target it rolls against."""
+        if command.purchase is None:
+            return command.target
+        if table.determines is None:
+            raise InvalidCommand(f"table {table.id} writes nothing on an RG's record: "
+                                 "leave out `purchase`", field="purchase")
+        line = self._purchase(command.purchase, side)
+        if table.for_rgs is not None and line["rg"] not in table.for_rgs:
+            raise RuleViolation(f"table {table.id} is for {', '.join(table.for_rgs)} RG, "
+                                f"not {line['rg']}", rule=table.rule)
+        if line["kg"] in table.excluded_kgs:
+            raise RuleViolation(f"table {table.id} is not used for KG {line['kg']}'s "
+                                f"{line['rg']}", rule=table.rule)
+        if table.determines != "sw":
+            return command.target
+        allotment = self._allotment(module, side, line, command.subject, table.rule)
+        if command.target is not None and command.target != allotment.depleted:
+            raise InvalidCommand(f"{allotment.sw} of {line['rg']} is received on a dr <= "
+                                 f"{allotment.depleted}, not {command.target}",
+                                 rule=table.rule, field="target")
+        return allotment.depleted
+
+    def _purchase(self, number: int, side: str) -> dict[str, Any]:
+        if not 1 <= number <= len(self.purchases):
+            raise InvalidCommand(f"no RG purchase #{number}", field="purchase")
+        line = self.purchases[number - 1]
+        if line["side"] != side:
+            raise InvalidCommand(f"purchase #{number} is not {side}'s", field="purchase")
+        return line
+
+    def _allotment(self, module: Module, side: str, line: dict[str, Any], subject: str,
+                   rule: str) -> SWAllotment:
+        """The SW of a Depleted RG that a 9.6182-style dr is made for, named by `subject`."""
+        if line["strength"] != "D":
+            raise RuleViolation(f"{line['rg']} is {'Full' if line['strength'] else 'of unknown'}"
+                                " strength: only a Depleted RG rolls for each SW", rule=rule)
+        chart = module.sw_charts.get(side)
+        allotments = chart.rows.get(line["rg"], []) if chart else []
+        wanted = subject.strip().casefold()
+        for item in allotments:
+            names = {item.sw.casefold(), line["choices"].get(item.sw, "").casefold()}
+            if wanted in names:
+                if item.choose is not None and item.sw not in line["choices"]:
+                    raise RuleViolation(f"roll {item.choose} first: it decides which SW "
+                                        f"{item.sw} is", rule=rule)
+                return item
+        offered = ", ".join(item.sw for item in allotments) or "none"
+        raise InvalidCommand(f"{line['rg']} has no SW {subject!r} on the SW chart "
+                             f"(it has {offered})", rule=rule, field="subject")
+
+    def _determine_by_roll(self, module: Module, table: Table, command: cmd.Roll, value: str,
+                           actor: str) -> None:
+        """Write a roll's outcome on the RG's record line (9.6181-9.6184)."""
+        number = cast(int, command.purchase)
+        line = self.purchases[number - 1]
+        side = line["side"]
+        fields: dict[str, Any] = dict.fromkeys(
+            ("strength", "units", "sw", "leader", "composition", "choices"))
+        if table.determines == "strength":
+            fields["strength"] = value
+            row = module.chart_row(side, line["rg"])
+            if row is not None:
+                fields["units"] = (row.units_full if value == "F" else row.units_depleted) or None
+            fields["sw"] = self._sw_if(module, side, line, value)
+        elif table.determines in ("leader", "composition"):
+            fields[table.determines] = value
+        elif table.determines == "sw_type":
+            chosen = dict(line["choices"])
+            item = next((a for a in self._allotments(module, side, line["rg"])
+                         if a.choose == table.id), None)
+            if item is None:
+                raise RuleViolation(f"{line['rg']} has no SW chosen on table {table.id}",
+                                    rule=table.rule)
+            chosen[item.sw] = value
+            fields["sw"] = [chosen.get(name, name) for name in line["sw"]]
+            fields["choices"] = chosen
+        elif table.target is not None and value == table.target.hit:  # a Depleted RG's SW
+            item = self._allotment(module, side, line, command.subject, table.rule)
+            fields["sw"] = [*line["sw"], line["choices"].get(item.sw, item.sw)]
+        if any(v is not None for v in fields.values()):
+            self._record(self.RGDetermined, actor, secret_for=side, side=side,
+                         purchase=number, **fields)
+
+    def _allotments(self, module: Module, side: str, rg: str) -> list[SWAllotment]:
+        chart = module.sw_charts.get(side)
+        return chart.rows.get(rg, []) if chart else []
+
+    def _sw_if(self, module: Module, side: str, line: dict[str, Any],
+               strength: str) -> list[str] | None:
+        """A Full RG receives every SW its chart lists; a Depleted one rolls for each."""
+        allotments = self._allotments(module, side, line["rg"])
+        if not allotments:
+            return None
+        if strength != "F":
+            return []
+        return [line["choices"].get(a.sw, a.sw) for a in allotments for _ in range(a.count)]
 
     def _check_when(self, module: Module, table: Table, side: str) -> None:
         def refuse(why: str) -> None:
@@ -368,10 +507,11 @@ class Campaign(Aggregate):
 
         def apply(self, campaign: Campaign) -> None:
             campaign.cpp[self.side] -= self.cost
-            total, today = campaign.rg_total[self.side], campaign.rg_today[self.side]
-            total[self.rg] = total.get(self.rg, 0) + 1
-            today[self.rg] = today.get(self.rg, 0) + 1
-            campaign.purchases.append([self.side, self.rg])
+            keys = [self.rg] if self.kg is None else [self.rg, f"{self.rg}@{self.kg}"]
+            for tally in (campaign.rg_total[self.side], campaign.rg_today[self.side]):
+                for key in keys:
+                    tally[key] = tally.get(key, 0) + 1
+            campaign.purchases.append(_line(self.side, self.rg, self.kg))
 
     def purchase_rg(self, module: Module, command: cmd.PurchaseRG, actor: str) -> None:
         """Buy an RG: within CPP, the CG Date maximum and the CG maximum of the chart."""
@@ -385,22 +525,78 @@ class Campaign(Aggregate):
         if self.cpp[side] < row.cost:
             raise RuleViolation(f"{row.id} costs {row.cost} CPP; {side} has {self.cpp[side]}",
                                 rule=chart.rule)
-        today = self.rg_today[side].get(row.id, 0)
+        kg = self._kg(module, side, row, command.kg)
+        key, whose = (f"{row.id}@{kg}", f" for {kg}") if chart.max_per_kg else (row.id, "")
+        today = self.rg_today[side].get(key, 0)
         if row.cg_date_max is not None and today >= row.cg_date_max:
-            raise RuleViolation(
-                f"{row.id}: CG Date max {row.cg_date_max} already purchased on {self.cg_date}",
-                rule=chart.rule)
+            raise RuleViolation(f"{row.id}{whose}: CG Date max {row.cg_date_max} already "
+                                f"purchased on {self.cg_date}", rule=chart.rule)
         cg_max = row.cg_max.get(self.cg)
-        number = self.rg_total[side].get(row.id, 0) + 1
+        number = self.rg_total[side].get(key, 0) + 1
         if cg_max is not None and number > cg_max:
-            raise RuleViolation(f"{row.id}: CG max {cg_max} for CG {self.cg} reached",
+            raise RuleViolation(f"{row.id}{whose}: CG max {cg_max} for CG {self.cg} reached",
                                 rule=chart.rule)
+        if kg is not None:
+            self._check_coordination(module, chart, side, row, kg)
         self._record(
             self.RGPurchased, actor, secret_for=side, side=side,
-            purchase=len(self.purchases) + 1, rg=row.id, kg=command.kg,
+            purchase=len(self.purchases) + 1, rg=row.id, kg=kg,
             group_type=row.group_type, cost=row.cost, number=number, cg_max=cg_max,
             cg_date=self.cg_date,
         )
+
+    def _kg(self, module: Module, side: str, row: RGRow, kg: str | None) -> str | None:
+        """The KG an RG is bought for: required of a side that buys per KG (ABtF 9.14)."""
+        plan = module.coordination
+        if plan is None or plan.side != side:
+            if kg is not None:
+                raise InvalidCommand(f"the {side} buys RG without a KG: leave out `kg`",
+                                     field="kg")
+            return None
+        named = ", ".join(f"{letter} ({name})" for letter, name in plan.groups.items())
+        if kg not in plan.groups:
+            raise InvalidCommand(f"give the KG the {row.id} is bought for: one of {named}",
+                                 rule=plan.rule, field="kg")
+        if row.kgs is not None and kg not in row.kgs:
+            raise RuleViolation(f"{plan.groups[kg]} has no {row.id} on the RG chart "
+                                f"(it is {', '.join(row.kgs)}'s)", field="kg")
+        return kg
+
+    def _check_coordination(self, module: Module, chart: RGChart, side: str, row: RGRow,
+                            kg: str) -> None:
+        """CG22: a second I (or A) RG from one KG on a CG Date waits until >= 3 KGs have
+        one I and one A RG each (a type a KG can no longer buy counts as bought)."""
+        plan = module.coordination
+        assert plan is not None
+        if row.group_type not in plan.types:
+            return  # Gun and General RG are never held back
+        if not self._bought_today(chart, side, kg, row.group_type):
+            return
+        done = [letter for letter in plan.groups
+                if all(self._bought_today(chart, side, letter, kind)
+                       or self._used_up(chart, side, letter, kind) for kind in plan.types)]
+        if len(done) < plan.min_groups:
+            have = ", ".join(plan.groups[g] for g in done) or "none"
+            raise RuleViolation(
+                f"a second {row.group_type} type RG from {plan.groups[kg]} on {self.cg_date} "
+                f"needs one {' and one '.join(plan.types)} type RG bought from "
+                f"{plan.min_groups} of the {len(plan.groups)} KGs first (done: {have})",
+                rule=plan.rule)
+
+    def _bought_today(self, chart: RGChart, side: str, kg: str, kind: str) -> bool:
+        return any(self.rg_today[side].get(f"{row.id}@{kg}", 0)
+                   for row in chart.rows if row.group_type == kind)
+
+    def _used_up(self, chart: RGChart, side: str, kg: str, kind: str) -> bool:
+        """True when the KG has reached the CG Maximum of every RG of that type."""
+        for row in chart.rows:
+            if row.group_type != kind or (row.kgs is not None and kg not in row.kgs):
+                continue
+            cg_max = row.cg_max.get(self.cg)
+            key = f"{row.id}@{kg}" if chart.max_per_kg else row.id
+            if cg_max is None or self.rg_total[side].get(key, 0) < cg_max:
+                return False
+        return True
 
     class RGReceived(Event):
         """An RG given by the OB: a line of the RG Purchase Record, never counted in #P."""
@@ -415,7 +611,7 @@ class Campaign(Aggregate):
         cg_date: str
 
         def apply(self, campaign: Campaign) -> None:
-            campaign.purchases.append([self.side, self.rg])
+            campaign.purchases.append(_line(self.side, self.rg, self.kg))
 
     def receive_rg(self, module: Module, command: cmd.ReceiveRG, actor: str) -> None:
         """Record an OB-given RG; its group type comes from the chart when not given."""
@@ -437,6 +633,16 @@ class Campaign(Aggregate):
         sw: list[str] | None
         leader: str | None
         composition: str | None
+        choices: dict[str, str] | None = None  # e.g. "PSK/Lt. Mtr": "PSK" (9.6182 note *)
+
+        def apply(self, campaign: Campaign) -> None:
+            line = campaign.purchases[self.purchase - 1]
+            if self.strength is not None:
+                line["strength"] = self.strength
+            if self.sw is not None:
+                line["sw"] = list(self.sw)
+            if self.choices is not None:
+                line["choices"] = dict(self.choices)
 
     def determine_rg(self, module: Module, command: cmd.DetermineRG, actor: str) -> None:
         """Record an RG's strength, SW, leader or composition, found by the RePh rolls.
@@ -445,12 +651,7 @@ class Campaign(Aggregate):
         """
         self._not_ended()
         side = self._side(command.side)
-        if not 1 <= command.purchase <= len(self.purchases):
-            raise InvalidCommand(f"no RG purchase #{command.purchase}", field="purchase")
-        owner, rg = self.purchases[command.purchase - 1]
-        if owner != side:
-            raise InvalidCommand(f"purchase #{command.purchase} is not {side}'s",
-                                 field="purchase")
+        rg = self._purchase(command.purchase, side)["rg"]
         fields = command.model_dump(exclude={"type"})
         if command.strength is not None and command.units is None:
             row = module.chart_row(side, rg)
@@ -555,18 +756,26 @@ class Campaign(Aggregate):
         unit: str
         cvp: int
         scenario: str
+        ww_half_squads: int = 0  # put in the CG19 Walking Wounded box
 
         def apply(self, campaign: Campaign) -> None:
             campaign.last_scenario_cvp[self.side] += self.cvp
+            campaign.ww_box += self.ww_half_squads
 
-    def record_casualty(self, command: cmd.RecordCasualty, actor: str) -> None:
+    def record_casualty(self, module: Module, command: cmd.RecordCasualty,
+                        actor: str) -> None:
         """Casualties count for the CG Scenario in play or just played (9.12)."""
         self._not_ended()
         side = self._side(command.side)
         if self.scenario is None:
             raise RuleViolation("no CG Scenario has started yet: casualties count per scenario")
+        box = module.walking_wounded
+        if command.ww_half_squads and (box is None or box.side != side):
+            raise RuleViolation(f"{module.id} keeps no Walking Wounded box for the {side}",
+                                rule=box.rule if box else None)
         self._record(self.CasualtyRecorded, actor, side=side, unit=command.unit,
-                     cvp=command.cvp, scenario=self.scenario)
+                     cvp=command.cvp, scenario=self.scenario,
+                     ww_half_squads=command.ww_half_squads)
 
     class ControlChanged(Event):
         """A Location (Block, Strategic Location, ...) changed hands."""
@@ -671,6 +880,7 @@ class Campaign(Aggregate):
 
         def apply(self, campaign: Campaign) -> None:
             campaign.chits[self.side] = self.chit
+            campaign.chits_chosen[self.side][self.chit] += 1
             if self.chit == "attack":
                 campaign.attack_chits_since_idle[self.side] += 1
                 campaign.attack_chits_in_cg[self.side] += 1
@@ -701,6 +911,7 @@ class Campaign(Aggregate):
                                 "the initiative", rule=module.initiative_rule or None)
         if self.chits[side] is not None:
             raise RuleViolation(f"{side} has already chosen its chit for {self.cg_date}")
+        self._check_chit_limit(module, side, command.chit)
         self._record(self.InitiativeSelected, actor, secret_for=side, side=side,
                      chit=command.chit, cg_date=self.cg_date)
         if all(chit is not None for chit in self.chits.values()):
@@ -708,6 +919,17 @@ class Campaign(Aggregate):
             night = module.date(self.cg_date).night
             self._record(self.ChitsRevealed, actor, chits=chits, cg_date=self.cg_date,
                          scenario_type=module.scenario_type(chits, night))
+
+    def _check_chit_limit(self, module: Module, side: str, chit: str) -> None:
+        """A CG limits the Attack and Idle chits each side selects (e.g. 9.62131)."""
+        params = module.cgs.get(self.cg)
+        if params is None:
+            return
+        limit = (params.attack_chits if chit == "attack" else params.idle_chits).get(side)
+        used = self.chits_chosen[side][chit]
+        if limit is not None and used >= limit:
+            raise RuleViolation(f"the {side} has selected {used} {chit.title()} chits: CG "
+                                f"{self.cg} allows {limit}", rule=module.chit_limit_rule or None)
 
     class ScenarioRecorded(Event):
         """The CG Date's scenario type and weather, for the roster."""
@@ -775,6 +997,7 @@ class Campaign(Aggregate):
             raise MissingTable(f"step {self.step} is no longer among the {module.id} RePh "
                                "steps (an owner's file replaced them)", rule=self.step)
         position = rules.index(self.step) + 1
+        self._check_leaving(module)
         if self._idle(module):
             self._idle_date(module, actor)
             return
@@ -791,6 +1014,7 @@ class Campaign(Aggregate):
                      previous=self.step)
         if new_date is not None:
             self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date)
+        self._enter_step(module, actor)
 
     class CGDecided(Event):
         """The CG is decided before its last CG Date: `side` conceded or won outright."""
@@ -837,7 +1061,78 @@ class Campaign(Aggregate):
         def apply(self, campaign: Campaign) -> None:
             (campaign.cpp if self.pool == "cpp" else campaign.fpp)[self.side] = self.after
 
+    def _scheduled(self, module: Module) -> list[ScheduledReinforcement]:
+        """The OB-given reinforcements due as the RePh leaves this step on this CG Date."""
+        plan = module.reinforcements
+        if plan is None or plan.step != self.step or self.phase != "reph":
+            return []
+        return [line for line in plan.schedule if line.cg_date == self.cg_date]
+
+    def _check_leaving(self, module: Module) -> None:
+        """Refuse to leave a step whose automatic effects need a SAN not yet recorded."""
+        for line in self._scheduled(module):
+            if line.san is not None and self.san[line.side] is None:
+                raise RuleViolation(f"{line.cg_date}: the {line.side} SAN changes by "
+                                    f"{line.san:+d}: record the {line.side} SAN first "
+                                    "(change_san)", rule=cast(ReinforcementSchedule,
+                                                              module.reinforcements).rule)
+
+    def _enter_step(self, module: Module, actor: str) -> None:
+        """A SAN below the floor is raised as the RePh enters its step (e.g. 9.6122)."""
+        floor = module.san_floor
+        if floor is None or floor.step != self.step:
+            return
+        for side in self.sides:
+            san = self.san[side]
+            if san is not None and san < floor.minimum:
+                self._record(self.SANChanged, actor, side=side, before=san,
+                             after=floor.minimum, cause=f"SAN below {floor.minimum} raised",
+                             rule=floor.rule, cg_date=self.cg_date)
+
+    class WalkingWoundedRecovered(Event):
+        """CG19: the WW box gave `squads` WW MMC; the odd half-squad was discarded."""
+
+        side: str
+        half_squads: int
+        squads: int
+        unit: str
+        rule: str
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.ww_box = 0
+
     def _leave_step(self, module: Module, actor: str) -> None:
+        self._points_on_leaving(module, actor)
+        for line in self._scheduled(module):
+            self._reinforce(module, line, actor)
+        box = module.walking_wounded
+        if box is not None and box.step == self.step and self.ww_box:
+            self._record(self.WalkingWoundedRecovered, actor, side=box.side,
+                         half_squads=self.ww_box, squads=self.ww_box // 2, unit=box.unit,
+                         rule=box.rule, cg_date=self.cg_date)
+
+    def _reinforce(self, module: Module, line: ScheduledReinforcement, actor: str) -> None:
+        """Apply one line of the reinforcement schedule: never counted in any RG maximum."""
+        rule = cast(ReinforcementSchedule, module.reinforcements).rule
+        reason = "; ".join(line.notes) or "OB-given"
+        if line.rg is not None:
+            self._record(self.RGReceived, actor, secret_for=line.side,
+                         purchase=len(self.purchases) + 1, side=line.side, rg=line.rg,
+                         kg=None, group_type=cast(str, line.group_type), reason=reason,
+                         rule=rule, cg_date=self.cg_date)
+        if line.fpp is not None:
+            self._record(self.FPPCredited, actor, side=line.side, amount=line.fpp,
+                         reason=reason, rule=rule, cg_date=self.cg_date)
+        if line.san is not None:
+            before = cast(int, self.san[line.side])
+            after = min(line.san_maximum, max(line.san_minimum, before + line.san))
+            if after != before:
+                self._record(self.SANChanged, actor, side=line.side, before=before,
+                             after=after, cause=f"OB-given SAN {line.san:+d}", rule=rule,
+                             cg_date=self.cg_date)
+
+    def _points_on_leaving(self, module: Module, actor: str) -> None:
         for effect in module.on_leaving.get(cast(str, self.step), []):
             if effect.dates is not None and self.cg_date not in effect.dates:
                 continue
@@ -864,6 +1159,7 @@ class Campaign(Aggregate):
                      previous=self.step)
         self._record(self.CGDateStarted, actor, cg_date=self._next_date(module, repeat.rule),
                      previous=self.cg_date)
+        self._enter_step(module, actor)
 
     def _last_date(self, module: Module) -> str:
         """The CG's last CG Date: from its parameters, else the calendar's last."""
@@ -900,6 +1196,11 @@ class Campaign(Aggregate):
             return
         first = module.steps[0].rule if module.steps else None
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)
+
+
+def _line(side: str, rg: str, kg: str | None) -> dict[str, Any]:
+    """A line of the RG Purchase Record as the aggregate keeps it."""
+    return {"side": side, "rg": rg, "kg": kg, "strength": None, "sw": [], "choices": {}}
 
 
 def campaign_id(text: str) -> UUID:

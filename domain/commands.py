@@ -56,6 +56,7 @@ class Roll(Command):
     dice: list[Die] | None = Field(default=None, max_length=2)
     target: StrictInt | None = Field(default=None, ge=-20, le=40)
     secret: bool = False
+    purchase: StrictInt | None = Field(default=None, ge=1, le=100_000)  # the RG it is for
 
 
 class PurchaseRG(Command):
@@ -134,6 +135,7 @@ class RecordCasualty(Command):
     side: Name
     unit: Name
     cvp: StrictInt = Field(ge=0, le=100)
+    ww_half_squads: StrictInt = Field(default=0, ge=0, le=100)  # CG19 WW box: squad 2, HS 1
 
 
 class ChangeControl(Command):

@@ -36,6 +36,7 @@ class Band(Strict):
     min: int | None = None
     max: int | None = None
     result: str
+    records: str | None = None  # what a roll for an RG writes on its record (e.g. "F")
     effects: list[Effect] = []
 
     def holds(self, final: int) -> bool:
@@ -106,6 +107,10 @@ class Table(Strict):
     scenario_types: list[str] | None = None  # only for these scenarios (e.g. Dual Assault)
     in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
     min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
+    credits_cpp: bool = False  # Final roll + the date's CPP Base # is credited (9.616)
+    determines: Literal["strength", "leader", "composition", "sw", "sw_type"] | None = None
+    for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
+    excluded_kgs: list[str] = []  # not for these KGs' RGs (e.g. 9.6184: KG Graebner)
     bands: list[Band] = []
     target: Target | None = None
     drm: list[DRMSpec] = []
@@ -246,11 +251,69 @@ class FortificationChart(Strict):
 
 
 class CGParams(Strict):
-    """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, attack-chit limits."""
+    """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, chit limits (9.62131),
+    levels set by its SSR (e.g. the CG17 starting Ammunition Shortage Level)."""
 
     start: str
     end: str
     attack_chits: dict[str, int] = {}
+    idle_chits: dict[str, int] = {}
+    levels: dict[str, int] = {}
+    elr: dict[str, int] = {}  # each side's ELR and SAN at CG start
+    san: dict[str, int] = {}
+    notes: list[str] = []
+
+
+class ScheduledReinforcement(Strict):
+    """A line of an OB-given reinforcement schedule (e.g. 9.6152): an RG, FPP or a SAN
+    change a side receives on a CG Date, outside every RG maximum."""
+
+    cg_date: str
+    side: str
+    rg: str | None = None
+    group_type: str | None = None
+    fpp: int | None = Field(default=None, ge=1)
+    san: int | None = None
+    san_minimum: int = 0
+    san_maximum: int = 7
+    notes: list[str] = []
+
+
+class ReinforcementSchedule(Strict):
+    """OB-given reinforcements, applied as the RePh leaves `step` on their CG Date."""
+
+    rule: str
+    step: str
+    schedule: list[ScheduledReinforcement]
+    doubts: list[str] = []
+
+
+class Coordination(Strict):
+    """A side buying RG per Kampfgruppe, with an attack-coordination rule (ABtF CG22)."""
+
+    side: str
+    rule: str
+    groups: dict[str, str]  # KG letter -> its name, e.g. "H": "KG Harder"
+    types: list[str] = ["I", "A"]
+    min_groups: int = Field(default=3, ge=1)
+
+
+class WalkingWounded(Strict):
+    """A Walking Wounded box (ABtF CG19): one `unit` per squad-equivalent (FRD) in the box,
+    received in `step`; the remainder is discarded."""
+
+    side: str
+    rule: str
+    step: str
+    unit: str
+
+
+class SANFloor(Strict):
+    """A SAN below `minimum` is raised to it as the RePh enters `step` (e.g. 9.6122)."""
+
+    step: str
+    minimum: int
+    rule: str
 
 
 class RGRow(Strict):
@@ -263,6 +326,7 @@ class RGRow(Strict):
     units_depleted: str = ""
     cg_date_max: int | None = None
     cg_max: dict[str, int | None] = {}
+    kgs: list[str] | None = None  # KGs that may buy it (ABtF German); None: any
     notes: list[str] = []
 
 
@@ -271,6 +335,7 @@ class RGChart(Strict):
 
     rule: str
     rows: list[RGRow]
+    max_per_kg: bool = False  # CG Date and CG maximums count per KG (ABtF German)
 
     def row(self, rg: str) -> RGRow:
         """The chart line for an RG id, or a clear error."""
@@ -305,6 +370,12 @@ class Module(Strict):
     sudden_death: dict[str, str] = {}  # side that may win so -> its rule (e.g. 9.6212)
     initial_chits: dict[str, dict[str, Literal["attack", "idle"]]] = {}  # CG -> assumed chits
     initiative_rule: str = ""
+    chit_limit_rule: str = ""  # e.g. 9.62131
+    cg_rule: str = ""  # where the CG parameters are printed, e.g. "9.51-9.53"
+    reinforcements: ReinforcementSchedule | None = None
+    coordination: Coordination | None = None
+    walking_wounded: WalkingWounded | None = None
+    san_floor: SANFloor | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -319,9 +390,9 @@ class Module(Strict):
             if len(set(ids)) != len(ids):
                 raise ValueError(f"module {self.id}: an RG id appears twice on the {side} chart")
         for cg, params in self.cgs.items():
-            for date in (params.start, params.end) if params else ():
-                if date not in dates:
-                    raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
+            if params is not None:
+                self._check_params(cg, params, dates)
+        self._check_extras(dates)
         tables = {table.id for table in self.tables}
         for side, sw_chart in self.sw_charts.items():
             if side not in self.sides:
@@ -357,6 +428,49 @@ class Module(Strict):
                 if drm.side is not None and drm.side not in self.sides:
                     raise ValueError(f"table {table.id}: DRM side {drm.side!r} is not a side")
         return self
+
+    def _check_params(self, cg: str, params: CGParams, dates: list[str]) -> None:
+        for date in (params.start, params.end):
+            if date not in dates:
+                raise ValueError(f"module {self.id}: CG {cg} date {date!r} is not a CG Date")
+        if dates.index(params.start) > dates.index(params.end):
+            raise ValueError(f"module {self.id}: CG {cg} ends before it starts")
+        named = [*params.attack_chits, *params.idle_chits, *params.elr, *params.san]
+        if not set(named) <= set(self.sides):
+            raise ValueError(f"module {self.id}: CG {cg} parameters name an unknown side")
+        if not set(params.levels) <= set(self.levels):
+            raise ValueError(f"module {self.id}: CG {cg} sets a level the module lacks")
+        for name, value in params.levels.items():
+            spec = self.levels[name]
+            if not spec.minimum <= value <= spec.maximum:
+                raise ValueError(f"module {self.id}: CG {cg} {name} {value} is out of range")
+
+    def _check_extras(self, dates: list[str]) -> None:
+        rules = {step.rule for step in self.steps}
+        schedule = self.reinforcements
+        if schedule is not None:
+            if schedule.step not in rules:
+                raise ValueError(f"module {self.id}: reinforcements step is not a step")
+            for line in schedule.schedule:
+                if line.cg_date not in dates or line.side not in self.sides:
+                    raise ValueError(f"module {self.id}: a {schedule.rule} line names an "
+                                     f"unknown CG Date or side ({line.cg_date}, {line.side})")
+                if line.rg is not None and not line.group_type:
+                    raise ValueError(f"module {self.id}: {schedule.rule} {line.rg} needs "
+                                     "its group_type")
+        for extra in (self.walking_wounded, self.san_floor):
+            if extra is not None and extra.step not in rules:
+                raise ValueError(f"module {self.id}: {extra.rule} names step {extra.step}, "
+                                 "which the module does not have")
+        groups = set(self.coordination.groups) if self.coordination else set()
+        for chart in self.rg_charts.values():
+            for row in chart.rows:
+                if not set(row.kgs or []) <= groups:
+                    raise ValueError(f"module {self.id}: RG {row.id} names a KG the module "
+                                     f"does not have ({row.kgs})")
+        sides = [x.side for x in (self.walking_wounded, self.coordination) if x is not None]
+        if not set(sides) <= set(self.sides):
+            raise ValueError(f"module {self.id}: CG19/CG22 data names an unknown side")
 
     def _check_table(self, table: Table, dates: list[str]) -> None:
         if table.from_date is not None and table.from_date not in dates:

@@ -54,7 +54,7 @@ HANDLERS: dict[str, Handler] = {
     "spend_cpp": lambda c, m, x, a: c.change_points(x, a),
     "credit_fpp": lambda c, m, x, a: c.change_points(x, a),
     "purchase_fortification": lambda c, m, x, a: c.purchase_fortification(m, x, a),
-    "record_casualty": lambda c, m, x, a: c.record_casualty(x, a),
+    "record_casualty": lambda c, m, x, a: c.record_casualty(m, x, a),
     "change_control": lambda c, m, x, a: c.change_control(x, a),
     "change_elr": lambda c, m, x, a: c.change_rating(x, a),
     "change_san": lambda c, m, x, a: c.change_rating(x, a),

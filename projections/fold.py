@@ -78,7 +78,7 @@ def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> di
             "cpp_start": cpp.get(side, 0), "cpp_credited": 0, "cpp_spent": 0,
             "cpp_left": cpp.get(side, 0), "rg_purchased": [], "fpp": 0,
             "fortifications": [], "elr": meta["elr"][side], "san": meta["san"][side],
-            "chit": None,
+            "chit": None, "ww_received": None,
         }
         for side in meta["sides"]
     }
@@ -96,7 +96,9 @@ def _created(rows: Rows, record: Record) -> None:
         "seed_commitment": data["seed_commitment"], "seed": None,
         "cg_date": data["cg_date"], "phase": data["phase"], "step": data["step"],
         "cpp": dict.fromkeys(sides, 0), "fpp": dict.fromkeys(sides, 0),
-        "elr": dict.fromkeys(sides), "san": dict.fromkeys(sides), "levels": {},
+        "elr": {side: (data.get("elr") or {}).get(side) for side in sides},
+        "san": {side: (data.get("san") or {}).get(side) for side in sides},
+        "levels": dict(data.get("levels") or {}),
         "all_revealed": False,
         "created": _iso(record["timestamp"]), "version": record["version"],
     }
@@ -192,6 +194,7 @@ def _casualty(rows: Rows, record: Record) -> None:
         "first_version": record["version"]}
     row["cvp"] += data["cvp"]
     row["casualties"].append({"unit": data["unit"], "cvp": data["cvp"],
+                              "ww_half_squads": data.get("ww_half_squads", 0),
                               "version": record["version"]})
     rows.put(CVP, key, row["first_version"], row)
 
@@ -218,6 +221,14 @@ def _level(rows: Rows, record: Record) -> None:
     row["levels"] = dict(meta["levels"])
     _put_roster(rows, row)
     _put_meta(rows, meta, record)
+
+
+def _walking_wounded(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    row, cell = _cell(rows, meta, data["side"])
+    cell["ww_received"] = {"unit": data["unit"], "count": data["squads"],
+                           "discarded_half_squads": data["half_squads"] % 2}
+    _put_roster(rows, row)
 
 
 def _control(rows: Rows, record: Record) -> None:
@@ -298,6 +309,7 @@ _HANDLERS: dict[str, Fold] = {
     "PointsAdjusted": _points_adjusted,
     "CasualtyRecorded": _casualty,
     "ControlChanged": _control,
+    "WalkingWoundedRecovered": _walking_wounded,
     "ELRChanged": _rating(ELR),
     "SANChanged": _rating(SAN),
     "LevelChanged": _level,

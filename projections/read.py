@@ -31,6 +31,7 @@ class RosterCell(BaseModel):
     elr: int | None
     san: int | None
     chit: str | None
+    ww_received: dict[str, Any] | None = None  # CG19 Walking Wounded MMC (public)
     hidden: bool
 
 

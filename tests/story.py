@@ -8,17 +8,21 @@ from uuid import UUID
 
 from domain import commands as cmd
 from infra.application import CommandResult, Refit
-from infra.modules import install_file
+from infra.modules import install_file, load_modules
 
 FIXTURE_CHART = Path(__file__).with_name("fixture_chart.json")
+FIXTURE_ABTF = Path(__file__).with_name("fixture_abtf.json")
 
 
-def load_fixture_chart(refit: Refit) -> None:
-    """Install the fictitious PBr RG chart the tests buy from, as an owner would."""
-    install_file(FIXTURE_CHART, refit.settings.module_dir)
-    from infra.modules import load_modules
-
+def load_fixture_chart(refit: Refit, fixture: Path = FIXTURE_CHART) -> None:
+    """Install a fixture owner file (RG charts, CG parameters), as an owner would."""
+    install_file(fixture, refit.settings.module_dir)
     refit.modules = load_modules(refit.settings.module_dir)
+
+
+def load_abtf_owner_data(refit: Refit) -> None:
+    """The ABtF RG charts and CG I/II parameters the tests use (EX costs, else fictitious)."""
+    load_fixture_chart(refit, FIXTURE_ABTF)
 
 
 def do(refit: Refit, campaign: UUID, body: dict[str, Any],

@@ -9,7 +9,13 @@ import pytest
 
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
-from tests.story import advance_to, do, to_reph_step
+from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
+
+
+@pytest.fixture(autouse=True)
+def owner_data(refit: Refit) -> None:
+    """The ABtF RG charts and CG parameters an owner would load (fixture, partly fictitious)."""
+    load_abtf_owner_data(refit)
 
 
 def at_step(refit: Refit, step: str) -> UUID:
@@ -199,7 +205,9 @@ def test_9_6201_is_skipped_after_an_idle_date(refit: Refit) -> None:
 
 
 def test_a_result_that_moves_an_unrecorded_elr_is_refused(refit: Refit) -> None:
-    campaign = at_step(refit, "9.620")
+    # CG III has no parameters in the fixture, so no ELR is known until one is recorded.
+    campaign = refit.create_campaign("abtf", "III", "No ELR", "entered", start_date="20PM").id
+    to_reph_step(refit, campaign, "9.620")
     with pytest.raises(RuleViolation) as refused:
         roll(refit, campaign, "9.6202", "German", [6, 6])  # Final 13: ELR -1
     assert refused.value.rule == "9.6202" and "record it first" in refused.value.message
@@ -335,8 +343,7 @@ def test_a_table_refuses_the_wrong_roller_or_moment(refit: Refit, table: str, si
 
 
 def test_9_6122_needs_a_san_of_4_british_and_never_takes_it_below_2(refit: Refit) -> None:
-    campaign = at_step(refit, "9.612")
-    do(refit, campaign, {"type": "change_san", "side": "British", "value": 3, "cause": "OB"})
+    campaign = at_step(refit, "9.612")  # the fixture's CG I starts the British at SAN 3
     with pytest.raises(RuleViolation) as refused:
         roll(refit, campaign, "9.6122", "British", [6])
     assert "SAN is 4 or more" in refused.value.message
@@ -361,18 +368,18 @@ def test_no_chits_before_an_initial_scenario(refit: Refit) -> None:
 
 def test_a_secret_rolls_elr_change_names_its_table_not_its_dice(refit: Refit) -> None:
     campaign = at_step(refit, "9.620")
-    do(refit, campaign, {"type": "change_elr", "side": "German", "value": 3, "cause": "OB"})
+    do(refit, campaign, {"type": "change_elr", "side": "German", "value": 4, "cause": "OB"})
     do(refit, campaign, {"type": "roll", "table": "9.6202", "side": "German", "dice": [6, 6],
                          "secret": True})
     change = refit.elr(campaign).changes[-1]
-    assert (change.after, change.cause) == (2, "9.6202 ELR Loss/Gain Chart")
+    assert (change.after, change.cause) == (3, "9.6202 ELR Loss/Gain Chart")
 
 
 def test_setting_a_level_to_its_value_is_refused(refit: Refit) -> None:
     campaign = at_step(refit, "9.620")
     with pytest.raises(InvalidCommand):
-        do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 0,
-                             "cause": "SSR"})
+        do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 1,
+                             "cause": "SSR"})  # the fixture's CG I starts at Level One
 
 
 def test_9_6201_counts_british_attack_chits_beyond_the_first(refit: Refit) -> None:

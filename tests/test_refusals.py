@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from domain import commands as cmd
 from domain.errors import InvalidCommand, MissingTable, RefitError
 from infra.application import Refit
-from tests.story import advance_to, do, to_reph_step
+from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
 
 
 def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
@@ -25,7 +25,8 @@ def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
 
 @pytest.fixture
 def server_campaign(refit: Refit) -> UUID:
-    """An ABtF campaign rolling server dice."""
+    """An ABtF campaign rolling server dice, its SAN and ELR from the owner's CG I data."""
+    load_abtf_owner_data(refit)
     return refit.create_campaign("abtf", "I", "Arnhem", "server").id
 
 
@@ -100,9 +101,9 @@ def test_a_drm_the_ledger_derives_may_not_be_supplied_again(refit: Refit,
     assert isinstance(error, InvalidCommand) and "derived by the ledger" in error.message
 
 
-def test_a_purchase_without_an_rg_chart_names_the_missing_chart(refit: Refit,
-                                                                server_campaign: UUID) -> None:
-    error = refused(refit, server_campaign, {"type": "purchase_rg", "side": "German", "rg": "I1"})
+def test_a_purchase_without_an_rg_chart_names_the_missing_chart(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "No chart", "server").id
+    error = refused(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1"})
     assert isinstance(error, MissingTable) and error.rule == "9.617"
 
 
