@@ -359,6 +359,8 @@ class Campaign(Aggregate):
         wanted = subject.strip().casefold()
         for item in allotments:
             names = {item.sw.casefold(), line["choices"].get(item.sw, "").casefold()}
+            if item.choose is not None:  # "PSK/Lt. Mtr" may be asked for as either
+                names |= {part.strip().casefold() for part in item.sw.split("/")}
             if wanted in names:
                 if item.choose is not None and item.sw not in line["choices"]:
                     raise RuleViolation(f"roll {item.choose} first: it decides which SW "
@@ -522,10 +524,10 @@ class Campaign(Aggregate):
         if self.phase == "scenario":
             raise RuleViolation("RG are purchased in the RePh, not during a CG Scenario",
                                 rule=chart.rule)
+        kg = self._kg(module, side, row, command.kg)
         if self.cpp[side] < row.cost:
             raise RuleViolation(f"{row.id} costs {row.cost} CPP; {side} has {self.cpp[side]}",
                                 rule=chart.rule)
-        kg = self._kg(module, side, row, command.kg)
         key, whose = (f"{row.id}@{kg}", f" for {kg}") if chart.max_per_kg else (row.id, "")
         today = self.rg_today[side].get(key, 0)
         if row.cg_date_max is not None and today >= row.cg_date_max:

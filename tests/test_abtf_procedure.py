@@ -1,0 +1,101 @@
+"""ABtF RePh procedure the ledger applies by itself: 9.6152 OB-given reinforcements, CG19
+Walking Wounded, the 9.6122 SAN floor, chit limits (9.62131) and the CG's starting data."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.errors import RuleViolation
+from infra.application import Refit
+from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.test_refusals import refused
+
+
+@pytest.fixture(autouse=True)
+def owner_data(refit: Refit) -> None:
+    """The ABtF RG charts and CG parameters an owner would load (EX costs, else fictitious)."""
+    load_abtf_owner_data(refit)
+
+
+def test_a_cg_starts_with_the_elr_san_and_ammunition_level_of_its_parameters(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Start", "server").id
+    state = refit.campaign(campaign)
+    assert (state.elr, state.san) == ({"British": 4, "German": 3}, {"British": 3, "German": 4})
+    assert refit.roster(campaign)[0].levels == {"ammo_shortage": 1}
+
+
+def test_9_6152_gives_18am_rgs_fpp_and_san_outside_every_maximum(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "18AM", "server").id
+    to_reph_step(refit, campaign, "9.615")
+    do(refit, campaign, {"type": "change_san", "side": "British", "value": 6, "cause": "test"})
+    do(refit, campaign, {"type": "change_san", "side": "German", "value": 2, "cause": "test"})
+    do(refit, campaign, {"type": "advance"})
+    state = refit.campaign(campaign)
+    assert state.san == {"British": 7, "German": 2}  # +2 capped at 7; -1 floored at 2
+    assert state.fpp["German"] == 20 and state.rg_total["British"] == {}
+    given = [(r.side, r.rg, r.p) for r in refit.purchase_record(campaign)]
+    assert given == [("British", "I1", None), ("British", "I2", None)]
+    assert refit.san(campaign)[-1].rule == "9.6152"
+
+
+def test_9_6152_waits_for_a_san_it_must_change(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "III", "No SAN", "server", start_date="17N").id
+    to_reph_step(refit, campaign, "9.615")  # 18AM, and CG III's SAN was never recorded
+    error = refused(refit, campaign, {"type": "advance"})
+    assert isinstance(error, RuleViolation) and error.rule == "9.6152"
+    assert "record the British SAN first" in error.message
+
+
+def test_9_6152_is_not_applied_twice_or_on_other_dates(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "18PM", "server", start_date="18AM").id
+    to_reph_step(refit, campaign, "9.616")  # 18PM: British G1, A1, SAN -1; German SAN +2
+    state = refit.campaign(campaign)
+    assert state.san == {"British": 2, "German": 6}
+    assert [(line["side"], line["rg"]) for line in state.purchases] == [
+        ("British", "G1"), ("British", "A1")]
+
+
+def test_cg19_one_4_4_7_per_squad_equivalent_in_the_ww_box_the_rest_discarded(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "WW", "server").id
+    advance_to(refit, campaign, None)  # the 17N Initial Scenario
+    for unit, half_squads in [("6-4-8", 2), ("6-4-8", 2), ("3-4-8", 1)]:
+        do(refit, campaign, {"type": "record_casualty", "side": "British", "unit": unit,
+                             "cvp": 2 * half_squads, "ww_half_squads": half_squads})
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "9.611")
+    received = refit.roster(campaign)[0].sides["British"].ww_received
+    assert received == {"unit": "4-4-7", "count": 2, "discarded_half_squads": 1}
+    assert refit.campaign(campaign).ww_box == 0  # never carried to the next CG Date
+
+
+def test_cg19_keeps_no_german_ww_box(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "No German WW", "server").id
+    advance_to(refit, campaign, None)
+    error = refused(refit, campaign, {"type": "record_casualty", "side": "German",
+                                      "unit": "4-6-7", "cvp": 2, "ww_half_squads": 2})
+    assert isinstance(error, RuleViolation) and error.rule == "CG19"
+
+
+def test_9_6122_raises_a_san_below_2_to_2_as_the_new_cg_date_begins(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "II", "Low SAN", "server").id  # British SAN 1
+    to_reph_step(refit, campaign, "9.612")
+    change = refit.san(campaign)[-1]
+    assert (change.side, change.before, change.after, change.rule) == (
+        "British", 1, 2, "9.6122")
+
+
+def test_9_62131_a_side_may_not_exceed_its_cg_attack_chits(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "II", "Chit limits", "server").id
+    to_reph_step(refit, campaign, "9.621")  # 18PM: CG II allows the British one Attack chit
+    do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "attack"})
+    do(refit, campaign, {"type": "select_initiative", "side": "German", "chit": "idle"})
+    do(refit, campaign, {"type": "advance"})
+    to_reph_step(refit, campaign, "9.621")
+    error = refused(refit, campaign,
+                    {"type": "select_initiative", "side": "British", "chit": "attack"})
+    assert isinstance(error, RuleViolation) and error.rule == "9.62131"
+    assert "selected 1 Attack chits: CG II allows 1" in error.message
+    do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "idle"})
+
