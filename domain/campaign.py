@@ -513,7 +513,7 @@ class Campaign(Aggregate):
             for tally in (campaign.rg_total[self.side], campaign.rg_today[self.side]):
                 for key in keys:
                     tally[key] = tally.get(key, 0) + 1
-            campaign.purchases.append(_line(self.side, self.rg, self.kg))
+            campaign.purchases.append(_line(self.side, self.rg, self.kg, self.cg_date))
 
     def purchase_rg(self, module: Module, command: cmd.PurchaseRG, actor: str) -> None:
         """Buy an RG: within CPP, the CG Date maximum and the CG maximum of the chart."""
@@ -613,7 +613,7 @@ class Campaign(Aggregate):
         cg_date: str
 
         def apply(self, campaign: Campaign) -> None:
-            campaign.purchases.append(_line(self.side, self.rg, self.kg))
+            campaign.purchases.append(_line(self.side, self.rg, self.kg, self.cg_date))
 
     def receive_rg(self, module: Module, command: cmd.ReceiveRG, actor: str) -> None:
         """Record an OB-given RG; its group type comes from the chart when not given."""
@@ -954,6 +954,7 @@ class Campaign(Aggregate):
         phase: str
         step: str | None
         previous: str | None
+        skipped: list[str] | None = None  # required rolls that did not apply, and why
 
         def apply(self, campaign: Campaign) -> None:
             campaign.phase = self.phase
@@ -1000,20 +1001,21 @@ class Campaign(Aggregate):
                                "steps (an owner's file replaced them)", rule=self.step)
         position = rules.index(self.step) + 1
         self._check_leaving(module)
+        skipped = self._skipped_rolls(module) or None
         if self._idle(module):
             self._idle_date(module, actor)
             return
         if position == len(sequence):
             self._leave_step(module, actor)
             self._record(self.StepAdvanced, actor, phase="scenario", step=None,
-                         previous=self.step)
+                         previous=self.step, skipped=skipped)
             return
         self._leave_step(module, actor)
         nxt = sequence[position]
         starts_date = nxt.new_cg_date and self.phase == "reph"
         new_date = self._next_date(module, nxt.rule) if starts_date else None
         self._record(self.StepAdvanced, actor, phase=self.phase, step=nxt.rule,
-                     previous=self.step)
+                     previous=self.step, skipped=skipped)
         if new_date is not None:
             self._record(self.CGDateStarted, actor, cg_date=new_date, previous=self.cg_date)
         self._enter_step(module, actor)
@@ -1070,8 +1072,56 @@ class Campaign(Aggregate):
             return []
         return [line for line in plan.schedule if line.cg_date == self.cg_date]
 
+    def missing_rolls(self, module: Module) -> list[tuple[str, str, int | None]]:
+        """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
+        step = next((s for s in module.steps if s.rule == self.step), None)
+        if step is None or self.phase == "scenario":
+            return []
+        missing: list[tuple[str, str, int | None]] = [
+            (table_id, side, None) for table_id in step.requires for side in self.sides
+            if not self.rolls_today.get(f"{table_id}/{side}")
+            and self._why_not(module, module.table(table_id), side) is None]
+        strength = next((t for t in step.tables if module.table(t).determines == "strength"),
+                        None)
+        if step.requires_strength and strength is not None:
+            missing += [(strength, line["side"], number)
+                        for number, line in enumerate(self.purchases, 1)
+                        if line["cg_date"] == self.cg_date and line["strength"] is None
+                        and (row := module.chart_row(line["side"], line["rg"])) is not None
+                        and row.units_depleted]
+        return missing
+
+    def _why_not(self, module: Module, table: Table, side: str) -> str | None:
+        """Why a side does not roll a table now (None when it does)."""
+        try:
+            self._check_when(module, table, side)
+            self._cpp_base(module, table, side)
+        except RuleViolation as refusal:
+            return refusal.message
+        return None
+
+    def _skipped_rolls(self, module: Module) -> list[str]:
+        """The step's required rolls that do not apply, each with its reason."""
+        step = next((s for s in module.steps if s.rule == self.step), None)
+        reasons = []
+        for table_id in step.requires if step else []:
+            for side in self.sides:
+                why = self._why_not(module, module.table(table_id), side)
+                if why is not None and not self.rolls_today.get(f"{table_id}/{side}"):
+                    reasons.append(f"{side}: {why}")
+        return reasons
+
     def _check_leaving(self, module: Module) -> None:
-        """Refuse to leave a step whose automatic effects need a SAN not yet recorded."""
+        """Refuse to leave a step before its rolls are made, or whose automatic effects need
+        a SAN not yet recorded."""
+        missing = self.missing_rolls(module)
+        if missing:
+            table, side, number = missing[0]
+            what = f"{module.table(table).title} for the {side}" + (
+                f" RG of purchase #{number}" if number is not None else "")
+            raise RuleViolation(f"step {self.step} is not complete: roll {table} "
+                                f"({what}) first ({len(missing)} roll(s) to go)",
+                                rule=self.step)
         for line in self._scheduled(module):
             if line.san is not None and self.san[line.side] is None:
                 raise RuleViolation(f"{line.cg_date}: the {line.side} SAN changes by "
@@ -1200,9 +1250,10 @@ class Campaign(Aggregate):
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)
 
 
-def _line(side: str, rg: str, kg: str | None) -> dict[str, Any]:
+def _line(side: str, rg: str, kg: str | None, cg_date: str) -> dict[str, Any]:
     """A line of the RG Purchase Record as the aggregate keeps it."""
-    return {"side": side, "rg": rg, "kg": kg, "strength": None, "sw": [], "choices": {}}
+    return {"side": side, "rg": rg, "kg": kg, "cg_date": cg_date, "strength": None, "sw": [],
+            "choices": {}}
 
 
 def campaign_id(text: str) -> UUID:

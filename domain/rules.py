@@ -171,6 +171,8 @@ class Step(Strict):
     scenario_end: bool = False
     new_cg_date: bool = False
     tables: list[str] = []
+    requires: list[str] = []  # tables each side that may roll them rolls before leaving
+    requires_strength: bool = False  # every RG of the CG Date that may deplete has its F/D
 
 
 class PointsEffect(Strict):
@@ -419,6 +421,10 @@ class Module(Strict):
             raise ValueError(f"module {self.id}: sudden_death names an unknown side")
         if self.idle_repeat is not None and self.idle_repeat not in rules:
             raise ValueError(f"module {self.id}: idle_repeat {self.idle_repeat} is not a step")
+        for step in self.steps:
+            if not set(step.requires) <= set(step.tables):
+                raise ValueError(f"module {self.id}: step {step.rule} requires a table "
+                                 "it does not name")
         for action, steps in self.command_steps.items():
             if not set(steps) <= rules:
                 raise ValueError(f"module {self.id}: {action} names a step it does not have")

@@ -31,9 +31,26 @@ def do(refit: Refit, campaign: UUID, body: dict[str, Any],
     return refit.execute(campaign, cmd.parse_command(body), actor)
 
 
+QUIET_DICE = {"dr": [1], "DR": [1, 2]}  # typed in where a story does not care what came up
+
+
+def roll_what_is_required(refit: Refit, campaign: UUID) -> None:
+    """Make the rolls the current step still needs (server dice, or QUIET_DICE typed in)."""
+    state = refit.campaign(campaign)
+    module = refit.module(state.module_id)
+    for table, side, purchase in state.missing_rolls(module):
+        body: dict[str, Any] = {"type": "roll", "table": table, "side": side}
+        if purchase is not None:
+            body["purchase"] = purchase
+        if state.dice_mode == "entered":
+            body["dice"] = QUIET_DICE[module.table(table).roll]
+        do(refit, campaign, body)
+
+
 def advance(refit: Refit, campaign: UUID, times: int = 1) -> None:
-    """Complete `times` RePh steps."""
+    """Complete `times` RePh steps, making whatever rolls each still needs."""
     for _ in range(times):
+        roll_what_is_required(refit, campaign)
         do(refit, campaign, {"type": "advance"})
 
 

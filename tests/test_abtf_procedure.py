@@ -99,3 +99,34 @@ def test_9_62131_a_side_may_not_exceed_its_cg_attack_chits(refit: Refit) -> None
     assert "selected 1 Attack chits: CG II allows 1" in error.message
     do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "idle"})
 
+
+
+def test_no_purchase_before_9_616_replenishment_is_rolled_for_both_sides(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Order", "entered").id
+    to_reph_step(refit, campaign, "9.616")  # 18AM
+    early = refused(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "I1"})
+    assert isinstance(early, RuleViolation) and early.rule == "9.617"
+    do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British", "dice": [2, 2]})
+    unfinished = refused(refit, campaign, {"type": "advance"})
+    assert isinstance(unfinished, RuleViolation) and unfinished.rule == "9.616"
+    assert "roll 9.6162 (CG CPP Variable Arrival Points for the German)" in unfinished.message
+
+
+def test_a_required_roll_that_does_not_apply_is_skipped_with_its_reason(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Skips", "server").id
+    to_reph_step(refit, campaign, "9.613")  # 18AM's 9.612 done: both SANs below the dr
+    step = [r for r in refit.records(campaign) if r["type"] == "StepAdvanced"][-1]["data"]
+    assert step["previous"] == "9.612" and step["skipped"] == [
+        "British: table 9.6122 is rolled only when the British SAN is 4 or more",
+        "German: table 9.6122 is rolled only when the German SAN is 5 or more"]
+
+
+def test_9_618_waits_for_the_strength_of_each_rg_received_that_day(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Strength", "server").id
+    advance_to(refit, campaign, "9.618")  # 17N: nothing bought, nothing to roll
+    assert refit.campaign(campaign).missing_rolls(refit.module("abtf")) == []
+    to_reph_step(refit, campaign, "9.618")  # 18AM: the 9.6152 British I1 and I2
+    missing = refit.campaign(campaign).missing_rolls(refit.module("abtf"))
+    assert missing == [("9.6181", "British", 1), ("9.6181", "British", 2)]
+    error = refused(refit, campaign, {"type": "advance"})
+    assert isinstance(error, RuleViolation) and "purchase #1" in error.message

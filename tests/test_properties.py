@@ -14,7 +14,7 @@ from domain.campaign import Campaign
 from domain.errors import RefitError
 from infra.application import Refit
 from infra.settings import Settings
-from tests.story import do, load_fixture_chart, to_reph_step
+from tests.story import do, load_abtf_owner_data, load_fixture_chart, to_reph_step
 
 SIDES = st.sampled_from(["Axis", "British", "Italians"])
 COMMANDS = st.one_of(
@@ -165,6 +165,7 @@ ABTF_COMMANDS = st.one_of(
 def test_abtf_replay_rebuilds_levels_ratings_and_forms(small_snapshots: Refit,
                                                        commands: list[dict[str, Any]]) -> None:
     refit = small_snapshots
+    load_abtf_owner_data(refit)  # ELR and SAN known, so every ELR roll can apply
     campaign = refit.create_campaign("abtf", "I", "Property", "server", start_date="19AM").id
     to_reph_step(refit, campaign, "9.612")  # 19PM: the steps with rolls that move things
     live = play(refit, campaign, commands)
