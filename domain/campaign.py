@@ -131,6 +131,8 @@ class Campaign(Aggregate):
         self.levels: dict[str, int] = dict(levels or {})
         self.chits_chosen = {side: {"attack": 0, "idle": 0} for side in sides}
         self.ww_box = 0  # CG19: half-squad equivalents in the Walking Wounded box
+        self.conditions: dict[str, str] = {}  # weather, EC, wind of this CG Date's scenario
+        self.previous_conditions: dict[str, str] = {}  # ... and of the last one played
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
         self.forts_today: dict[str, dict[str, int]] = {}
@@ -209,7 +211,9 @@ class Campaign(Aggregate):
                      idle_dates_since_scenario=self.idle_dates_since_scenario,
                      scenarios_since_idle=self.scenarios_since_idle,
                      attack_chits_since_idle=self.attack_chits_since_idle[side],
-                     attack_chits_in_cg=self.attack_chits_in_cg[side])
+                     attack_chits_in_cg=self.attack_chits_in_cg[side],
+                     previous_scenario=dict(self.previous_conditions),
+                     this_scenario=dict(self.conditions))
 
     def _side(self, side: str) -> str:
         if side not in self.sides:
@@ -296,6 +300,10 @@ class Campaign(Aggregate):
             self._record(self.CPPCredited, actor, secret_for=side, side=side,
                          amount=base + final, reason=f"CPP Base # {base} + DR {final}",
                          rule=table.rule, cg_date=self.cg_date)
+        if table.determines in ("weather", "ec", "wind"):
+            conditions = dict.fromkeys(("weather", "ec", "wind")) | {table.determines: result}
+            self._record(self.ScenarioRecorded, actor, cg_date=self.cg_date,
+                         scenario_type=None, **conditions)
         if command.purchase is not None:
             value = band.records if band is not None and band.records is not None else result
             self._determine_by_roll(module, table, command, value, actor)
@@ -939,14 +947,23 @@ class Campaign(Aggregate):
         cg_date: str
         scenario_type: str | None
         weather: str | None
+        ec: str | None = None
+        wind: str | None = None
+
+        def apply(self, campaign: Campaign) -> None:
+            for condition in ("weather", "ec", "wind"):
+                value = getattr(self, condition)
+                if value is not None:
+                    campaign.conditions[condition] = value
 
     def record_scenario(self, command: cmd.RecordScenario, actor: str) -> None:
         """Note the scenario type and weather of the current CG Date."""
         self._not_ended()
-        if command.scenario_type is None and command.weather is None:
-            raise InvalidCommand("give scenario_type or weather", field="scenario_type")
-        self._record(self.ScenarioRecorded, actor, cg_date=self.cg_date,
-                     scenario_type=command.scenario_type, weather=command.weather)
+        given = command.model_dump(exclude={"type"})
+        if all(value is None for value in given.values()):
+            raise InvalidCommand("give scenario_type, weather, ec or wind",
+                                 field="scenario_type")
+        self._record(self.ScenarioRecorded, actor, cg_date=self.cg_date, **given)
 
     class StepAdvanced(Event):
         """The RePh moved on: to `step` in `phase` (setup, reph, scenario)."""
@@ -962,6 +979,7 @@ class Campaign(Aggregate):
             campaign.ordinals = {}
             if self.phase == "scenario":
                 campaign.scenario = campaign.cg_date
+                campaign.previous_conditions = dict(campaign.conditions)
                 campaign.last_scenario_cvp = dict.fromkeys(campaign.sides, 0)
                 campaign.idle_dates_since_scenario = 0
                 campaign.scenarios_since_idle += 1
@@ -979,6 +997,7 @@ class Campaign(Aggregate):
             campaign.forts_today = {}
             campaign.rolls_today = {}
             campaign.date_scenario = None
+            campaign.conditions = {}
 
     def advance(self, module: Module, actor: str) -> None:
         """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
@@ -1114,7 +1133,7 @@ class Campaign(Aggregate):
     def _check_leaving(self, module: Module) -> None:
         """Refuse to leave a step before its rolls are made, or whose automatic effects need
         a SAN not yet recorded."""
-        missing = self.missing_rolls(module)
+        missing = [] if self._idle(module) else self.missing_rolls(module)
         if missing:
             table, side, number = missing[0]
             what = f"{module.table(table).title} for the {side}" + (

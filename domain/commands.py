@@ -189,11 +189,13 @@ class SelectInitiative(Command):
 
 
 class RecordScenario(Command):
-    """The CG Date's scenario type and weather, for the CG Roster."""
+    """The CG Date's scenario type, weather, EC and wind (e.g. an Initial Scenario's SSR)."""
 
     type: Literal["record_scenario"] = "record_scenario"
     scenario_type: str | None = Field(default=None, max_length=100)
     weather: str | None = Field(default=None, max_length=100)
+    ec: str | None = Field(default=None, max_length=100)
+    wind: str | None = Field(default=None, max_length=100)
 
 
 class Advance(Command):

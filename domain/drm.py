@@ -21,6 +21,8 @@ class Facts:
     scenarios_since_idle: int = 0
     attack_chits_since_idle: int = 0
     attack_chits_in_cg: int = 0
+    previous_scenario: dict[str, str] | None = None  # weather, EC, wind of the last scenario
+    this_scenario: dict[str, str] | None = None  # ... and of the one being prepared
 
 
 def derived_drm(table: Table, side: str, date: CalendarDate | None,
@@ -51,6 +53,9 @@ def _auto_value(spec: DRMSpec, side: str, date: CalendarDate | None, facts: Fact
     if spec.auto in ("idle_dates_since_scenario", "scenarios_since_idle",
                      "attack_chits_since_idle"):
         return spec.value * int(getattr(facts, spec.auto))
+    if spec.auto in ("previous_scenario", "this_scenario"):
+        conditions = getattr(facts, spec.auto) or {}
+        return spec.value if conditions.get(spec.condition or "") in spec.values else 0
     if spec.auto == "night":
         return spec.value if date is not None and date.night else 0
     if spec.auto == "exhaustion":

@@ -12,7 +12,9 @@ from domain.errors import InvalidCommand, MissingTable
 AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "level",
                   "enemy_cvp",
                   "idle_dates_since_scenario", "scenarios_since_idle",
-                  "attack_chits_since_idle", "attack_chits_in_cg_less_one"]
+                  "attack_chits_since_idle", "attack_chits_in_cg_less_one",
+                  "previous_scenario", "this_scenario"]
+Condition = Literal["weather", "ec", "wind"]
 
 
 class Strict(BaseModel):
@@ -55,6 +57,8 @@ class DRMSpec(Strict):
     over: int | None = None
     per: int | None = None
     level: str | None = None
+    condition: Condition | None = None  # weather, EC or wind of the previous/this scenario
+    values: list[str] = []  # ... when it is one of these (e.g. "Wet", "Moist")
     variable: bool = False
     doubt: str | None = None
 
@@ -68,6 +72,10 @@ class DRMSpec(Strict):
             raise ValueError(f"DRM {self.reason!r}: auto 'level' needs `level`")
         if self.auto == "enemy_cvp" and not self.per:
             raise ValueError(f"DRM {self.reason!r}: auto 'enemy_cvp' needs `per`")
+        if self.auto in ("previous_scenario", "this_scenario") and \
+                (self.condition is None or not self.values):
+            raise ValueError(f"DRM {self.reason!r}: auto {self.auto!r} needs `condition` "
+                             "and `values`")
         if self.auto is not None and self.variable:
             raise ValueError(f"DRM {self.reason!r}: a derived DRM is not player-supplied")
         return self
@@ -108,7 +116,8 @@ class Table(Strict):
     in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
     min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
     credits_cpp: bool = False  # Final roll + the date's CPP Base # is credited (9.616)
-    determines: Literal["strength", "leader", "composition", "sw", "sw_type"] | None = None
+    determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
+                        "wind"] | None = None
     for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
     excluded_kgs: list[str] = []  # not for these KGs' RGs (e.g. 9.6184: KG Graebner)
     bands: list[Band] = []

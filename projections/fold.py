@@ -83,8 +83,8 @@ def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> di
         for side in meta["sides"]
     }
     return {"cg_date": meta["cg_date"], "order": order, "levels": dict(meta["levels"]),
-            "scenario_type": None,
-            "weather": None, "chits_revealed": False, "scenario_played": False, "sides": sides}
+            "scenario_type": None, "weather": None, "ec": None, "wind": None,
+            "chits_revealed": False, "scenario_played": False, "sides": sides}
 
 
 def _created(rows: Rows, record: Record) -> None:
@@ -259,8 +259,8 @@ def _scenario_recorded(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = rows.get(ROSTER, data["cg_date"])
     assert row is not None
-    for field in ("scenario_type", "weather"):
-        if data[field] is not None:
+    for field in ("scenario_type", "weather", "ec", "wind"):
+        if data.get(field) is not None:
             row[field] = data[field]
     _put_roster(rows, row)
 

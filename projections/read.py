@@ -41,6 +41,8 @@ class RosterRow(BaseModel):
     cg_date: str
     scenario_type: str | None
     weather: str | None
+    ec: str | None = None
+    wind: str | None = None
     scenario_played: bool
     levels: dict[str, int] = {}
     sides: dict[str, RosterCell]
@@ -199,7 +201,8 @@ def _roster_row(meta: dict[str, Any], row: dict[str, Any], viewer: str | None) -
         shown["hidden"] = hide
         cells[side] = RosterCell.model_validate(shown)
     return RosterRow(cg_date=row["cg_date"], scenario_type=row["scenario_type"],
-                     weather=row["weather"], scenario_played=row["scenario_played"],
+                     weather=row["weather"], ec=row.get("ec"), wind=row.get("wind"),
+                     scenario_played=row["scenario_played"],
                      levels=row.get("levels", {}), sides=cells)
 
 

@@ -3,11 +3,14 @@ Walking Wounded, the 9.6122 SAN floor, chit limits (9.62131) and the CG's starti
 
 from __future__ import annotations
 
+from typing import Any
+from uuid import UUID
+
 import pytest
 
 from domain.errors import RuleViolation
 from infra.application import Refit
-from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.story import advance, advance_to, do, load_abtf_owner_data, to_reph_step
 from tests.test_refusals import refused
 
 
@@ -91,7 +94,7 @@ def test_9_62131_a_side_may_not_exceed_its_cg_attack_chits(refit: Refit) -> None
     to_reph_step(refit, campaign, "9.621")  # 18PM: CG II allows the British one Attack chit
     do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "attack"})
     do(refit, campaign, {"type": "select_initiative", "side": "German", "chit": "idle"})
-    do(refit, campaign, {"type": "advance"})
+    advance(refit, campaign)
     to_reph_step(refit, campaign, "9.621")
     error = refused(refit, campaign,
                     {"type": "select_initiative", "side": "British", "chit": "attack"})
@@ -130,3 +133,43 @@ def test_9_618_waits_for_the_strength_of_each_rg_received_that_day(refit: Refit)
     assert missing == [("9.6181", "British", 1), ("9.6181", "British", 2)]
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, RuleViolation) and "purchase #1" in error.message
+
+
+def british_roll(refit: Refit, campaign: UUID, table: str, dice: list[int]) -> dict[str, Any]:
+    """A British roll with dice typed in; its recorded data."""
+    data: dict[str, Any] = do(refit, campaign, {"type": "roll", "table": table,
+                                                "side": "British", "dice": dice}
+                              ).events[0]["data"]
+    return data
+
+
+def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Weather", "entered").id
+    advance_to(refit, campaign, "9.621")  # 17N, a Night date
+    assert british_roll(refit, campaign, "9.62161", [1, 1])["result"] == "Mist"  # 2 - 1
+    assert british_roll(refit, campaign, "9.62163", [2])["result"] == "Wet"  # 2 - 1
+    assert british_roll(refit, campaign, "9.62164", [4])["result"] == "No Wind"  # 4 - 1
+    to_reph_step(refit, campaign, "9.621")  # 18AM, after the Mist, Wet 17N scenario
+    weather = british_roll(refit, campaign, "9.62161", [3, 3])
+    assert [(d["reason"], d["value"]) for d in weather["drm"]] == [
+        ("Previous CG Scenario was Mist", -2)]
+    assert (weather["final"], weather["result"]) == (4, "Overcast")
+    assert british_roll(refit, campaign, "9.62163", [3])["result"] == "Moist"  # 3 - 1 (Wet)
+    wind = british_roll(refit, campaign, "9.62164", [4])
+    assert [d["reason"] for d in wind["drm"]] == ["Weather is Overcast"]
+    assert wind["result"] == "Mild Breeze"
+    first, second = refit.roster(campaign)[:2]
+    assert (first.weather, first.ec, first.wind) == ("Mist", "Wet", "No Wind")
+    assert (second.weather, second.ec, second.wind) == ("Overcast", "Moist", "Mild Breeze")
+    again = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "British",
+                                      "dice": [1, 1]})
+    assert isinstance(again, RuleViolation) and "once per CG Date" in again.message
+
+
+def test_only_the_british_roll_the_weather(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "Weather", "entered").id
+    advance_to(refit, campaign, "9.621")
+    error = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "German",
+                                      "dice": [3, 4]})
+    assert isinstance(error, RuleViolation) and "British only" in error.message

@@ -9,7 +9,7 @@ import pytest
 
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
-from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.story import advance, advance_to, do, load_abtf_owner_data, to_reph_step
 
 
 @pytest.fixture(autouse=True)
@@ -115,7 +115,7 @@ def choose(refit: Refit, campaign: UUID, chit: str) -> None:
     """Both sides pick the same Initiative chit at 9.621, and the RePh moves on."""
     for side in ("British", "German"):
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
-    do(refit, campaign, {"type": "advance"})
+    advance(refit, campaign)
 
 
 def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
@@ -188,7 +188,7 @@ def test_9_6201_raises_the_cg17_level_and_stops_at_five(refit: Refit) -> None:
     to_reph_step(refit, campaign, "9.621")  # 19PM: on to 19EVE
     for side in ("British", "German"):
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
-    do(refit, campaign, {"type": "advance"})  # the 19PM scenario
+    advance(refit, campaign)  # the 19PM scenario
     to_reph_step(refit, campaign, "9.620")
     again = do(refit, campaign, {"type": "roll", "table": "9.6201", "side": "British",
                                  "dice": [6, 6]})
@@ -390,7 +390,7 @@ def test_9_6201_counts_british_attack_chits_beyond_the_first(refit: Refit) -> No
         to_reph_step(refit, campaign, "9.621")
         for side in ("British", "German"):
             do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
-        do(refit, campaign, {"type": "advance"})
+        advance(refit, campaign)
     to_reph_step(refit, campaign, "9.620")  # 19PM
     rolled = roll(refit, campaign, "9.6201", "British", [2, 2])
     # 18N, 19AM and the Initial Scenario's assumed British Attack chit of CG I (9.5): 3 - 1

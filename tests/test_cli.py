@@ -27,15 +27,21 @@ def refit(*args: str) -> dict | list:
     return json.loads(result.stdout)
 
 
+REQUIRED = {  # the rolls ABtF's 9.620 and 9.621 wait for (ELR; weather, EC, wind)
+    "9.620": [("9.6202", "British"), ("9.6202", "German")],
+    "9.621": [("9.62161", "British"), ("9.62163", "British"), ("9.62164", "British")],
+}
+
+
 def test_a_campaign_is_created_rolled_on_and_read_back(db: str) -> None:
     created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "Arnhem",
                     "--db", db)
     assert isinstance(created, dict) and len(created["seed_commitment"]) == 64
     campaign = created["id"]
-    for _ in range(5):  # 9.617-9.621 before the Initial Scenario, with the 9.6202 DR
-        if refit("status", campaign, "--db", db)["step"] == "9.620":  # type: ignore[index]
-            for side in ("British", "German"):
-                refit("roll", campaign, "--table", "9.6202", "--side", side, "--db", db)
+    for _ in range(5):  # 9.617-9.621 before the Initial Scenario, with their rolls
+        step = refit("status", campaign, "--db", db)["step"]  # type: ignore[index]
+        for table, side in REQUIRED.get(step, []):
+            refit("roll", campaign, "--table", table, "--side", side, "--db", db)
         refit("advance", campaign, "--db", db)
     refit("command", campaign, '{"type": "end_scenario"}', "--db", db)
     for _ in range(9):
@@ -48,7 +54,8 @@ def test_a_campaign_is_created_rolled_on_and_read_back(db: str) -> None:
     assert [d["reason"] for d in data["drm"]] == ["British", "Heroic"]
     rolls = refit("rolls", campaign, "--db", db)
     assert isinstance(rolls, list) and rolls[-1]["final"] == data["final"]
-    assert [r["table"] for r in rolls] == ["9.6202", "9.6202", "9.6101"]
+    assert [r["table"] for r in rolls] == [
+        "9.6202", "9.6202", "9.62161", "9.62163", "9.62164", "9.6101"]
     roster = refit("roster", campaign, "--db", db)
     assert isinstance(roster, list) and roster[0]["cg_date"] == "17N"
     verified = refit("verify", campaign, "--db", db)
