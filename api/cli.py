@@ -176,6 +176,8 @@ def status(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = Fals
         print_table(["side", "CPP", "FPP", "ELR", "SAN"],
                     [[s, v["cpp"], v["fpp"], v["elr"], v["san"]]
                      for s, v in answer.sides.items()])
+        if answer.to_roll:
+            typer.echo(f"{answer.step} waits for: {', '.join(answer.to_roll)}")
     emit(as_json, answer, human)
 
 

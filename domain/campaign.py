@@ -1094,8 +1094,8 @@ class Campaign(Aggregate):
     def missing_rolls(self, module: Module) -> list[tuple[str, str, int | None]]:
         """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
         step = next((s for s in module.steps if s.rule == self.step), None)
-        if step is None or self.phase == "scenario":
-            return []
+        if step is None or self.phase == "scenario" or self._idle(module):
+            return []  # an Idle CG Date has no scenario to roll weather for
         missing: list[tuple[str, str, int | None]] = [
             (table_id, side, None) for table_id in step.requires for side in self.sides
             if not self.rolls_today.get(f"{table_id}/{side}")
@@ -1133,7 +1133,7 @@ class Campaign(Aggregate):
     def _check_leaving(self, module: Module) -> None:
         """Refuse to leave a step before its rolls are made, or whose automatic effects need
         a SAN not yet recorded."""
-        missing = [] if self._idle(module) else self.missing_rolls(module)
+        missing = self.missing_rolls(module)
         if missing:
             table, side, number = missing[0]
             what = f"{module.table(table).title} for the {side}" + (

@@ -197,6 +197,16 @@ class PointsEffect(Strict):
         return (points + 1) // 2 if self.effect == "halve_fru" else 0
 
 
+class LevelPenalty(Strict):
+    """What one level costs (e.g. a line of the CG17 Ammunition Shortage Chart)."""
+
+    level: int
+    elr_loss_dr: int  # Original DR at or above which ELR loss / Unit Substitution (A19.131)
+    b_change: int | None  # change to SW/Vehicle/Gun B#; None: malfunction after first use
+    elr_drm: int  # the 9.6202 DRM
+    notes: list[str] = []
+
+
 class LevelSpec(Strict):
     """A campaign level the ledger tracks (e.g. CG17 British Ammunition Shortage)."""
 
@@ -205,6 +215,19 @@ class LevelSpec(Strict):
     side: str | None = None
     minimum: int = 0
     maximum: int
+    penalties: list[LevelPenalty] = []
+    notes: list[str] = []
+
+    def penalty(self, level: int) -> LevelPenalty | None:
+        """The line of the chart for a level (None below the first)."""
+        return next((line for line in self.penalties if line.level == level), None)
+
+    def reduced_b(self, b_number: int, level: int) -> int | None:
+        """A B# as the level lowers it (None: it malfunctions after its first use)."""
+        line = self.penalty(level)
+        if line is None:
+            return b_number
+        return None if line.b_change is None else b_number + line.b_change
 
 
 class SWAllotment(Strict):

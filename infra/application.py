@@ -209,8 +209,15 @@ class Refit(Application[UUID]):
 
     def status(self, campaign_id: UUID, as_of: int | None = None,
                viewer: str | None = None) -> read.CampaignStatus:
-        """Where the campaign stands."""
-        return read.status(self.rows(campaign_id, as_of), viewer)
+        """Where the campaign stands, and the rolls its RePh step still waits for."""
+        answer = read.status(self.rows(campaign_id, as_of), viewer)
+        state = self.campaign(campaign_id, version=answer.version)
+        module = self.module(state.module_id)
+        answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
+            f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
+            for table, side, number in state.missing_rolls(module)
+            if number is None or viewer in (None, side)]
+        return answer
 
     def roster(self, campaign_id: UUID, as_of: int | None = None,
                viewer: str | None = None) -> list[read.RosterRow]:

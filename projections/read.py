@@ -146,6 +146,7 @@ class CampaignStatus(BaseModel):
     seed: str | None
     levels: dict[str, int] = {}
     sides: dict[str, dict[str, int | None]]
+    to_roll: list[str] = []  # rolls the current RePh step waits for (e.g. "9.6162 German")
 
 
 def _meta(source: RowSource) -> dict[str, Any]:

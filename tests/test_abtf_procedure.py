@@ -173,3 +173,14 @@ def test_only_the_british_roll_the_weather(refit: Refit) -> None:
     error = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "German",
                                       "dice": [3, 4]})
     assert isinstance(error, RuleViolation) and "British only" in error.message
+
+
+def test_status_names_the_rolls_a_step_waits_for_keeping_rg_rolls_to_their_side(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "To roll", "server").id
+    to_reph_step(refit, campaign, "9.616")
+    assert refit.status(campaign).to_roll == ["9.6162 British", "9.6162 German"]
+    to_reph_step(refit, campaign, "9.618")  # the 9.6152 British I1 and I2 wait for F/D
+    assert refit.status(campaign, viewer="British").to_roll == [
+        "9.6181 British for RG #1", "9.6181 British for RG #2"]
+    assert refit.status(campaign, viewer="German").to_roll == []

@@ -396,3 +396,13 @@ def test_9_6201_counts_british_attack_chits_beyond_the_first(refit: Refit) -> No
     # 18N, 19AM and the Initial Scenario's assumed British Attack chit of CG I (9.5): 3 - 1
     assert [d["value"] for d in rolled["drm"]] == [1, 2]
     assert rolled["drm"][1]["reason"].startswith("British Attack Chits selected")
+
+
+def test_cg17_ex_level_two_lowers_a_british_b_number_by_one(refit: Refit) -> None:
+    shortage = refit.module("abtf").levels["ammo_shortage"]
+    two = shortage.penalty(2)
+    assert two is not None and (two.b_change, two.elr_drm, two.elr_loss_dr) == (-1, 2, 12)
+    assert shortage.reduced_b(10, 2) == 9  # EX: a British PIAT malfunctions on a TH DR of 9
+    assert shortage.reduced_b(11, 2) == 10  # the 6pdr AT Gun's circled B# 11
+    assert shortage.reduced_b(10, 5) is None  # Level Five: malfunction after first use
+    assert shortage.reduced_b(10, 0) == 10  # no shortage, no change
