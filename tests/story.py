@@ -25,6 +25,12 @@ def load_abtf_owner_data(refit: Refit) -> None:
     load_fixture_chart(refit, FIXTURE_ABTF)
 
 
+def abtf_campaign(refit: Refit, name: str, dice: str = "server") -> UUID:
+    """An ABtF CG I with the fixture owner data, so its ELR and SAN are known."""
+    load_abtf_owner_data(refit)
+    return refit.create_campaign("abtf", "I", name, dice).id
+
+
 def do(refit: Refit, campaign: UUID, body: dict[str, Any],
        actor: str = "director") -> CommandResult:
     """Run a command given as its JSON body."""

@@ -43,7 +43,7 @@ def test_9_6152_gives_18am_rgs_fpp_and_san_outside_every_maximum(refit: Refit) -
 
 
 def test_9_6152_waits_for_a_san_it_must_change(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "III", "No SAN", "server", start_date="17N").id
+    campaign = refit.create_campaign("abtf", "III", "No SAN", "entered", start_date="17N").id
     to_reph_step(refit, campaign, "9.615")  # 18AM, and CG III's SAN was never recorded
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, RuleViolation) and error.rule == "9.6152"

@@ -9,7 +9,7 @@ import pytest
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from infra.settings import Settings
-from tests.story import advance, advance_to, do, load_fixture_chart
+from tests.story import abtf_campaign, advance, advance_to, do, load_fixture_chart
 
 
 def play_initial_scenario_and_first_reph(refit: Refit) -> UUID:
@@ -178,7 +178,7 @@ def test_the_cg_ends_after_the_last_cg_date_and_reveals_the_seed(refit: Refit) -
 
 
 def test_advancing_during_a_scenario_is_refused(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Arnhem", "server").id
+    campaign = abtf_campaign(refit, "Arnhem")
     advance_to(refit, campaign, None)
     with pytest.raises(RuleViolation) as refused:
         advance(refit, campaign)
@@ -210,7 +210,7 @@ def test_a_strength_fills_in_the_charts_units(refit: Refit) -> None:
 
 
 def test_as_of_beyond_the_head_is_refused_by_field(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Head", "server").id
+    campaign = abtf_campaign(refit, "Head")
     for as_of in (0, 2, 10**20):
         with pytest.raises(InvalidCommand) as refused:
             refit.roster(campaign, as_of=as_of)
@@ -258,7 +258,7 @@ def test_an_idle_last_cg_date_is_cg_end(refit: Refit) -> None:
 
 
 def test_abtf_unspent_cpp_is_halved_rounding_up_as_9_617_ends(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Halving", "server").id
+    campaign = abtf_campaign(refit, "Halving")
     do(refit, campaign, {"type": "credit_cpp", "side": "German", "amount": 15,
                          "reason": "Initial Scenario", "rule": "9.5"})
     result = do(refit, campaign, {"type": "advance"})
@@ -269,7 +269,7 @@ def test_abtf_unspent_cpp_is_halved_rounding_up_as_9_617_ends(refit: Refit) -> N
 
 
 def test_abtf_unspent_fpp_is_forfeit_as_9_619_ends(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Forfeit", "server").id
+    campaign = abtf_campaign(refit, "Forfeit")
     do(refit, campaign, {"type": "credit_fpp", "side": "British", "amount": 3,
                          "reason": "RG", "rule": "9.617"})
     advance_to(refit, campaign, "9.620")
@@ -317,7 +317,7 @@ def test_a_concession_is_cg_end_and_opens_every_secret(refit: Refit) -> None:
 
 
 def test_sudden_death_is_won_only_during_a_scenario(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Block H", "server").id
+    campaign = abtf_campaign(refit, "Block H")
     with pytest.raises(RuleViolation):
         do(refit, campaign, {"type": "end_cg", "reason": "sudden_death", "side": "German",
                              "rule": "9.6212"})

@@ -9,6 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from api.cli import app
+from infra.modules import install_file
+from tests.story import FIXTURE_ABTF
 
 runner = CliRunner()
 
@@ -17,6 +19,7 @@ runner = CliRunner()
 def db(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     """The test's own database, and its own module dir."""
     monkeypatch.setenv("REFIT_MODULE_DIR", str(tmp_path / "modules"))
+    install_file(FIXTURE_ABTF, tmp_path / "modules")  # the ABtF owner data: ELR, SAN known
     return database_url
 
 

@@ -9,13 +9,13 @@ import pytest
 from domain import commands as cmd
 from infra.application import Refit, VersionConflict
 from infra.settings import Settings
-from tests.story import to_reph_step
+from tests.story import abtf_campaign, to_reph_step
 
 
 def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
     apps = [Refit(settings.model_copy(update={"aggregate_cache": 0})) for _ in range(2)]
     try:
-        campaign = apps[0].create_campaign("abtf", "I", "Race", "server").id
+        campaign = abtf_campaign(apps[0], "Race")
         to_reph_step(apps[0], campaign, "9.610")
         start = apps[0].campaign(campaign).version
         roll = cmd.Roll(table="9.6101", side="German")
@@ -37,7 +37,7 @@ def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
 
 
 def test_a_stale_expected_version_is_a_conflict_and_appends_nothing(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "If-Match", "server").id
+    campaign = abtf_campaign(refit, "If-Match")
     moved = refit.execute(campaign, cmd.Advance(), "director", expected_version=1).version
     with pytest.raises(VersionConflict) as refused:
         refit.execute(campaign, cmd.Advance(), "director", expected_version=1)
