@@ -287,11 +287,15 @@ def roll(
     = None,
     secret: Annotated[bool, typer.Option(help="Keep the roll secret from the other side.")]
     = False,
+    purchase: Annotated[int | None, typer.Option(
+        help="The RG Purchase Record line the roll is for (strength, SW, leader, ...).")]
+    = None,
     by: By = "director", db: Db = None, as_json: Json = False,
 ) -> None:
     """Roll dr/DR on a module table; the ledger adds the DRM it derives."""
     body = {"type": "roll", "table": table, "side": side, "drm": parse_drm(drm or []),
-            "subject": subject, "dice": dice, "target": target, "secret": secret}
+            "subject": subject, "dice": dice, "target": target, "secret": secret,
+            "purchase": purchase}
     run(db, as_json, campaign, guarded(as_json, lambda: cmd.parse_command(body)), by)
 
 

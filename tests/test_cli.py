@@ -151,3 +151,21 @@ def test_control_and_san_changes_are_listed(db: str) -> None:
     assert (block["location"], block["side"], block["previous"]) == ("Block C", "German", None)
     (change,) = refit("san", campaign, "--db", db)  # type: ignore[misc]
     assert (change["side"], change["after"]) == ("British", 4)
+
+
+def test_a_roll_for_an_rg_lands_on_its_record_and_status_says_what_is_due(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "RG",
+                    "--dice", "entered", "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    refit("command", campaign, '{"type": "credit_cpp", "side": "German", "amount": 5, '
+          '"reason": "Initial Scenario CPP"}', "--db", db)
+    refit("purchase", campaign, "--side", "German", "--rg", "I1", "--kg", "K", "--db", db)
+    refit("advance", campaign, "--db", db)  # to 9.618
+    waiting = runner.invoke(app, ["status", campaign, "--db", db])
+    assert "9.618 waits for: 9.6181 German for RG #1" in waiting.stdout
+    refit("roll", campaign, "--table", "9.6181", "--side", "German", "--dice", "6",
+          "--dice", "5", "--purchase", "1", "--db", db)  # 11: Depleted
+    record = refit("purchases", campaign, "--db", db)
+    assert isinstance(record, list) and (record[0]["strength"], record[0]["units"]) == (
+        "D", "3x 6-5-8")
