@@ -90,6 +90,18 @@ class Campaign(Aggregate):
         elr: dict[str, int] | None = None  # at CG start, from the CG's parameters
         san: dict[str, int] | None = None
 
+    class_version = 2  # v2: purchase lines as dicts; chit, WW and weather tallies
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """A snapshot taken before v2: its purchase lines and the new tallies."""
+        sides = state["sides"]
+        state["purchases"] = [_line(side, rg, None, None) for side, rg in state["purchases"]]
+        # v1 counted an Initial Scenario's assumed Attack chit with the chosen ones.
+        state["chits_chosen"] = {side: {"attack": state["attack_chits_in_cg"][side],
+                                        "idle": 0} for side in sides}
+        state.update(ww_box=0, conditions={}, previous_conditions={})
+
     def __init__(
         self,
         module: str,
@@ -280,6 +292,10 @@ class Campaign(Aggregate):
         self._in_step([s for s in module.steps if table.id in s.tables],
                       f"table {table.id} ({table.title})")
         self._check_when(module, table, side)
+        for first in table.after:  # an order within the step, not a reason to skip the roll
+            if not any(self.rolls_today.get(f"{first}/{other}") for other in self.sides):
+                raise RuleViolation(f"table {table.id} is rolled after table {first} on "
+                                    "this CG Date", rule=table.rule)
         base = self._cpp_base(module, table, side)
         target = self._link(module, table, side, command)
         final = sum(dice) + sum(item["value"] for item in drm)
@@ -287,7 +303,9 @@ class Campaign(Aggregate):
         band = table.band(final)
         effects = [self._effect(module, effect, side, table) for effect in
                    (band.effects if band is not None else [])]
-        secret_for = side if (table.secret or command.secret) else None
+        # A roll for an RG tells of a secret purchase (9.617): it is as secret as the RG.
+        secret = table.secret or command.secret or command.purchase is not None
+        secret_for = side if secret else None
         self._record(
             self.DiceRolled, actor, secret_for=secret_for,
             side=side, key=key, table=table.id, rule=table.rule, title=table.title,
@@ -339,14 +357,42 @@ class Campaign(Aggregate):
         if line["kg"] in table.excluded_kgs:
             raise RuleViolation(f"table {table.id} is not used for KG {line['kg']}'s "
                                 f"{line['rg']}", rule=table.rule)
+        if line["cg_date"] != self.cg_date:
+            raise RuleViolation(f"purchase #{command.purchase} came on {line['cg_date']}: its "
+                                "rolls were made in that RePh", rule=table.rule)
+        self._not_determined(module, table, line, command.purchase)
         if table.determines != "sw":
             return command.target
         allotment = self._allotment(module, side, line, command.subject, table.rule)
+        rolled = line["sw_rolls"].get(allotment.sw, 0)
+        if rolled >= allotment.count:
+            raise RuleViolation(f"{line['rg']} has made its {allotment.count} dr for "
+                                f"{allotment.sw}", rule=table.rule)
         if command.target is not None and command.target != allotment.depleted:
             raise InvalidCommand(f"{allotment.sw} of {line['rg']} is received on a dr <= "
                                  f"{allotment.depleted}, not {command.target}",
                                  rule=table.rule, field="target")
         return allotment.depleted
+
+    def _not_determined(self, module: Module, table: Table, line: dict[str, Any],
+                        number: int) -> None:
+        """Each of an RG's results is found once: a second roll would fish for another."""
+        def refuse(why: str) -> None:
+            raise RuleViolation(f"purchase #{number} ({line['rg']}) {why}", rule=table.rule)
+
+        kind = table.determines
+        if kind in ("strength", "leader", "composition") and line.get(kind) is not None:
+            refuse(f"already has its {kind}: {line[kind]}")
+        row = module.chart_row(line["side"], line["rg"])
+        if kind == "strength" and row is not None and not row.units_depleted:
+            refuse("is not subject to Depletion on the RG chart")
+        if kind == "sw_type":
+            item = next((a for a in self._allotments(module, line["side"], line["rg"])
+                         if a.choose == table.id), None)
+            if item is None:
+                refuse(f"has no SW chosen on table {table.id}")
+            elif item.sw in line["choices"]:
+                refuse(f"already has its {item.sw}: {line['choices'][item.sw]}")
 
     def _purchase(self, number: int, side: str) -> dict[str, Any]:
         if not 1 <= number <= len(self.purchases):
@@ -365,8 +411,12 @@ class Campaign(Aggregate):
         chart = module.sw_charts.get(side)
         allotments = chart.rows.get(line["rg"], []) if chart else []
         wanted = subject.strip().casefold()
+        if not wanted:
+            raise InvalidCommand(f"name the SW rolled for in `subject` (one of "
+                                 f"{', '.join(item.sw for item in allotments) or 'none'})",
+                                 rule=rule, field="subject")
         for item in allotments:
-            names = {item.sw.casefold(), line["choices"].get(item.sw, "").casefold()}
+            names = {item.sw.casefold(), line["choices"].get(item.sw, item.sw).casefold()}
             if item.choose is not None:  # "PSK/Lt. Mtr" may be asked for as either
                 names |= {part.strip().casefold() for part in item.sw.split("/")}
             if wanted in names:
@@ -385,7 +435,7 @@ class Campaign(Aggregate):
         line = self.purchases[number - 1]
         side = line["side"]
         fields: dict[str, Any] = dict.fromkeys(
-            ("strength", "units", "sw", "leader", "composition", "choices"))
+            ("strength", "units", "sw", "leader", "composition", "choices", "sw_rolled"))
         if table.determines == "strength":
             fields["strength"] = value
             row = module.chart_row(side, line["rg"])
@@ -396,20 +446,19 @@ class Campaign(Aggregate):
             fields[table.determines] = value
         elif table.determines == "sw_type":
             chosen = dict(line["choices"])
-            item = next((a for a in self._allotments(module, side, line["rg"])
-                         if a.choose == table.id), None)
-            if item is None:
-                raise RuleViolation(f"{line['rg']} has no SW chosen on table {table.id}",
-                                    rule=table.rule)
+            item = next(a for a in self._allotments(module, side, line["rg"])
+                        if a.choose == table.id)  # _not_determined made sure it exists
             chosen[item.sw] = value
             fields["sw"] = [chosen.get(name, name) for name in line["sw"]]
             fields["choices"] = chosen
-        elif table.target is not None and value == table.target.hit:  # a Depleted RG's SW
+        elif table.determines == "sw":  # a Depleted RG's dr for one SW, hit or miss
             item = self._allotment(module, side, line, command.subject, table.rule)
-            fields["sw"] = [*line["sw"], line["choices"].get(item.sw, item.sw)]
-        if any(v is not None for v in fields.values()):
-            self._record(self.RGDetermined, actor, secret_for=side, side=side,
-                         purchase=number, **fields)
+            fields["sw_rolled"] = item.sw
+            if table.target is not None and value == table.target.hit:
+                fields["sw"] = [*line["sw"], line["choices"].get(item.sw, item.sw)]
+        # Recorded after every linked roll, so a sealed record never tells hit from miss.
+        self._record(self.RGDetermined, actor, secret_for=side, side=side,
+                     purchase=number, **fields)
 
     def _allotments(self, module: Module, side: str, rg: str) -> list[SWAllotment]:
         chart = module.sw_charts.get(side)
@@ -440,6 +489,8 @@ class Campaign(Aggregate):
         floor = (table.min_san or {}).get(side)
         if floor is not None and (self.san[side] or 0) < floor:
             refuse(f"is rolled only when the {side} SAN is {floor} or more")
+        if table.not_initial and self.phase == "setup":
+            refuse("is not rolled for an Initial Scenario: its SSR gives it")
         if table.from_date is not None and \
                 module.date_index(self.cg_date) < module.date_index(table.from_date):
             refuse(f"is rolled from {table.from_date} on, not on {self.cg_date}")
@@ -644,15 +695,19 @@ class Campaign(Aggregate):
         leader: str | None
         composition: str | None
         choices: dict[str, str] | None = None  # e.g. "PSK/Lt. Mtr": "PSK" (9.6182 note *)
+        sw_rolled: str | None = None  # the SW a Depleted RG's dr was made for
 
         def apply(self, campaign: Campaign) -> None:
             line = campaign.purchases[self.purchase - 1]
-            if self.strength is not None:
-                line["strength"] = self.strength
+            for field in ("strength", "leader", "composition"):
+                if getattr(self, field) is not None:
+                    line[field] = getattr(self, field)
             if self.sw is not None:
                 line["sw"] = list(self.sw)
             if self.choices is not None:
                 line["choices"] = dict(self.choices)
+            if self.sw_rolled is not None:
+                line["sw_rolls"][self.sw_rolled] = line["sw_rolls"].get(self.sw_rolled, 0) + 1
 
     def determine_rg(self, module: Module, command: cmd.DetermineRG, actor: str) -> None:
         """Record an RG's strength, SW, leader or composition, found by the RePh rolls.
@@ -979,7 +1034,6 @@ class Campaign(Aggregate):
             campaign.ordinals = {}
             if self.phase == "scenario":
                 campaign.scenario = campaign.cg_date
-                campaign.previous_conditions = dict(campaign.conditions)
                 campaign.last_scenario_cvp = dict.fromkeys(campaign.sides, 0)
                 campaign.idle_dates_since_scenario = 0
                 campaign.scenarios_since_idle += 1
@@ -1029,10 +1083,10 @@ class Campaign(Aggregate):
             self._record(self.StepAdvanced, actor, phase="scenario", step=None,
                          previous=self.step, skipped=skipped)
             return
-        self._leave_step(module, actor)
         nxt = sequence[position]
         starts_date = nxt.new_cg_date and self.phase == "reph"
         new_date = self._next_date(module, nxt.rule) if starts_date else None
+        self._leave_step(module, actor)
         self._record(self.StepAdvanced, actor, phase=self.phase, step=nxt.rule,
                      previous=self.step, skipped=skipped)
         if new_date is not None:
@@ -1094,7 +1148,7 @@ class Campaign(Aggregate):
     def missing_rolls(self, module: Module) -> list[tuple[str, str, int | None]]:
         """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
         step = next((s for s in module.steps if s.rule == self.step), None)
-        if step is None or self.phase == "scenario" or self._idle(module):
+        if step is None or self.phase in ("scenario", "ended") or self._idle(module):
             return []  # an Idle CG Date has no scenario to roll weather for
         missing: list[tuple[str, str, int | None]] = [
             (table_id, side, None) for table_id in step.requires for side in self.sides
@@ -1134,13 +1188,10 @@ class Campaign(Aggregate):
         """Refuse to leave a step before its rolls are made, or whose automatic effects need
         a SAN not yet recorded."""
         missing = self.missing_rolls(module)
-        if missing:
-            table, side, number = missing[0]
-            what = f"{module.table(table).title} for the {side}" + (
-                f" RG of purchase #{number}" if number is not None else "")
-            raise RuleViolation(f"step {self.step} is not complete: roll {table} "
-                                f"({what}) first ({len(missing)} roll(s) to go)",
-                                rule=self.step)
+        if missing:  # no purchase numbers: a side's RG are its secret (`status` names them)
+            table, side, _ = missing[0]
+            raise RuleViolation(f"step {self.step} is not complete: the {side} still roll "
+                                f"{table} ({module.table(table).title})", rule=self.step)
         for line in self._scheduled(module):
             if line.san is not None and self.san[line.side] is None:
                 raise RuleViolation(f"{line.cg_date}: the {line.side} SAN changes by "
@@ -1195,9 +1246,11 @@ class Campaign(Aggregate):
         if line.fpp is not None:
             self._record(self.FPPCredited, actor, side=line.side, amount=line.fpp,
                          reason=reason, rule=rule, cg_date=self.cg_date)
-        if line.san is not None:
+        if line.san is not None:  # a cap stops the change; it never moves the SAN back
             before = cast(int, self.san[line.side])
-            after = min(line.san_maximum, max(line.san_minimum, before + line.san))
+            after = before + line.san
+            after = min(max(line.san_maximum, before), after) if line.san > 0 else \
+                max(min(line.san_minimum, before), after)
             if after != before:
                 self._record(self.SANChanged, actor, side=line.side, before=before,
                              after=after, cause=f"OB-given SAN {line.san:+d}", rule=rule,
@@ -1248,6 +1301,10 @@ class Campaign(Aggregate):
 
         cg_date: str
 
+        def apply(self, campaign: Campaign) -> None:
+            # 9.6216's "previous CG Scenario", including weather an SSR set during play
+            campaign.previous_conditions = dict(campaign.conditions)
+
     class CGEnded(Event):
         """CG End: the last CG Date's scenario is over; every secret may be revealed."""
 
@@ -1269,10 +1326,10 @@ class Campaign(Aggregate):
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)
 
 
-def _line(side: str, rg: str, kg: str | None, cg_date: str) -> dict[str, Any]:
+def _line(side: str, rg: str, kg: str | None, cg_date: str | None) -> dict[str, Any]:
     """A line of the RG Purchase Record as the aggregate keeps it."""
-    return {"side": side, "rg": rg, "kg": kg, "cg_date": cg_date, "strength": None, "sw": [],
-            "choices": {}}
+    return {"side": side, "rg": rg, "kg": kg, "cg_date": cg_date, "strength": None,
+            "leader": None, "composition": None, "sw": [], "choices": {}, "sw_rolls": {}}
 
 
 def campaign_id(text: str) -> UUID:

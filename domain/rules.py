@@ -116,6 +116,8 @@ class Table(Strict):
     in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
     min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
     credits_cpp: bool = False  # Final roll + the date's CPP Base # is credited (9.616)
+    not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
+    after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
                         "wind"] | None = None
     for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
@@ -131,6 +133,8 @@ class Table(Strict):
         bands = self.bands
         if (self.target is None) == (not bands):
             raise ValueError(f"table {self.id}: give either result bands or a target, not both")
+        if self.determines == "strength" and {b.records for b in bands} != {"F", "D"}:
+            raise ValueError(f"table {self.id}: a strength table's bands record F or D")
         if not bands:
             return self
         if bands[0].min is not None or bands[-1].max is not None:

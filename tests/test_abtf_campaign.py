@@ -94,8 +94,8 @@ def initial_scenario(t: Table) -> None:
     t.roll("9.6183-german", GERMAN, [3, 3], purchase=1)  # 6: 8-1
     t.to("9.620")  # 9.6202: British Attack chit assumed (9.5) +1, Ammunition Level One +1
     t.elr_rolls(british_drm=2, german_drm=0)
-    t.to("9.621")
-    t.weather([3, 4], ec=4, wind=2)  # Night -1: 6 Clear, 3 Moderate, 1 No Wind
+    t.to("9.621")  # the Initial Scenario's weather is its SSR's (CG3), not rolled
+    t({"type": "record_scenario", "weather": "Clear", "ec": "Moderate", "wind": "No Wind"})
     t.to(None)
     t.lose(BRITISH, "6-4-8", 2, ww=2)
     t.lose(BRITISH, "6-4-8", 2, ww=2)

@@ -112,7 +112,7 @@ def test_no_purchase_before_9_616_replenishment_is_rolled_for_both_sides(refit: 
     do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British", "dice": [2, 2]})
     unfinished = refused(refit, campaign, {"type": "advance"})
     assert isinstance(unfinished, RuleViolation) and unfinished.rule == "9.616"
-    assert "roll 9.6162 (CG CPP Variable Arrival Points for the German)" in unfinished.message
+    assert "the German still roll 9.6162 (CG CPP Variable Arrival Points)" in unfinished.message
 
 
 def test_a_required_roll_that_does_not_apply_is_skipped_with_its_reason(refit: Refit) -> None:
@@ -132,7 +132,8 @@ def test_9_618_waits_for_the_strength_of_each_rg_received_that_day(refit: Refit)
     missing = refit.campaign(campaign).missing_rolls(refit.module("abtf"))
     assert missing == [("9.6181", "British", 1), ("9.6181", "British", 2)]
     error = refused(refit, campaign, {"type": "advance"})
-    assert isinstance(error, RuleViolation) and "purchase #1" in error.message
+    assert isinstance(error, RuleViolation) and "British still roll 9.6181" in error.message
+    assert "#" not in error.message  # which RG is the British secret; `status` tells them
 
 
 def british_roll(refit: Refit, campaign: UUID, table: str, dice: list[int]) -> dict[str, Any]:
@@ -146,10 +147,12 @@ def british_roll(refit: Refit, campaign: UUID, table: str, dice: list[int]) -> d
 def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
         refit: Refit) -> None:
     campaign = refit.create_campaign("abtf", "I", "Weather", "entered").id
-    advance_to(refit, campaign, "9.621")  # 17N, a Night date
-    assert british_roll(refit, campaign, "9.62161", [1, 1])["result"] == "Mist"  # 2 - 1
-    assert british_roll(refit, campaign, "9.62163", [2])["result"] == "Wet"  # 2 - 1
-    assert british_roll(refit, campaign, "9.62164", [4])["result"] == "No Wind"  # 4 - 1
+    advance_to(refit, campaign, None)  # 17N: its SSR sets Mist and Wet ground
+    do(refit, campaign, {"type": "record_scenario", "weather": "Mist", "ec": "Wet",
+                         "wind": "No Wind"})
+    early = refused(refit, campaign, {"type": "roll", "table": "9.62164", "side": "British",
+                                      "dice": [4]})
+    assert isinstance(early, RuleViolation)  # the wind waits for this CG Date's weather
     to_reph_step(refit, campaign, "9.621")  # 18AM, after the Mist, Wet 17N scenario
     weather = british_roll(refit, campaign, "9.62161", [3, 3])
     assert [(d["reason"], d["value"]) for d in weather["drm"]] == [
@@ -161,15 +164,26 @@ def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
     assert wind["result"] == "Mild Breeze"
     first, second = refit.roster(campaign)[:2]
     assert (first.weather, first.ec, first.wind) == ("Mist", "Wet", "No Wind")
+    twice = refused(refit, campaign, {"type": "roll", "table": "9.62164", "side": "British",
+                                      "dice": [4]})
+    assert "once per CG Date" in str(twice)
     assert (second.weather, second.ec, second.wind) == ("Overcast", "Moist", "Mild Breeze")
     again = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "British",
                                       "dice": [1, 1]})
     assert isinstance(again, RuleViolation) and "once per CG Date" in again.message
 
 
+def test_the_initial_scenario_weather_is_not_rolled(refit: Refit) -> None:
+    campaign = refit.create_campaign("abtf", "I", "SSR weather", "entered").id
+    advance_to(refit, campaign, "9.621")
+    error = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "British",
+                                      "dice": [3, 4]})
+    assert isinstance(error, RuleViolation) and "Initial Scenario" in error.message
+
+
 def test_only_the_british_roll_the_weather(refit: Refit) -> None:
     campaign = refit.create_campaign("abtf", "I", "Weather", "entered").id
-    advance_to(refit, campaign, "9.621")
+    to_reph_step(refit, campaign, "9.621")
     error = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "German",
                                       "dice": [3, 4]})
     assert isinstance(error, RuleViolation) and "British only" in error.message

@@ -199,3 +199,58 @@ def test_9_616_credits_the_cpp_base_plus_the_secret_dr_once_per_date(refit: Refi
                                       "dice": [1, 1]})
     assert isinstance(again, RuleViolation) and "once per CG Date" in again.message
     assert refit.roster(campaign, viewer="German")[-1].sides["British"].cpp_credited is None
+
+
+def test_an_rgs_result_is_found_once_so_no_roll_can_be_fished_again(
+        refit: Refit, ss_rifle_pltn: UUID) -> None:
+    roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])  # Depleted
+    again = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6181", "side": "German",
+                                           "dice": [1, 1], "purchase": 3})
+    assert isinstance(again, RuleViolation) and "already has its strength: D" in again.message
+    tank = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6181", "side": "German",
+                                          "dice": [1, 1], "purchase": 4})
+    assert isinstance(tank, RuleViolation) and "not subject to Depletion" in tank.message
+    roll_for(refit, ss_rifle_pltn, "9.6182", 3, [6], subject="LMG")  # one LMG, one dr
+    second = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
+                                            "side": "German", "dice": [1], "purchase": 3,
+                                            "subject": "LMG"})
+    assert isinstance(second, RuleViolation) and "made its 1 dr for LMG" in second.message
+    roll_for(refit, ss_rifle_pltn, "9.6182-psk", 3, [5])
+    type_again = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182-psk",
+                                                "side": "German", "dice": [1], "purchase": 3})
+    assert isinstance(type_again, RuleViolation) and "already has its PSK/Lt. Mtr: PSK" in \
+        type_again.message
+    unnamed = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
+                                             "side": "German", "dice": [1], "purchase": 3})
+    assert isinstance(unnamed, InvalidCommand) and unnamed.field == "subject"
+
+
+def test_an_rgs_rolls_belong_to_its_cg_date(refit: Refit, ss_rifle_pltn: UUID) -> None:
+    roll_for(refit, ss_rifle_pltn, "9.6181", 3, [1, 1])
+    advance_to(refit, ss_rifle_pltn, "9.621")
+    for side in ("British", "German"):
+        do(refit, ss_rifle_pltn, {"type": "select_initiative", "side": side, "chit": "attack"})
+    advance_to(refit, ss_rifle_pltn, None)  # the 18AM scenario
+    to_reph_step(refit, ss_rifle_pltn, "9.618")  # 18PM
+    late = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6183-german",
+                                          "side": "German", "dice": [1, 1], "purchase": 3})
+    assert isinstance(late, RuleViolation) and "came on 18AM" in late.message
+
+
+def test_a_roll_for_an_rg_is_as_secret_as_the_rg(refit: Refit, ss_rifle_pltn: UUID) -> None:
+    roll_for(refit, ss_rifle_pltn, "9.6184-A3", 4, [3])  # a public table, a secret RG
+    shown = refit.rolls(ss_rifle_pltn, viewer="British")[-1]
+    assert shown.hidden and shown.result is None
+
+
+def test_a_hit_and_a_miss_leave_the_same_sealed_trace(refit: Refit,
+                                                      ss_rifle_pltn: UUID) -> None:
+    roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])  # Depleted
+    hit = do(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182", "side": "German",
+                                    "dice": [1], "purchase": 3, "subject": "LMG"}).events
+    roll_for(refit, ss_rifle_pltn, "9.6182-psk", 3, [5])
+    miss = do(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182", "side": "German",
+                                     "dice": [6], "purchase": 3, "subject": "PSK"}).events
+    assert [e["type"] for e in hit] == [e["type"] for e in miss] == [
+        "DiceRolled", "RGDetermined"]
+    assert all(e["sealed"] for e in hit + miss)

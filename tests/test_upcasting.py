@@ -1,0 +1,40 @@
+"""Stored shapes from before a change still load: snapshots are upcast (class_version)."""
+
+from __future__ import annotations
+
+from eventsourcing.domain import Snapshot
+from eventsourcing.utils import get_topic
+
+from domain.campaign import Campaign
+from infra.application import Refit
+from tests.story import abtf_campaign, do, to_reph_step
+
+
+def test_a_v1_snapshot_loads_with_purchase_lines_and_empty_new_tallies(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Old snapshot")
+    to_reph_step(refit, campaign, "9.617")  # 18AM: the 9.6152 British I1 and I2 received
+    do(refit, campaign, {"type": "credit_cpp", "side": "German", "amount": 5, "reason": "x"})
+    live = refit.campaign(campaign)
+    state = {k: v for k, v in vars(live).items()
+             if k not in ("_id", "_version", "_pending_events", "chits_chosen", "ww_box",
+                          "conditions", "previous_conditions")}
+    state["purchases"] = [[line["side"], line["rg"]] for line in live.purchases]  # v1 shape
+    old = Snapshot(originator_id=live.id, originator_version=live.version,  # type: ignore[call-arg]
+                   timestamp=Snapshot.create_timestamp(), topic=get_topic(Campaign),
+                   state=state)
+    loaded = old.mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert [(line["side"], line["rg"], line["strength"]) for line in loaded.purchases] == [
+        ("British", "I1", None), ("British", "I2", None)]
+    assert loaded.ww_box == 0 and loaded.conditions == {} and loaded.previous_conditions == {}
+    assert loaded.chits_chosen == {"British": {"attack": 1, "idle": 0},
+                                   "German": {"attack": 0, "idle": 0}}
+    assert loaded.cpp == live.cpp
+
+
+def test_a_snapshot_taken_now_records_class_version_2(refit: Refit) -> None:
+    live = refit.campaign(abtf_campaign(refit, "New snapshot"))
+    taken = Snapshot.take(live)
+    assert taken.state["class_version"] == 2
+    again = taken.mutate(None)
+    assert isinstance(again, Campaign) and again.purchases == live.purchases
