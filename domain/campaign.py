@@ -17,6 +17,7 @@ from domain.history import record_hash, secret_content
 from domain.rules import (
     Effect,
     FortificationRow,
+    LossPoints,
     Module,
     ReinforcementSchedule,
     RGChart,
@@ -297,6 +298,7 @@ class Campaign(Aggregate):
                 raise RuleViolation(f"table {table.id} is rolled after table {first} on "
                                     "this CG Date", rule=table.rule)
         base = self._cpp_base(module, table, side)
+        cost = self._roll_cost(table, side, drm)
         target = self._link(module, table, side, command)
         final = sum(dice) + sum(item["value"] for item in drm)
         result = table.result(final, target)
@@ -318,6 +320,16 @@ class Campaign(Aggregate):
             self._record(self.CPPCredited, actor, secret_for=side, side=side,
                          amount=base + final, reason=f"CPP Base # {base} + DR {final}",
                          rule=table.rule, cg_date=self.cg_date)
+        if table.credits_roll and final > 0:
+            self._record(self.CPPCredited, actor, secret_for=side, side=side, amount=final,
+                         reason=f"{table.title}: dr {final}", rule=table.rule,
+                         cg_date=self.cg_date)
+        if cost:
+            self._record(self.CPPSpent, actor, secret_for=side, side=side, amount=cost,
+                         reason=table.title, rule=table.rule, cg_date=self.cg_date)
+        if table.determines == "recon":
+            self._record(self.ReconRolled, actor, side=side, locations=max(0, final),
+                         rule=table.rule, cg_date=self.cg_date)
         if table.determines in ("weather", "ec", "wind"):
             conditions = dict.fromkeys(("weather", "ec", "wind")) | {table.determines: result}
             self._record(self.ScenarioRecorded, actor, cg_date=self.cg_date,
@@ -332,6 +344,22 @@ class Campaign(Aggregate):
             if fields["after"] != fields["before"]:
                 self._record(event_class, actor, cause=cause, rule=table.rule,
                              cg_date=self.cg_date, **fields)
+
+    def _lost_heavily(self, side: str, rule: LossPoints) -> bool:
+        lost = self.last_scenario_cvp[side]
+        other = sum(cvp for who, cvp in self.last_scenario_cvp.items() if who != side)
+        return self.scenario is not None and lost >= rule.ratio * other and \
+            lost >= other + rule.margin
+
+    def _roll_cost(self, table: Table, side: str, drm: list[dict[str, Any]]) -> int:
+        """CPP a roll costs (3.620 Recon: 1, or 2 for its +5), checked against the side's."""
+        taken = {item["reason"].casefold() for item in drm if not item["auto"]}
+        cost = table.cpp_cost + sum(spec.cpp_cost for spec in table.drm
+                                    if spec.reason.casefold() in taken)
+        if cost > self.cpp[side]:
+            raise RuleViolation(f"table {table.id} costs {cost} CPP; {side} has "
+                                f"{self.cpp[side]}", rule=table.rule)
+        return cost
 
     def _cpp_base(self, module: Module, table: Table, side: str) -> int | None:
         """The CPP Base # a replenishment roll adds to (9.616), or None for other tables."""
@@ -474,6 +502,14 @@ class Campaign(Aggregate):
             return []
         return [line["choices"].get(a.sw, a.sw) for a in allotments for _ in range(a.count)]
 
+    class ReconRolled(Event):
+        """A Recon dr (3.620): Locations the opponent reveals; Idle dates' add up."""
+
+        side: str
+        locations: int
+        rule: str
+        cg_date: str
+
     def _check_when(self, module: Module, table: Table, side: str) -> None:
         def refuse(why: str) -> None:
             raise RuleViolation(f"table {table.id} {why}", rule=table.rule)
@@ -489,6 +525,9 @@ class Campaign(Aggregate):
         floor = (table.min_san or {}).get(side)
         if floor is not None and (self.san[side] or 0) < floor:
             refuse(f"is rolled only when the {side} SAN is {floor} or more")
+        if table.loss_points is not None and not self._lost_heavily(side, table.loss_points):
+            refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
+                   f"{table.loss_points.margin} more CVP than the other in the prior scenario")
         if table.not_initial and self.phase == "setup":
             refuse("is not rolled for an Initial Scenario: its SSR gives it")
         if table.from_date is not None and \
@@ -565,6 +604,7 @@ class Campaign(Aggregate):
         number: int
         cg_max: int | None
         cg_date: str
+        mode: str | None = None  # entry, reserve or on_map (3.6175): what `cost` paid for
 
         def apply(self, campaign: Campaign) -> None:
             campaign.cpp[self.side] -= self.cost
@@ -584,9 +624,11 @@ class Campaign(Aggregate):
             raise RuleViolation("RG are purchased in the RePh, not during a CG Scenario",
                                 rule=chart.rule)
         kg = self._kg(module, side, row, command.kg)
-        if self.cpp[side] < row.cost:
-            raise RuleViolation(f"{row.id} costs {row.cost} CPP; {side} has {self.cpp[side]}",
+        cost = self._price(chart, row, command.mode)
+        if self.cpp[side] < cost:
+            raise RuleViolation(f"{row.id} costs {cost} CPP; {side} has {self.cpp[side]}",
                                 rule=chart.rule)
+        self._check_limits(module, chart, side, row)
         key, whose = (f"{row.id}@{kg}", f" for {kg}") if chart.max_per_kg else (row.id, "")
         today = self.rg_today[side].get(key, 0)
         if row.cg_date_max is not None and today >= row.cg_date_max:
@@ -602,9 +644,50 @@ class Campaign(Aggregate):
         self._record(
             self.RGPurchased, actor, secret_for=side, side=side,
             purchase=len(self.purchases) + 1, rg=row.id, kg=kg,
-            group_type=row.group_type, cost=row.cost, number=number, cg_max=cg_max,
-            cg_date=self.cg_date,
+            group_type=row.group_type, cost=cost, number=number, cg_max=cg_max,
+            cg_date=self.cg_date, mode=command.mode,
         )
+
+    @staticmethod
+    def _price(chart: RGChart, row: RGRow, mode: str) -> int:
+        """What an RG costs bought this way (3.6175); the printed cost enters as reinforcement."""
+        if mode == "entry":
+            return row.cost
+        how = chart.modes.get(mode)
+        if how is None or not how.offers(row.id):
+            offered = ", ".join(["entry", *(m for m, h in chart.modes.items()
+                                            if h.offers(row.id))])
+            raise RuleViolation(f"{row.id} may be bought as {offered}, not {mode}",
+                                rule=chart.pricing_rule or chart.rule)
+        return how.price(row.id, row.cost)
+
+    def _check_limits(self, module: Module, chart: RGChart, side: str, row: RGRow) -> None:
+        """The chart's notes that limit a purchase (e.g. PBr 3.6178 k, l, m, n)."""
+        today = module.date_index(self.cg_date)
+        day = _day(self.cg_date)
+        bought = [line for line in self.purchases if line["side"] == side and not line["given"]]
+        for limit in chart.limits:
+            if row.id not in limit.rows:
+                continue
+            why = f"{row.id} (note {limit.note}): {limit.text}".rstrip(": ")
+            if limit.kind == "date_window":
+                early = limit.from_date is not None and today < module.date_index(limit.from_date)
+                late = limit.until is not None and today > module.date_index(limit.until)
+                if early or late:
+                    raise RuleViolation(f"{why}; not on {self.cg_date}", rule=limit.rule)
+            elif limit.kind in ("per_cg_date", "per_calendar_day"):
+                same = [line for line in bought if line["rg"] in limit.rows and (
+                    line["cg_date"] == self.cg_date if limit.kind == "per_cg_date"
+                    else _day(line["cg_date"]) == day)]
+                if limit.limit is not None and len(same) >= limit.limit:
+                    raise RuleViolation(f"{why}; {len(same)} already bought", rule=limit.rule)
+            else:
+                short = [rg for rg in limit.requires
+                         if self.rg_total[side].get(rg, 0) < (chart.row(rg).cg_max.get(self.cg)
+                                                              or 10**6)]
+                if short:
+                    raise RuleViolation(f"{why}; {', '.join(short)} not all purchased yet",
+                                        rule=limit.rule)
 
     def _kg(self, module: Module, side: str, row: RGRow, kg: str | None) -> str | None:
         """The KG an RG is bought for: required of a side that buys per KG (ABtF 9.14)."""
@@ -672,7 +755,7 @@ class Campaign(Aggregate):
         cg_date: str
 
         def apply(self, campaign: Campaign) -> None:
-            campaign.purchases.append(_line(self.side, self.rg, self.kg, self.cg_date))
+            campaign.purchases.append(_line(self.side, self.rg, self.kg, self.cg_date, True))
 
     def receive_rg(self, module: Module, command: cmd.ReceiveRG, actor: str) -> None:
         """Record an OB-given RG; its group type comes from the chart when not given."""
@@ -1161,7 +1244,8 @@ class Campaign(Aggregate):
                         for number, line in enumerate(self.purchases, 1)
                         if line["cg_date"] == self.cg_date and line["strength"] is None
                         and (row := module.chart_row(line["side"], line["rg"])) is not None
-                        and row.units_depleted]
+                        and row.units_depleted
+                        and line["rg"] in (module.table(strength).for_rgs or [line["rg"]])]
         return missing
 
     def _why_not(self, module: Module, table: Table, side: str) -> str | None:
@@ -1225,6 +1309,14 @@ class Campaign(Aggregate):
             campaign.ww_box = 0
 
     def _leave_step(self, module: Module, actor: str) -> None:
+        step = module.step(cast(str, self.step))
+        base = module.date(self.cg_date).cpp_base or {}
+        for side in self.sides if step.credits_base and self.phase == "reph" else []:
+            if side not in base:
+                continue
+            self._record(self.CPPCredited, actor, secret_for=side, side=side,
+                         amount=base[side], reason="CPP Base #",
+                         rule=step.rule, cg_date=self.cg_date)
         self._points_on_leaving(module, actor)
         for line in self._scheduled(module):
             self._reinforce(module, line, actor)
@@ -1326,10 +1418,17 @@ class Campaign(Aggregate):
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)
 
 
-def _line(side: str, rg: str, kg: str | None, cg_date: str | None) -> dict[str, Any]:
+def _line(side: str, rg: str, kg: str | None, cg_date: str | None,
+          given: bool = False) -> dict[str, Any]:
     """A line of the RG Purchase Record as the aggregate keeps it."""
-    return {"side": side, "rg": rg, "kg": kg, "cg_date": cg_date, "strength": None,
-            "leader": None, "composition": None, "sw": [], "choices": {}, "sw_rolls": {}}
+    return {"side": side, "rg": rg, "kg": kg, "cg_date": cg_date, "given": given,
+            "strength": None, "leader": None, "composition": None, "sw": [], "choices": {},
+            "sw_rolls": {}}
+
+
+def _day(cg_date: str | None) -> str:
+    """The calendar day of a CG Date: "15PM" -> "15" (PBr coy limits per day)."""
+    return "".join(char for char in cg_date or "" if char.isdigit())
 
 
 def campaign_id(text: str) -> UUID:

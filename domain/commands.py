@@ -66,6 +66,7 @@ class PurchaseRG(Command):
     side: Name
     rg: Name
     kg: str | None = Field(default=None, max_length=20)
+    mode: Literal["entry", "reserve", "on_map"] = "entry"  # how it comes into play (3.6175)
 
 
 class ReceiveRG(Command):

@@ -57,6 +57,7 @@ class DRMSpec(Strict):
     over: int | None = None
     per: int | None = None
     level: str | None = None
+    cpp_cost: int = Field(default=0, ge=0)  # CPP spent when a player takes it (3.620 +5)
     condition: Condition | None = None  # weather, EC or wind of the previous/this scenario
     values: list[str] = []  # ... when it is one of these (e.g. "Wet", "Moist")
     variable: bool = False
@@ -100,6 +101,14 @@ class Target(Strict):
         return self.hit if holds else self.miss
 
 
+class LossPoints(Strict):
+    """Who may roll for CG Scenario Loss Points (3.6162): a side that lost >= `ratio` times,
+    and >= `margin` more, CVP than the other in the prior CG Scenario."""
+
+    ratio: int
+    margin: int
+
+
 class Table(Strict):
     """A dice table of a rule, e.g. 9.6101 Wounded Leader Table."""
 
@@ -116,10 +125,13 @@ class Table(Strict):
     in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
     min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
     credits_cpp: bool = False  # Final roll + the date's CPP Base # is credited (9.616)
+    credits_roll: bool = False  # the Final roll alone is credited as CPP (3.6162)
+    loss_points: LossPoints | None = None  # who may roll it (3.6162)
+    cpp_cost: int = Field(default=0, ge=0)  # CPP spent to roll it (3.620 Recon)
     not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
     after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
-                        "wind"] | None = None
+                        "wind", "recon"] | None = None
     for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
     excluded_kgs: list[str] = []  # not for these KGs' RGs (e.g. 9.6184: KG Graebner)
     bands: list[Band] = []
@@ -186,6 +198,7 @@ class Step(Strict):
     tables: list[str] = []
     requires: list[str] = []  # tables each side that may roll them rolls before leaving
     requires_strength: bool = False  # every RG of the CG Date that may deplete has its F/D
+    credits_base: bool = False  # leaving it credits each side the date's CPP Base # (3.616)
 
 
 class PointsEffect(Strict):
@@ -368,12 +381,49 @@ class RGRow(Strict):
     notes: list[str] = []
 
 
+class PurchaseLimit(Strict):
+    """A chart note that limits purchases of some rows (e.g. PBr 3.6178 notes k, l, m, n)."""
+
+    note: str
+    rule: str
+    kind: Literal["date_window", "per_cg_date", "per_calendar_day", "after_cg_max_reached"]
+    rows: list[str]
+    limit: int | None = Field(default=None, ge=0)
+    from_date: str | None = None  # date_window: first CG Date it may be bought
+    until: str | None = None  # date_window: last CG Date it may be bought
+    requires: list[str] = []  # after_cg_max_reached: rows whose CG max must be reached
+    text: str = ""
+
+
+class PriceMode(Strict):
+    """A way to buy an RG at another price (3.6175): percent of the printed cost, rounded."""
+
+    percent: int = Field(gt=0)
+    round: Literal["down", "up"]
+    prefixes: list[str]  # RG ids it applies to, by letter (e.g. "I", "G")
+    printed_price_rows: list[str] = []  # rows bought this way at the printed price (note g)
+
+    def offers(self, row_id: str) -> bool:
+        """True when an RG may be bought this way (by its letter, or by a chart note)."""
+        return row_id.rstrip("0123456789") in self.prefixes or row_id in self.printed_price_rows
+
+    def price(self, row_id: str, cost: int) -> int:
+        """The price of a row bought this way."""
+        if row_id in self.printed_price_rows:
+            return cost
+        scaled, rest = divmod(cost * self.percent, 100)
+        return scaled + (1 if rest and self.round == "up" else 0)
+
+
 class RGChart(Strict):
     """A side's Reinforcement Group chart."""
 
     rule: str
     rows: list[RGRow]
     max_per_kg: bool = False  # CG Date and CG maximums count per KG (ABtF German)
+    limits: list[PurchaseLimit] = []
+    modes: dict[str, PriceMode] = {}  # e.g. "reserve", "on_map"; "entry" is the printed cost
+    pricing_rule: str = ""
 
     def row(self, rg: str) -> RGRow:
         """The chart line for an RG id, or a clear error."""
@@ -504,6 +554,13 @@ class Module(Strict):
             if extra is not None and extra.step not in rules:
                 raise ValueError(f"module {self.id}: {extra.rule} names step {extra.step}, "
                                  "which the module does not have")
+        for side, chart in self.rg_charts.items():
+            ids = {row.id for row in chart.rows}
+            for limit in chart.limits:
+                named = {*limit.rows, *limit.requires}
+                if not named <= ids or not {limit.from_date, limit.until} - {None} <= set(dates):
+                    raise ValueError(f"module {self.id}: {side} note {limit.note} names an RG "
+                                     "or CG Date the module does not have")
         groups = set(self.coordination.groups) if self.coordination else set()
         for chart in self.rg_charts.values():
             for row in chart.rows:

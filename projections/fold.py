@@ -78,7 +78,7 @@ def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> di
             "cpp_start": cpp.get(side, 0), "cpp_credited": 0, "cpp_spent": 0,
             "cpp_left": cpp.get(side, 0), "rg_purchased": [], "fpp": 0,
             "fortifications": [], "elr": meta["elr"][side], "san": meta["san"][side],
-            "chit": None, "ww_received": None,
+            "chit": None, "ww_received": None, "recon": None,
         }
         for side in meta["sides"]
     }
@@ -231,6 +231,16 @@ def _walking_wounded(rows: Rows, record: Record) -> None:
     _put_roster(rows, row)
 
 
+def _recon(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    pool = meta.setdefault("recon", {})
+    pool[data["side"]] = pool.get(data["side"], 0) + data["locations"]  # Idle dates add up
+    row, cell = _cell(rows, meta, data["side"])
+    cell["recon"] = pool[data["side"]]
+    _put_roster(rows, row)
+    _put_meta(rows, meta, record)
+
+
 def _control(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = {k: data[k] for k in ("location", "kind", "side", "previous", "rule", "cg_date")}
@@ -269,6 +279,7 @@ def _step(rows: Rows, record: Record) -> None:
     meta = _meta(rows)
     meta["phase"], meta["step"] = record["data"]["phase"], record["data"]["step"]
     if meta["phase"] == "scenario":
+        meta["recon"] = {}  # 3.620: Recon counts "not beyond the next CG scenario"
         row = rows.get(ROSTER, meta["cg_date"])
         assert row is not None
         row["scenario_played"] = True
@@ -310,6 +321,7 @@ _HANDLERS: dict[str, Fold] = {
     "CasualtyRecorded": _casualty,
     "ControlChanged": _control,
     "WalkingWoundedRecovered": _walking_wounded,
+    "ReconRolled": _recon,
     "ELRChanged": _rating(ELR),
     "SANChanged": _rating(SAN),
     "LevelChanged": _level,

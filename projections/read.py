@@ -32,6 +32,7 @@ class RosterCell(BaseModel):
     san: int | None
     chit: str | None
     ww_received: dict[str, Any] | None = None  # CG19 Walking Wounded MMC (public)
+    recon: int | None = None  # Locations to reconnoitre next scenario (3.620, public)
     hidden: bool
 
 

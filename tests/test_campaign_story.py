@@ -37,12 +37,7 @@ def play_initial_scenario_and_first_reph(refit: Refit) -> UUID:
     advance_to(refit, campaign, "3.612")
     do(refit, campaign, {"type": "change_elr", "side": "British", "value": 4,
                          "cause": "ELR loss after 14AM", "rule": "3.615"})
-    advance_to(refit, campaign, "3.616")
-    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 29,
-                         "reason": "CPP Base # 14PM", "rule": "3.6161"})
-    do(refit, campaign, {"type": "credit_cpp", "side": "British", "amount": 12,
-                         "reason": "CPP Base # 14PM", "rule": "3.6161"})
-    advance_to(refit, campaign, "3.617")
+    advance_to(refit, campaign, "3.617")  # leaving 3.616 credits each CPP Base # (3.6161)
     do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
     do(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "Y1"})
     return campaign

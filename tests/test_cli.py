@@ -95,22 +95,23 @@ def test_an_unknown_campaign_is_a_clear_error(db: str) -> None:
     assert missing.exit_code == 2 and "no campaign" in missing.stderr
 
 
-def test_an_owner_loads_an_rg_chart_and_purchases_become_possible(db: str) -> None:
-    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "P",
+def test_an_owner_loads_an_rg_chart_and_purchases_become_possible(
+        db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFIT_MODULE_DIR", str(tmp_path / "no-owner-data-yet"))
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "A",
                     "--db", db)
     assert isinstance(created, dict)
     campaign = created["id"]
-    before = runner.invoke(app, ["purchase", campaign, "--side", "British", "--rg", "Y1",
+    before = runner.invoke(app, ["purchase", campaign, "--side", "British", "--rg", "G9",
                                  "--db", db])
-    assert before.exit_code == 2 and "RG chart (3.617) is not supplied" in before.stderr
-    chart = Path(__file__).with_name("fixture_chart.json")
-    refit("module", "load", str(chart), "--db", db)
+    assert before.exit_code == 2 and "RG chart (9.617) is not supplied" in before.stderr
+    refit("module", "load", str(FIXTURE_ABTF), "--db", db)
     refit("command", campaign, '{"type": "credit_cpp", "side": "British", "amount": 17, '
-          '"reason": "CPP Base"}', "--db", db)
-    bought = refit("purchase", campaign, "--side", "British", "--rg", "Y1", "--db", db)
-    assert isinstance(bought, dict) and bought["events"][0]["data"]["cost"] == 6
+          '"reason": "Initial Scenario CPP"}', "--db", db)
+    bought = refit("purchase", campaign, "--side", "British", "--rg", "G9", "--db", db)
+    assert isinstance(bought, dict) and bought["events"][0]["data"]["cost"] == 4
     record = refit("purchases", campaign, "--db", db)
-    assert isinstance(record, list) and (record[0]["p"], record[0]["r"]) == (1, 2)
+    assert isinstance(record, list) and (record[0]["p"], record[0]["r"]) == (1, 1)
 
 
 def test_campaign_list_shows_every_campaign(db: str) -> None:

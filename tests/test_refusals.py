@@ -188,11 +188,11 @@ def test_fortifications_are_bought_only_in_their_step(refit: Refit) -> None:
     campaign = refit.create_campaign("pbr", "I", "Forts", "server").id
     do(refit, campaign, {"type": "credit_fpp", "side": "Axis", "amount": 3, "reason": "RG"})
     error = refused(refit, campaign, {"type": "purchase_fortification", "side": "Axis",
-                                      "amount": 1, "reason": "Foxhole"})
+                                      "amount": 1, "reason": "Foxhole (1-squad)"})
     assert isinstance(error, RefitError) and error.rule == "3.619"
     advance_to(refit, campaign, "3.619")
     do(refit, campaign, {"type": "purchase_fortification", "side": "Axis", "amount": 1,
-                         "reason": "Foxhole", "rule": "3.619"})
+                         "reason": "Foxhole (1-squad)", "rule": "3.619"})
 
 
 def test_c1_control_characters_are_refused_too(refit: Refit, server_campaign: UUID) -> None:
