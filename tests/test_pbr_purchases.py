@@ -1,0 +1,172 @@
+"""PBr purchases and points (3.616-3.620) with the RG charts as printed: the lettered notes
+that limit a purchase (3.6178), Reserve and on-map prices (3.6175), the CPP Base #, Loss
+Points (3.6162) and Recon (3.620)."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from domain.errors import RuleViolation
+from infra.application import Refit
+from tests.story import advance, advance_to, do, to_reph_step
+from tests.test_refusals import refused
+
+AXIS, BRITISH = "Axis", "British"
+
+
+def buy(refit: Refit, campaign: UUID, side: str, rg: str,
+        mode: str = "entry") -> dict[str, Any]:
+    """Purchase an RG (3.617); its RGPurchased data."""
+    data: dict[str, Any] = do(refit, campaign, {"type": "purchase_rg", "side": side,
+                                                "rg": rg, "mode": mode}).events[0]["data"]
+    return data
+
+
+def cpp(refit: Refit, campaign: UUID, side: str, amount: int) -> None:
+    """CPP a story starts from (e.g. the Initial Scenario's)."""
+    do(refit, campaign, {"type": "credit_cpp", "side": side, "amount": amount,
+                         "reason": "Initial Scenario CPP"})
+
+
+def refused_purchase(refit: Refit, campaign: UUID, side: str, rg: str,
+                     mode: str = "entry") -> RuleViolation:
+    """A purchase that must be refused; the refusal."""
+    error = refused(refit, campaign, {"type": "purchase_rg", "side": side, "rg": rg,
+                                      "mode": mode})
+    assert isinstance(error, RuleViolation)
+    return error
+
+
+def next_date(refit: Refit, campaign: UUID, step: str, chits: tuple[str, str]) -> None:
+    """Play the current CG Date out with these chits (Axis, British), to `step` of the next."""
+    if refit.campaign(campaign).phase == "reph":
+        advance_to(refit, campaign, "3.621")
+        for side, chit in zip((AXIS, BRITISH), chits, strict=True):
+            do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
+        if set(chits) == {"idle"}:
+            advance(refit, campaign)  # an Idle CG Date: on to 3.612 of the next
+        else:
+            advance_to(refit, campaign, None)
+    to_reph_step(refit, campaign, step)
+
+
+@pytest.fixture
+def at_14am(refit: Refit) -> UUID:
+    """PBr CG I, the 14AM Initial Scenario's purchases (3.617, a ! step)."""
+    campaign = refit.create_campaign("pbr", "I", "Ranville", "entered").id
+    assert refit.campaign(campaign).step == "3.617"
+    return campaign
+
+
+def test_note_k_an_axis_pioneer_coy_only_after_july_14_pm(refit: Refit,
+                                                        at_14am: UUID) -> None:
+    cpp(refit, at_14am, AXIS, 39)
+    error = refused_purchase(refit, at_14am, AXIS, "I1")
+    assert error.rule == "3.6178" and "I1 (note k)" in error.message
+    assert "not on 14AM" in error.message
+
+
+def test_note_m_no_more_than_two_coys_per_cg_date_nor_four_per_day(refit: Refit,
+                                                                  at_14am: UUID) -> None:
+    cpp(refit, at_14am, AXIS, 39)
+    buy(refit, at_14am, AXIS, "I5")  # Alert Infantry Coy, 14
+    buy(refit, at_14am, AXIS, "I7")  # Italian Infantry Coy, 12
+    third = refused_purchase(refit, at_14am, AXIS, "I10")
+    assert "no more than two coys per CG Date; 2 already bought" in third.message
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14PM
+    cpp(refit, at_14am, AXIS, 10)
+    buy(refit, at_14am, AXIS, "I4")
+    buy(refit, at_14am, AXIS, "I10")  # four coys on July 14
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14N: still July 14
+    cpp(refit, at_14am, AXIS, 21)
+    fifth = refused_purchase(refit, at_14am, AXIS, "I1")
+    assert "no more than four coys per calendar day; 4 already bought" in fifth.message
+    buy(refit, at_14am, AXIS, "I2")  # an MG Pltn is no coy (no note m)
+
+
+def test_note_n_the_alert_coy_only_after_every_i1(refit: Refit, at_14am: UUID) -> None:
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14PM
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14N
+    cpp(refit, at_14am, AXIS, 60)
+    buy(refit, at_14am, AXIS, "I1")
+    error = refused_purchase(refit, at_14am, AXIS, "I3")
+    assert "only after all I1 have been purchased; I1 not all purchased yet" in error.message
+
+
+@pytest.mark.parametrize("side,rg,mode,price", [
+    (AXIS, "I7", "entry", 12),
+    (AXIS, "I7", "reserve", 9),  # 12 x 0.8 = 9.6, FRD
+    (AXIS, "I7", "on_map", 15),  # 12 x 1.2 = 14.4, FRU
+    (AXIS, "G3", "reserve", 5),  # 7 x 0.8 = 5.6, FRD
+    (AXIS, "G3", "on_map", 7),  # note g: on-map at the printed price
+    (BRITISH, "I3", "on_map", 9),  # 7 x 1.2 = 8.4, FRU
+    (BRITISH, "I5", "on_map", 7),  # note f
+])
+def test_3_6175_reserve_and_on_map_prices(refit: Refit, at_14am: UUID, side: str, rg: str,
+                                          mode: str, price: int) -> None:
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14PM
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14N: notes k and p allow all
+    cpp(refit, at_14am, side, 30)
+    bought = buy(refit, at_14am, side, rg, mode)
+    assert (bought["cost"], bought["mode"]) == (price, mode)
+
+
+def test_only_the_axis_buys_in_reserve_and_only_i_and_g_rg(refit: Refit,
+                                                           at_14am: UUID) -> None:
+    cpp(refit, at_14am, AXIS, 30)
+    cpp(refit, at_14am, BRITISH, 30)
+    british = refused_purchase(refit, at_14am, BRITISH, "I2", "reserve")
+    assert british.rule == "3.6175" and "entry, on_map, not reserve" in british.message
+    assert "entry, not reserve" in refused_purchase(refit, at_14am, AXIS, "M1",
+                                                    "reserve").message
+
+
+def test_3_616_credits_each_cpp_base_and_14pm_loses_what_is_left(refit: Refit,
+                                                                at_14am: UUID) -> None:
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14PM
+    assert refit.campaign(at_14am).cpp == {AXIS: 29, BRITISH: 12}
+    row = refit.roster(at_14am)[1]
+    assert (row.sides[AXIS].cpp_credited, row.sides[BRITISH].cpp_credited) == (29, 12)
+    advance(refit, at_14am)  # leaves 3.617 on 14PM: "any CPP remaining ... are lost"
+    assert refit.campaign(at_14am).cpp == {AXIS: 0, BRITISH: 0}
+
+
+def test_3_6162_loss_points_go_to_a_side_that_lost_twice_as_many_and_8_more(
+        refit: Refit, at_14am: UUID) -> None:
+    advance_to(refit, at_14am, None)
+    do(refit, at_14am, {"type": "record_casualty", "side": AXIS, "unit": "4-6-8",
+                        "cvp": 20})
+    do(refit, at_14am, {"type": "record_casualty", "side": BRITISH, "unit": "6-4-8",
+                        "cvp": 6})  # 20 >= 2 x 6 and 20 >= 6 + 8
+    do(refit, at_14am, {"type": "end_scenario"})
+    advance_to(refit, at_14am, "3.616")
+    not_british = refused(refit, at_14am, {"type": "roll", "table": "3.6162",
+                                           "side": BRITISH, "dice": [4]})
+    assert isinstance(not_british, RuleViolation) and not_british.rule == "3.6162"
+    do(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS, "dice": [4]})
+    advance(refit, at_14am)
+    assert refit.campaign(at_14am).cpp == {AXIS: 29 + 4, BRITISH: 12}
+
+
+def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID) -> None:
+    advance_to(refit, at_14am, "3.620")
+    initial = refused(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS,
+                                       "dice": [3]})
+    assert isinstance(initial, RuleViolation) and "Initial Scenario" in initial.message
+    next_date(refit, at_14am, "3.620", ("idle", "attack"))  # 14PM (its CPP lost at 3.617)
+    poor = refused(refit, at_14am, {"type": "roll", "table": "3.620", "side": BRITISH,
+                                    "dice": [2]})
+    assert isinstance(poor, RuleViolation) and "costs 1 CPP; British has 0" in poor.message
+    cpp(refit, at_14am, AXIS, 2)
+    do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [3],
+                        "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})  # 8
+    assert refit.campaign(at_14am).cpp[AXIS] == 0
+    next_date(refit, at_14am, "3.620", ("idle", "idle"))  # an Idle 14PM: 14N repeats
+    do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [2]})
+    assert refit.campaign(at_14am).cpp[AXIS] == 42 - 1  # 14N's Base # less 1 for Recon
+    pm, night = refit.roster(at_14am)[1:3]
+    assert (pm.sides[AXIS].recon, night.sides[AXIS].recon) == (8, 10)  # Idle dates add up
+    assert night.sides[BRITISH].recon is None
