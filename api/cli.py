@@ -27,6 +27,7 @@ from domain.errors import RefitError
 from infra.application import Refit
 from infra.modules import ModuleFileError, install_file, load_modules
 from infra.settings import Settings
+from projections.read import PurchaseRow, RosterRow
 
 app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=True,
                   add_completion=False)
@@ -359,6 +360,29 @@ def module_load(
     conf = settings(db)
     target = guarded(as_json, lambda: install_file(file, conf.module_dir))
     emit(as_json, {"installed": str(target)}, lambda: typer.echo(f"installed {target}"))
+
+
+@app.command()
+def demo(db: Db = None, as_json: Json = False) -> None:
+    """Play a scripted PBr CG I (an Initial Scenario, an Idle date, a Night Dual Attack and
+    two more RePhs) on the database, then print its CG Roster and RG Purchase Record."""
+    from infra.demo import play_demo
+
+    def act() -> tuple[str, list[RosterRow], list[PurchaseRow]]:
+        with ledger(db) as refit:
+            campaign = play_demo(refit)
+            return str(campaign), refit.roster(campaign), refit.purchase_record(campaign)
+    campaign, roster, record = guarded(as_json, act)
+    body = {"id": campaign, "roster": roster, "purchases": record}
+
+    def human() -> None:
+        typer.echo(f"Demo campaign {campaign} (PBr CG I)\n\nCG Roster")
+        print_table(*roster_rows(roster))
+        typer.echo("\nRG Purchase Record")
+        print_table(*purchase_rows(record))
+        typer.echo(f"\nMore: refit rolls {campaign}; refit cvp {campaign}; "
+                   f"refit verify {campaign}")
+    emit(as_json, body, human)
 
 
 @app.command()

@@ -32,7 +32,8 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
 def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
     """The CG Roster: one line per CG Date and side."""
     headers = ["CG Date", "side", "CPP start", "+CPP", "spent", "left", "RG purchased",
-               "FPP", "fortifications", "ELR", "SAN", "chit", "scenario", "weather"]
+               "FPP", "fortifications", "ELR", "SAN", "chit", "recon", "WW", "scenario",
+               "weather"]
     body = []
     for row in rows:
         for index, (side, cell) in enumerate(row.sides.items()):
@@ -44,8 +45,11 @@ def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
             first = index == 0
             body.append([row.cg_date if first else "", side, cell.cpp_start, cell.cpp_credited,
                          cell.cpp_spent, cell.cpp_left, rgs, cell.fpp, forts, cell.elr,
-                         cell.san, cell.chit, row.scenario_type if first else "",
-                         row.weather if first else ""])
+                         cell.san, cell.chit, cell.recon,
+                         cell.ww_received["count"] if cell.ww_received else None,
+                         row.scenario_type if first else "",
+                         ", ".join(filter(None, (row.weather, row.ec, row.wind)))
+                         if first else ""])
     return headers, body
 
 

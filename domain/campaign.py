@@ -409,9 +409,12 @@ class Campaign(Aggregate):
             raise RuleViolation(f"purchase #{number} ({line['rg']}) {why}", rule=table.rule)
 
         kind = table.determines
-        if kind in ("strength", "leader", "composition") and line.get(kind) is not None:
-            refuse(f"already has its {kind}: {line[kind]}")
         row = module.chart_row(line["side"], line["rg"])
+        if kind in ("strength", "composition") and line.get(kind) is not None:
+            refuse(f"already has its {kind}: {line[kind]}")
+        allowed = row.leader_rolls if row is not None else 1
+        if kind == "leader" and line.get("leader_rolls", 0) >= allowed:
+            refuse(f"has made its {allowed} Leader Table roll(s): {line['leader']}")
         if kind == "strength" and row is not None and not row.units_depleted:
             refuse("is not subject to Depletion on the RG chart")
         if kind == "sw_type":
@@ -470,8 +473,10 @@ class Campaign(Aggregate):
             if row is not None:
                 fields["units"] = (row.units_full if value == "F" else row.units_depleted) or None
             fields["sw"] = self._sw_if(module, side, line, value)
-        elif table.determines in ("leader", "composition"):
-            fields[table.determines] = value
+        elif table.determines == "leader":  # a coy's rolls are listed together (3.6183)
+            fields["leader"] = ", ".join(filter(None, (line["leader"], value)))
+        elif table.determines == "composition":
+            fields["composition"] = value
         elif table.determines == "sw_type":
             chosen = dict(line["choices"])
             item = next(a for a in self._allotments(module, side, line["rg"])
@@ -785,6 +790,8 @@ class Campaign(Aggregate):
             for field in ("strength", "leader", "composition"):
                 if getattr(self, field) is not None:
                     line[field] = getattr(self, field)
+            if self.leader is not None:
+                line["leader_rolls"] = line.get("leader_rolls", 0) + 1
             if self.sw is not None:
                 line["sw"] = list(self.sw)
             if self.choices is not None:

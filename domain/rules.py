@@ -378,6 +378,7 @@ class RGRow(Strict):
     cg_date_max: int | None = None
     cg_max: dict[str, int | None] = {}
     kgs: list[str] | None = None  # KGs that may buy it (ABtF German); None: any
+    leader_rolls: int = Field(default=1, ge=1)  # Leader Table rolls it makes (PBr coy: 3)
     notes: list[str] = []
 
 
