@@ -396,11 +396,12 @@ class Campaign(Aggregate):
         if rolled >= allotment.count:
             raise RuleViolation(f"{line['rg']} has made its {allotment.count} dr for "
                                 f"{allotment.sw}", rule=table.rule)
-        if command.target is not None and command.target != allotment.depleted:
+        number = allotment.depleted if line["strength"] == "D" else cast(int, allotment.full)
+        if command.target is not None and command.target != number:
             raise InvalidCommand(f"{allotment.sw} of {line['rg']} is received on a dr <= "
-                                 f"{allotment.depleted}, not {command.target}",
+                                 f"{number}, not {command.target}",
                                  rule=table.rule, field="target")
-        return allotment.depleted
+        return number
 
     def _not_determined(self, module: Module, table: Table, line: dict[str, Any],
                         number: int) -> None:
@@ -435,10 +436,11 @@ class Campaign(Aggregate):
 
     def _allotment(self, module: Module, side: str, line: dict[str, Any], subject: str,
                    rule: str) -> SWAllotment:
-        """The SW of a Depleted RG that a 9.6182-style dr is made for, named by `subject`."""
-        if line["strength"] != "D":
-            raise RuleViolation(f"{line['rg']} is {'Full' if line['strength'] else 'of unknown'}"
-                                " strength: only a Depleted RG rolls for each SW", rule=rule)
+        """The SW a 9.6182-style dr is made for, named by `subject`: any SW of a Depleted RG,
+        and of a Full one those it receives only on a dr (PBr British I2/I4)."""
+        if line["strength"] is None:
+            raise RuleViolation(f"{line['rg']}'s strength is not known yet: roll it first",
+                                rule=rule)
         chart = module.sw_charts.get(side)
         allotments = chart.rows.get(line["rg"], []) if chart else []
         wanted = subject.strip().casefold()
@@ -451,6 +453,9 @@ class Campaign(Aggregate):
             if item.choose is not None:  # "PSK/Lt. Mtr" may be asked for as either
                 names |= {part.strip().casefold() for part in item.sw.split("/")}
             if wanted in names:
+                if line["strength"] == "F" and item.full is None:
+                    raise RuleViolation(f"a Full {line['rg']} receives its {item.sw} without "
+                                        "a dr", rule=rule)
                 if item.choose is not None and item.sw not in line["choices"]:
                     raise RuleViolation(f"roll {item.choose} first: it decides which SW "
                                         f"{item.sw} is", rule=rule)
@@ -505,7 +510,8 @@ class Campaign(Aggregate):
             return None
         if strength != "F":
             return []
-        return [line["choices"].get(a.sw, a.sw) for a in allotments for _ in range(a.count)]
+        return [line["choices"].get(a.sw, a.sw) for a in allotments if a.full is None
+                for _ in range(a.count)]
 
     class ReconRolled(Event):
         """A Recon dr (3.620): Locations the opponent reveals; Idle dates' add up."""

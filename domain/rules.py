@@ -254,6 +254,7 @@ class SWAllotment(Strict):
     sw: str
     count: int = Field(ge=1)
     depleted: int = Field(ge=1, le=6)
+    full: int | None = Field(default=None, ge=1, le=6)  # a Full RG too rolls, dr <= this
     choose: str | None = None
 
 
