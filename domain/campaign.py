@@ -635,11 +635,11 @@ class Campaign(Aggregate):
             raise RuleViolation("RG are purchased in the RePh, not during a CG Scenario",
                                 rule=chart.rule)
         kg = self._kg(module, side, row, command.kg)
+        self._check_limits(module, chart, side, row)  # what may be bought, before its price
         cost = self._price(chart, row, command.mode)
         if self.cpp[side] < cost:
             raise RuleViolation(f"{row.id} costs {cost} CPP; {side} has {self.cpp[side]}",
                                 rule=chart.rule)
-        self._check_limits(module, chart, side, row)
         key, whose = (f"{row.id}@{kg}", f" for {kg}") if chart.max_per_kg else (row.id, "")
         today = self.rg_today[side].get(key, 0)
         if row.cg_date_max is not None and today >= row.cg_date_max:
