@@ -15,6 +15,7 @@ from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, secret_content
 from domain.rules import (
+    CPPForgo,
     Effect,
     FortificationRow,
     LossPoints,
@@ -101,7 +102,8 @@ class Campaign(Aggregate):
         # v1 counted an Initial Scenario's assumed Attack chit with the chosen ones.
         state["chits_chosen"] = {side: {"attack": state["attack_chits_in_cg"][side],
                                         "idle": 0} for side in sides}
-        state.update(ww_box=0, conditions={}, previous_conditions={})
+        state.update(ww_box=0, conditions={}, previous_conditions={}, forgone=0,
+                     off_map=dict.fromkeys(sides, False))
 
     def __init__(
         self,
@@ -146,6 +148,8 @@ class Campaign(Aggregate):
         self.ww_box = 0  # CG19: half-squad equivalents in the Walking Wounded box
         self.conditions: dict[str, str] = {}  # weather, EC, wind of this CG Date's scenario
         self.previous_conditions: dict[str, str] = {}  # ... and of the last one played
+        self.forgone = 0  # CPP forgone on this CG Date (PBr 3.616 EXC)
+        self.off_map: dict[str, bool] = dict.fromkeys(sides, False)  # no on-map units
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
         self.forts_today: dict[str, dict[str, int]] = {}
@@ -539,6 +543,9 @@ class Campaign(Aggregate):
         if table.loss_points is not None and not self._lost_heavily(side, table.loss_points):
             refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
                    f"{table.loss_points.margin} more CVP than the other in the prior scenario")
+        first = table.side_from.get(side)
+        if first is not None and module.date_index(self.cg_date) < module.date_index(first):
+            refuse(f"is rolled by the {side} from {first} on, not on {self.cg_date}")
         if table.not_initial and self.phase == "setup":
             refuse("is not rolled for an Initial Scenario: its SSR gives it")
         if table.from_date is not None and \
@@ -886,7 +893,8 @@ class Campaign(Aggregate):
                                  f"{row.cost[side] * command.count} FPP, not {command.amount}",
                                  rule=rule, field="amount")
         for limit, tally, per in ((row.per_cg_date, self.forts_today, "per CG Date"),
-                                  (row.per_cg, self.forts_total, "per CG")):
+                                  (row.per_cg, self.forts_total, "per CG"),
+                                  (row.per_cg_by_side.get(side), self.forts_total, "per CG")):
             bought = tally.get(side, {}).get(row.item, 0)
             if limit is not None and bought + command.count > limit:
                 raise RuleViolation(f"{side} may buy at most {limit} {row.item} {per} "
@@ -906,6 +914,71 @@ class Campaign(Aggregate):
                                 rule=command.rule)
         self._record(event_class, actor, secret_for=side if secret else None, side=side,
                      amount=command.amount, reason=command.reason, rule=command.rule,
+                     cg_date=self.cg_date)
+
+    class CPPForgone(Event):
+        """3.616 EXC: a side forgoes CPP of its Base #; the other side's Base # loses them."""
+
+        side: str
+        amount: int
+        rule: str
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.forgone += self.amount
+
+    def forgo_cpp(self, module: Module, command: cmd.ForgoCPP, actor: str) -> None:
+        """Forgo CPP where the module allows it (PBr: British, 14PM of CG III, in 3.616)."""
+        self._not_ended()
+        side = self._side(command.side)
+        rule = module.cpp_forgo
+        if rule is None or (self.cg, self.cg_date, side) != (rule.cg, rule.cg_date, rule.side):
+            where = f"the {rule.side} on {rule.cg_date} of CG {rule.cg}" if rule else "nobody"
+            raise RuleViolation(f"CPP may be forgone only by {where}",
+                                rule=rule.rule if rule else None)
+        self._in_step([module.step(rule.rule)] if rule.rule in
+                      {s.rule for s in module.steps} else [], "forgoing CPP")
+        base = (module.date(self.cg_date).cpp_base or {}).get(side, 0)
+        if self.forgone + command.amount > base:
+            raise RuleViolation(f"the {side} Base # on {self.cg_date} is {base} CPP; "
+                                f"{self.forgone} already forgone", rule=rule.rule)
+        self._record(self.CPPForgone, actor, side=side, amount=command.amount, rule=rule.rule,
+                     cg_date=self.cg_date)
+
+    class OnMapRecorded(Event):
+        """Whether a side has on-map Retained units (3.6212 *)."""
+
+        side: str
+        on_map: bool
+        cg_date: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.off_map[self.side] = not self.on_map
+
+    def record_on_map(self, command: cmd.RecordOnMap, actor: str) -> None:
+        """Note that a side has, or has no longer, on-map Retained units."""
+        self._not_ended()
+        side = self._side(command.side)
+        if self.off_map[side] == (not command.on_map):
+            raise InvalidCommand(f"that is already recorded for the {side}", field="on_map")
+        self._record(self.OnMapRecorded, actor, side=side, on_map=command.on_map,
+                     cg_date=self.cg_date)
+
+    class UnitsWithdrawn(Event):
+        """Units a rule removes from play (PBr 3.6074), perhaps retained off map."""
+
+        side: str
+        units: str
+        rule: str
+        retained_off_map: bool
+        cg_date: str
+
+    def withdraw_units(self, command: cmd.WithdrawUnits, actor: str) -> None:
+        """Record a withdrawal the rules order (e.g. 3.60741 after the 14PM scenario)."""
+        self._not_ended()
+        side = self._side(command.side)
+        self._record(self.UnitsWithdrawn, actor, side=side, units=command.units,
+                     rule=command.rule, retained_off_map=command.retained_off_map,
                      cg_date=self.cg_date)
 
     # -- casualties, control, ELR, SAN -------------------------------------
@@ -1073,6 +1146,11 @@ class Campaign(Aggregate):
         if self.chits[side] is not None:
             raise RuleViolation(f"{side} has already chosen its chit for {self.cg_date}")
         self._check_chit_limit(module, side, command.chit)
+        needs = module.attack_needs_target
+        if needs is not None and command.chit == "attack" and side == needs.side and \
+                self.off_map.get(needs.enemy):
+            raise RuleViolation(f"the {side} may not choose Attack: the {needs.enemy} have no "
+                                "on-map Retained units", rule=needs.rule)
         self._record(self.InitiativeSelected, actor, secret_for=side, side=side,
                      chit=command.chit, cg_date=self.cg_date)
         if all(chit is not None for chit in self.chits.values()):
@@ -1148,6 +1226,7 @@ class Campaign(Aggregate):
             campaign.rolls_today = {}
             campaign.date_scenario = None
             campaign.conditions = {}
+            campaign.forgone = 0
 
     def advance(self, module: Module, actor: str) -> None:
         """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
@@ -1324,12 +1403,16 @@ class Campaign(Aggregate):
     def _leave_step(self, module: Module, actor: str) -> None:
         step = module.step(cast(str, self.step))
         base = module.date(self.cg_date).cpp_base or {}
+        forgo = module.cpp_forgo
         for side in self.sides if step.credits_base and self.phase == "reph" else []:
             if side not in base:
                 continue
-            self._record(self.CPPCredited, actor, secret_for=side, side=side,
-                         amount=base[side], reason="CPP Base #",
-                         rule=step.rule, cg_date=self.cg_date)
+            less = self.forgone if forgo is not None and self.forgone else 0
+            amount = max(0, base[side] - less)  # the forgoing side's and the other's Base #
+            self._record(self.CPPCredited, actor, secret_for=side, side=side, amount=amount,
+                         reason="CPP Base #" + (f" less {less} forgone" if less else ""),
+                         rule=step.rule if not less else cast(CPPForgo, forgo).rule,
+                         cg_date=self.cg_date)
         self._points_on_leaving(module, actor)
         for line in self._scheduled(module):
             self._reinforce(module, line, actor)

@@ -181,6 +181,32 @@ class ChangeLevel(Command):
     rule: str | None = Field(default=None, max_length=30)
 
 
+class ForgoCPP(Command):
+    """PBr 3.616 EXC: the British forgo CPP on 14PM of CG III (the Axis Base # loses them)."""
+
+    type: Literal["forgo_cpp"] = "forgo_cpp"
+    side: Name
+    amount: StrictInt = Field(ge=1, le=10_000)
+
+
+class RecordOnMap(Command):
+    """Whether a side has on-map Retained units now (3.6212 *: no Axis Attack chit if not)."""
+
+    type: Literal["record_on_map"] = "record_on_map"
+    side: Name
+    on_map: bool
+
+
+class WithdrawUnits(Command):
+    """Units a rule removes from play (PBr 3.6074), retained off map or not."""
+
+    type: Literal["withdraw_units"] = "withdraw_units"
+    side: Name
+    units: Name
+    rule: str = Field(max_length=30)
+    retained_off_map: bool = False
+
+
 class SelectInitiative(Command):
     """A side's secret Initiative chit for the CG Date."""
 
@@ -245,7 +271,10 @@ AnyCommand = Annotated[
     | Advance
     | EndScenario
     | EndCG
-    | RevealSeed,
+    | RevealSeed
+    | ForgoCPP
+    | RecordOnMap
+    | WithdrawUnits,
     Field(discriminator="type"),
 ]
 

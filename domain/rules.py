@@ -118,6 +118,7 @@ class Table(Strict):
     roll: Literal["dr", "DR"]
     secret: bool = False
     from_date: str | None = None  # not rolled before this CG Date (e.g. 9.6201: 19AM)
+    side_from: dict[str, str] = {}  # a side's own first CG Date (3.61424: British 15AM)
     not_after_idle: bool = False  # not rolled when the previous CG Date was Idle
     sides: list[str] | None = None  # only these sides roll it (e.g. 9.6201: British)
     once_per_date: bool = False  # one roll per side per CG Date (e.g. 9.6202)
@@ -281,6 +282,7 @@ class FortificationRow(Strict):
     cost: dict[str, int]  # FPP per side; a side not listed may not buy it
     per_cg_date: int | None = None
     per_cg: int | None = None
+    per_cg_by_side: dict[str, int] = {}  # a limit for one side only (3.619 f: Axis 5)
     front_line: bool = False  # "F": may be set up in a Front Line Location
     notes: list[str] = []
 
@@ -348,6 +350,24 @@ class Coordination(Strict):
     groups: dict[str, str]  # KG letter -> its name, e.g. "H": "KG Harder"
     types: list[str] = ["I", "A"]
     min_groups: int = Field(default=3, ge=1)
+
+
+class CPPForgo(Strict):
+    """3.616 EXC: on `cg_date` of CG `cg`, `side` may forgo CPP; the other's Base # loses as
+    many."""
+
+    cg: str
+    cg_date: str
+    side: str
+    rule: str
+
+
+class AttackNeedsTarget(Strict):
+    """3.6212 *: `side` may not choose Attack while `enemy` has no on-map Retained units."""
+
+    side: str
+    enemy: str
+    rule: str
 
 
 class WalkingWounded(Strict):
@@ -466,6 +486,8 @@ class Module(Strict):
     coordination: Coordination | None = None
     walking_wounded: WalkingWounded | None = None
     san_floor: SANFloor | None = None
+    cpp_forgo: CPPForgo | None = None
+    attack_needs_target: AttackNeedsTarget | None = None
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -569,7 +591,11 @@ class Module(Strict):
                 if not set(row.kgs or []) <= groups:
                     raise ValueError(f"module {self.id}: RG {row.id} names a KG the module "
                                      f"does not have ({row.kgs})")
-        sides = [x.side for x in (self.walking_wounded, self.coordination) if x is not None]
+        forgo, needs = self.cpp_forgo, self.attack_needs_target
+        if forgo is not None and (forgo.cg not in self.cgs or forgo.cg_date not in dates):
+            raise ValueError(f"module {self.id}: {forgo.rule} names an unknown CG or date")
+        sides = [x.side for x in (self.walking_wounded, self.coordination, forgo, needs)
+                 if x is not None] + ([needs.enemy] if needs else [])
         if not set(sides) <= set(self.sides):
             raise ValueError(f"module {self.id}: CG19/CG22 data names an unknown side")
 

@@ -65,6 +65,9 @@ HANDLERS: dict[str, Handler] = {
     "end_scenario": lambda c, m, x, a: c.end_scenario(m, a),
     "end_cg": lambda c, m, x, a: c.end_cg(m, x, a),
     "reveal_seed": lambda c, m, x, a: c.reveal_seed(a),
+    "forgo_cpp": lambda c, m, x, a: c.forgo_cpp(m, x, a),
+    "record_on_map": lambda c, m, x, a: c.record_on_map(x, a),
+    "withdraw_units": lambda c, m, x, a: c.withdraw_units(x, a),
 }
 
 

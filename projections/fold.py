@@ -241,6 +241,15 @@ def _recon(rows: Rows, record: Record) -> None:
     _put_meta(rows, meta, record)
 
 
+def _withdrawn(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    row, cell = _cell(rows, meta, data["side"])
+    cell.setdefault("withdrawn", []).append(
+        {"units": data["units"], "rule": data["rule"],
+         "retained_off_map": data["retained_off_map"]})
+    _put_roster(rows, row)
+
+
 def _control(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = {k: data[k] for k in ("location", "kind", "side", "previous", "rule", "cg_date")}
@@ -322,6 +331,7 @@ _HANDLERS: dict[str, Fold] = {
     "ControlChanged": _control,
     "WalkingWoundedRecovered": _walking_wounded,
     "ReconRolled": _recon,
+    "UnitsWithdrawn": _withdrawn,
     "ELRChanged": _rating(ELR),
     "SANChanged": _rating(SAN),
     "LevelChanged": _level,

@@ -33,6 +33,7 @@ class RosterCell(BaseModel):
     chit: str | None
     ww_received: dict[str, Any] | None = None  # CG19 Walking Wounded MMC (public)
     recon: int | None = None  # Locations to reconnoitre next scenario (3.620, public)
+    withdrawn: list[dict[str, Any]] = []  # units a rule removed from play (PBr 3.6074)
     hidden: bool
 
 
