@@ -12,71 +12,35 @@ from domain import commands as cmd
 from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key, roll_prefix
 from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
-from domain.hashing import GENESIS_HASH, commitment, sha256_hex
-from domain.history import record_hash, secret_content
+from domain.hashing import GENESIS_HASH, sha256_hex
+from domain.kgp_bookkeeping import KGPBookkeeping
+from domain.ledger import NOT_DATA, LedgerEvent
 from domain.rules import (
     CPPForgo,
     Effect,
     FortificationRow,
     LossPoints,
     Module,
+    ObjectiveRule,
     ReinforcementSchedule,
     RGChart,
     RGRow,
     ScheduledReinforcement,
-    Step,
     SWAllotment,
     Table,
 )
 
-_BASE_FIELDS = frozenset(
-    {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
-)
-_ENVELOPE = frozenset({"sealed", "salt"})
-_NOT_DATA = _BASE_FIELDS | _ENVELOPE
 
-
-class Campaign(Aggregate):
+class Campaign(KGPBookkeeping, Aggregate):
     """A Campaign Game: its CG Date, RePh step, CPP/FPP, ELR, SAN and dice."""
 
-    class Event(Aggregate.Event):
+    class Event(LedgerEvent):
         """Every campaign event names its predecessor's hash and who asked for it."""
-
-        prev_hash: str
-        actor: str
-        secret_for: str | None
-        sealed: str | None
-        salt: str | None
-        not_data = _NOT_DATA  # fields that are envelope, not content, of the record
-
-        def mutate(self, aggregate: Any) -> Any:
-            """Apply, then move the chain's head to this event."""
-            campaign = cast(Campaign, super().mutate(aggregate))
-            campaign.head_hash = record_hash(self.record())
-            return campaign
-
-        def data(self) -> dict[str, Any]:
-            """The event's own fields (its content), without the envelope."""
-            skip = self.not_data
-            return {k: v for k, v in self.__dict__.items() if k not in skip}
-
-        def record(self) -> dict[str, Any]:
-            """The event as a history record (README, 'Canonical JSON')."""
-            return {
-                "campaign": str(self.originator_id),
-                "version": self.originator_version,
-                "type": type(self).__name__,
-                "timestamp": self.timestamp.isoformat(),
-                "prev_hash": self.prev_hash,
-                "data": self.data(),
-                "sealed": self.sealed,
-                "salt": self.salt,
-            }
 
     class Created(Event, Aggregate.Created):
         """A campaign was created; `seed` is private until SeedRevealed."""
 
-        not_data = _NOT_DATA | {"seed"}  # only the seed's commitment is history until revealed
+        not_data = NOT_DATA | {"seed"}  # only the seed's commitment is history until revealed
         module: str
         cg: str
         name: str
@@ -91,6 +55,7 @@ class Campaign(Aggregate):
         levels: dict[str, int] | None = None  # set by the CG's SSR (e.g. CG17)
         elr: dict[str, int] | None = None  # at CG start, from the CG's parameters
         san: dict[str, int] | None = None
+        balance: str | None = None  # the side given the CG Balance (KGP 8.31)
 
     class_version = 2  # v2: purchase lines as dicts; chit, WW and weather tallies
 
@@ -103,7 +68,9 @@ class Campaign(Aggregate):
         state["chits_chosen"] = {side: {"attack": state["attack_chits_in_cg"][side],
                                         "idle": 0} for side in sides}
         state.update(ww_box=0, conditions={}, previous_conditions={}, forgone=0,
-                     off_map=dict.fromkeys(sides, False))
+                     off_map=dict.fromkeys(sides, False), balance=None, lvp={},
+                     lvp_group={}, cg_lvp=dict.fromkeys(sides, 0), objectives={},
+                     pf_halves=dict.fromkeys(sides, 0), fanaticism=[], massacre=None)
 
     def __init__(
         self,
@@ -121,6 +88,7 @@ class Campaign(Aggregate):
         levels: dict[str, int] | None = None,
         elr: dict[str, int] | None = None,
         san: dict[str, int] | None = None,
+        balance: str | None = None,
     ) -> None:
         self.module_id = module
         self.cg = cg
@@ -132,7 +100,8 @@ class Campaign(Aggregate):
         self.cg_date = cg_date
         self.phase = phase
         self.step = step
-        self.scenario: str | None = None
+        # With no steps before it, the Initial Scenario is in play from the start.
+        self.scenario: str | None = cg_date if phase == "scenario" else None
         self.cpp = dict.fromkeys(sides, 0)
         self.fpp = dict.fromkeys(sides, 0)
         self.elr: dict[str, int | None] = {side: (elr or {}).get(side) for side in sides}
@@ -149,6 +118,14 @@ class Campaign(Aggregate):
         self.conditions: dict[str, str] = {}  # weather, EC, wind of this CG Date's scenario
         self.previous_conditions: dict[str, str] = {}  # ... and of the last one played
         self.forgone = 0  # CPP forgone on this CG Date (PBr 3.616 EXC)
+        self.balance = balance
+        self.lvp: dict[str, int] = {}  # LVP Location -> its LVP (KGP 8.2)
+        self.lvp_group: dict[str, str | None] = {}  # LVP Location -> its Map Group
+        self.cg_lvp: dict[str, int] = dict.fromkeys(sides, 0)
+        self.objectives: dict[str, dict[str, Any]] = {}  # hex -> side, purchase, revealed
+        self.pf_halves: dict[str, int] = dict.fromkeys(sides, 0)
+        self.fanaticism: list[str] = []  # the scenarios a side declared Fanatic (CG14)
+        self.massacre: str | None = None
         self.off_map: dict[str, bool] = dict.fromkeys(sides, False)  # no on-map units
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
@@ -166,7 +143,8 @@ class Campaign(Aggregate):
 
     @classmethod
     def start(
-        cls, module: Module, cg: str, name: str, dice: str, actor: str, start_date: str | None
+        cls, module: Module, cg: str, name: str, dice: str, actor: str, start_date: str | None,
+        balance: str | None = None,
     ) -> Campaign:
         """Create a campaign of a module's CG, drawing the dice seed in server mode."""
         if cg not in module.cgs:
@@ -180,6 +158,10 @@ class Campaign(Aggregate):
             raise InvalidCommand(f"name: {error}", field="name") from None
         if dice not in ("server", "entered"):
             raise InvalidCommand("dice is `server` or `entered`", field="dice")
+        if balance is not None and (not module.balance_rule or balance not in module.sides):
+            raise InvalidCommand(f"{module.id} gives a CG Balance to one of {module.sides}"
+                                 if module.balance_rule else f"{module.id} has no CG Balance",
+                                 field="balance")
         params = module.cgs[cg]
         cg_date = start_date or (params.start if params else module.calendar[0].date)
         module.date(cg_date)
@@ -207,19 +189,8 @@ class Campaign(Aggregate):
             levels=dict(params.levels) if params and params.levels else None,
             elr=dict(params.elr) if params and params.elr else None,
             san=dict(params.san) if params and params.san else None,
+            balance=balance,
         ))
-
-    # -- recording --------------------------------------------------------
-
-    def _record(self, event_class: type[Event], actor: str, secret_for: str | None = None,
-                **fields: Any) -> None:
-        sealed = salt = None
-        if secret_for is not None:
-            salt = secrets.token_hex(16)
-            data = {"side": fields.get("side"), "actor": actor, "secret_for": secret_for}
-            sealed = commitment(secret_content(data | fields), salt)
-        self.trigger_event(event_class, prev_hash=self.head_hash, actor=actor,
-                           secret_for=secret_for, sealed=sealed, salt=salt, **fields)
 
     def facts(self, side: str) -> Facts:
         """What the ledger knows of a side, for the DRM it derives (e.g. 9.6202)."""
@@ -232,28 +203,10 @@ class Campaign(Aggregate):
                      previous_scenario=dict(self.previous_conditions),
                      this_scenario=dict(self.conditions))
 
-    def _side(self, side: str) -> str:
-        if side not in self.sides:
-            raise InvalidCommand(f"this campaign's sides are {self.sides}, not {side!r}",
-                                 field="side")
-        return side
-
     def check_step(self, module: Module, action: str) -> None:
         """Refuse an action that the module's RePh sequence puts in another step."""
         rules = module.command_steps.get(action, [])
         self._in_step([s for s in module.steps if s.rule in rules], action)
-
-    def _in_step(self, steps: list[Step], what: str) -> None:
-        if not steps or self.step in {s.rule for s in steps}:
-            return
-        where = f"step {self.step}" if self.step else f"the {self.phase}"
-        names = " or ".join(f"{s.rule} {s.title}" for s in steps)
-        raise RuleViolation(f"{what} belongs to step {names}; the RePh is at {where}",
-                            rule=steps[0].rule)
-
-    def _not_ended(self) -> None:
-        if self.phase == "ended":
-            raise RuleViolation("the CG has ended (CG End): the ledger takes no more commands")
 
     # -- dice -------------------------------------------------------------
 
@@ -294,6 +247,9 @@ class Campaign(Aggregate):
         dice = self._dice(key, table.roll, command.dice)
         drm = derived_drm(table, side, module.date(self.cg_date), self.facts(side)) + \
             situational_drm(table, side, command.drm)
+        if table.halved_by_balance and side == self.balance:  # the DR halved, FRD (8.31)
+            drm.append({"value": sum(dice) // 2 - sum(dice), "reason": "CG Balance: DR halved "
+                        "(FRD)", "rule": module.balance_rule, "auto": True})
         self._in_step([s for s in module.steps if table.id in s.tables],
                       f"table {table.id} ({table.title})")
         self._check_when(module, table, side)
@@ -429,14 +385,6 @@ class Campaign(Aggregate):
                 refuse(f"has no SW chosen on table {table.id}")
             elif item.sw in line["choices"]:
                 refuse(f"already has its {item.sw}: {line['choices'][item.sw]}")
-
-    def _purchase(self, number: int, side: str) -> dict[str, Any]:
-        if not 1 <= number <= len(self.purchases):
-            raise InvalidCommand(f"no RG purchase #{number}", field="purchase")
-        line = self.purchases[number - 1]
-        if line["side"] != side:
-            raise InvalidCommand(f"purchase #{number} is not {side}'s", field="purchase")
-        return line
 
     def _allotment(self, module: Module, side: str, line: dict[str, Any], subject: str,
                    rule: str) -> SWAllotment:
@@ -586,7 +534,7 @@ class Campaign(Aggregate):
         """The seed is public: its rolls can be recomputed. Before CG End a new seed is
         committed at once, so the rolls still to come stay unpredictable."""
 
-        not_data = _NOT_DATA | {"next_seed"}  # the new seed is private, like the first
+        not_data = NOT_DATA | {"next_seed"}  # the new seed is private, like the first
         seed: str
         next_commitment: str | None
         next_seed: str | None
@@ -623,6 +571,7 @@ class Campaign(Aggregate):
         cg_max: int | None
         cg_date: str
         mode: str | None = None  # entry, reserve or on_map (3.6175): what `cost` paid for
+        reserve: bool = False  # sets up in Reserve (KGP CG7a)
 
         def apply(self, campaign: Campaign) -> None:
             campaign.cpp[self.side] -= self.cost
@@ -664,7 +613,15 @@ class Campaign(Aggregate):
             purchase=len(self.purchases) + 1, rg=row.id, kg=kg,
             group_type=row.group_type, cost=cost, number=number, cg_max=cg_max,
             cg_date=self.cg_date, mode=command.mode,
+            reserve=self._in_reserve(module, side, row, command.mode),
         )
+
+    @staticmethod
+    def _in_reserve(module: Module, side: str, row: RGRow, mode: str) -> bool:
+        """KGP CG7a: bought on the scenario's CG Date, an I/V/HW RG sets up in Reserve."""
+        rule = module.reserve
+        return bool(rule and rule.side == side and mode != "on_map"
+                    and row.id.rstrip("0123456789") in rule.prefixes)
 
     @staticmethod
     def _price(chart: RGChart, row: RGRow, mode: str) -> int:
@@ -1020,21 +977,45 @@ class Campaign(Aggregate):
         previous: str | None
         rule: str | None
         cg_date: str
+        lvp: int = 0  # the Location's LVP (KGP 8.2)
+        map_group: str | None = None
+        infantry: bool = False
 
         def apply(self, campaign: Campaign) -> None:
             campaign.control[self.location] = self.side
+            if self.lvp or self.location in campaign.lvp:
+                campaign.lvp[self.location] = self.lvp
+                campaign.lvp_group[self.location] = self.map_group
 
-    def change_control(self, command: cmd.ChangeControl, actor: str) -> None:
-        """Record a control change; `side` None means no one controls it now."""
+    def change_control(self, module: Module, command: cmd.ChangeControl, actor: str) -> None:
+        """Record a control change; `side` None means no one controls it now. An LVP
+        Location carries its LVP; Infantry Control reveals an Objective Hex (KGP 8.2)."""
         self._not_ended()
         side = self._side(command.side) if command.side is not None else None
+        self._check_lvp(module, command)
         previous = self.control.get(command.location)
-        if command.location in self.control and previous == side:
+        same_lvp = self.lvp.get(command.location, 0) == command.lvp
+        if command.location in self.control and previous == side and same_lvp:
             raise InvalidCommand(f"{command.location} is already controlled by {side}",
                                  field="side")
         self._record(self.ControlChanged, actor, location=command.location,
                      kind=command.kind, side=side, previous=previous, rule=command.rule,
-                     cg_date=self.cg_date)
+                     cg_date=self.cg_date, lvp=command.lvp, map_group=command.map_group,
+                     infantry=command.infantry)
+        target = self.objectives.get(command.location)
+        if target and not target["revealed"] and command.infantry and side == target["side"]:
+            self._record(self.ObjectiveRevealed, actor, side=side, hex=command.location,
+                         rule=cast(ObjectiveRule, module.objectives).rule,
+                         cg_date=self.cg_date)
+
+    def _check_lvp(self, module: Module, command: cmd.ChangeControl) -> None:
+        if (command.lvp or command.map_group) and not module.lvp_rule:
+            raise InvalidCommand(f"{module.id} keeps no LVP or Map Groups", field="lvp")
+        groups = module.map_groups
+        if groups and command.lvp and command.map_group not in groups:
+            raise InvalidCommand(f"an LVP Location names its Map Group: one of "
+                                 f"{', '.join(groups)}", rule=module.lvp_rule,
+                                 field="map_group")
 
     class RatingChanged(Event):
         """ELR or SAN moved from `before` to `after`, with its cause."""
@@ -1507,6 +1488,8 @@ class Campaign(Aggregate):
         if self.phase != "scenario":
             raise RuleViolation(f"no CG Scenario is in play (the RePh is at {self.step})")
         self._record(self.ScenarioEnded, actor, cg_date=self.cg_date)
+        if module.lvp_rule:
+            self._total_lvp(module, actor)
         if self.cg_date == self._last_date(module):
             self._end_cg(actor)
             return

@@ -147,6 +147,9 @@ class ChangeControl(Command):
     kind: Name = "Location"
     side: str | None = None
     rule: str | None = Field(default=None, max_length=30)
+    lvp: StrictInt = Field(default=0, ge=0, le=1000)  # the Location's LVP (KGP 8.2)
+    map_group: str | None = Field(default=None, max_length=20)
+    infantry: bool = False  # Controlled by Infantry (reveals an Objective Hex, KGP 8.2)
 
 
 class ChangeRating(Command):
@@ -205,6 +208,48 @@ class WithdrawUnits(Command):
     units: Name
     rule: str = Field(max_length=30)
     retained_off_map: bool = False
+
+
+class DesignateObjective(Command):
+    """KGP 8.6198: the side's secret Objective Hex for one of its "I"/"HW" RG."""
+
+    type: Literal["designate_objective"] = "designate_objective"
+    side: Name
+    purchase: StrictInt = Field(ge=1, le=100_000)
+    hex: Name
+
+
+class ChangePF(Command):
+    """KGP CG13: PF from squads set up on map, released or entering; or PF used."""
+
+    type: Literal["change_pf"] = "change_pf"
+    side: Name
+    reason: Literal["setup", "released", "entered", "used"]
+    count: StrictInt = Field(ge=1, le=500)  # squads, or PF used
+
+
+class DeclareFanaticism(Command):
+    """KGP CG14: all the side's Personnel Fanatic for this scenario."""
+
+    type: Literal["declare_fanaticism"] = "declare_fanaticism"
+    side: Name
+
+
+class RecordMassacre(Command):
+    """KGP CG4 / A20.4: a Massacre by `side`; its effects last for the rest of the CG."""
+
+    type: Literal["record_massacre"] = "record_massacre"
+    side: Name
+
+
+class HoldUnits(Command):
+    """Units Retained in (or entering from) an Entry Area's Holding Box (KGP 8.15)."""
+
+    type: Literal["hold_units"] = "hold_units"
+    side: Name
+    entry_area: Name
+    units: Name
+    held: bool = True  # False: they leave the Holding Box (enter play)
 
 
 class SelectInitiative(Command):
@@ -274,7 +319,12 @@ AnyCommand = Annotated[
     | RevealSeed
     | ForgoCPP
     | RecordOnMap
-    | WithdrawUnits,
+    | WithdrawUnits
+    | DesignateObjective
+    | ChangePF
+    | DeclareFanaticism
+    | RecordMassacre
+    | HoldUnits,
     Field(discriminator="type"),
 ]
 

@@ -129,6 +129,7 @@ class Table(Strict):
     credits_roll: bool = False  # the Final roll alone is credited as CPP (3.6162)
     loss_points: LossPoints | None = None  # who may roll it (3.6162)
     cpp_cost: int = Field(default=0, ge=0)  # CPP spent to roll it (3.620 Recon)
+    halved_by_balance: bool = False  # the Balance side's DR is halved, FRD (KGP 8.31)
     not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
     after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
@@ -370,6 +371,50 @@ class AttackNeedsTarget(Strict):
     rule: str
 
 
+class ObjectiveRule(Strict):
+    """KGP 8.6198: each "I"/"HW" RG lets its side secretly designate an Objective Hex,
+    revealed once Infantry of that side Control it."""
+
+    prefixes: list[str]
+    rule: str
+
+
+class PFRule(Strict):
+    """KGP CG13: a side's PF, 1½ per non-Reserve squad set up on map, +1½ per squad released
+    or entering (kept in halves)."""
+
+    side: str
+    halves_per_squad: int = 3
+    rule: str
+
+
+class FanaticismRule(Strict):
+    """KGP CG14: a side may declare all its Personnel Fanatic for so many scenarios per CG."""
+
+    side: str
+    per_cg: dict[str, int]
+    rule: str
+
+
+class ReserveRule(Strict):
+    """KGP CG7a: a side's RG of these letters bought on the scenario's CG Date set up in
+    Reserve (unless bought for on-map setup)."""
+
+    side: str
+    prefixes: list[str]
+    rule: str
+
+
+class EntryArea(Strict):
+    """A map Entry Area: Eligible to `side` from `from_date` on (KGP CG6c; printed on the
+    map, so owner data)."""
+
+    id: str
+    side: str
+    from_date: str
+    map_group: str | None = None
+
+
 class WalkingWounded(Strict):
     """A Walking Wounded box (ABtF CG19): one `unit` per squad-equivalent (FRD) in the box,
     received in `step`; the remainder is discarded."""
@@ -488,7 +533,22 @@ class Module(Strict):
     san_floor: SANFloor | None = None
     cpp_forgo: CPPForgo | None = None
     attack_needs_target: AttackNeedsTarget | None = None
+    map_groups: dict[str, str] = {}  # KGP 8.2: id -> name
+    lvp_rule: str = ""  # Current- and CG-LVP totals are kept (KGP 8.2, 8.6033)
+    objectives: ObjectiveRule | None = None
+    pf: PFRule | None = None
+    fanaticism: FanaticismRule | None = None
+    massacre_rule: str = ""  # KGP CG4: a Massacre's effects last the rest of the CG
+    reserve: ReserveRule | None = None
+    balance_rule: str = ""  # KGP 8.31: the Balance side's secret DR halved (FRD)
+    entry_areas: list[EntryArea] = []
     notes: list[str] = []
+
+    def eligible_entry_areas(self, side: str, cg_date: str) -> list[str]:
+        """The Entry Areas Eligible to a side on a CG Date (KGP CG6c)."""
+        today = self.date_index(cg_date)
+        return [area.id for area in self.entry_areas
+                if area.side == side and self.date_index(area.from_date) <= today]
 
     @model_validator(mode="after")
     def _names_are_consistent(self) -> Module:
@@ -678,6 +738,7 @@ class ModulePatch(Strict):
     rg_charts: dict[str, RGChart] = {}
     cgs: dict[str, CGParams] = {}
     steps: list[Step] = []
+    entry_areas: list[EntryArea] = []
 
     def apply_to(self, module: Module) -> Module:
         """The module with this patch's tables, charts and CGs added or replaced."""
@@ -688,6 +749,7 @@ class ModulePatch(Strict):
                 "rg_charts": module.rg_charts | self.rg_charts,
                 "cgs": module.cgs | self.cgs,
                 "steps": self.steps or module.steps,
+                "entry_areas": self.entry_areas or module.entry_areas,
             }
         )
         return Module.model_validate(merged.model_dump())

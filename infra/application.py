@@ -55,7 +55,7 @@ HANDLERS: dict[str, Handler] = {
     "credit_fpp": lambda c, m, x, a: c.change_points(x, a),
     "purchase_fortification": lambda c, m, x, a: c.purchase_fortification(m, x, a),
     "record_casualty": lambda c, m, x, a: c.record_casualty(m, x, a),
-    "change_control": lambda c, m, x, a: c.change_control(x, a),
+    "change_control": lambda c, m, x, a: c.change_control(m, x, a),
     "change_elr": lambda c, m, x, a: c.change_rating(x, a),
     "change_san": lambda c, m, x, a: c.change_rating(x, a),
     "change_level": lambda c, m, x, a: c.change_level(m, x, a),
@@ -68,6 +68,11 @@ HANDLERS: dict[str, Handler] = {
     "forgo_cpp": lambda c, m, x, a: c.forgo_cpp(m, x, a),
     "record_on_map": lambda c, m, x, a: c.record_on_map(x, a),
     "withdraw_units": lambda c, m, x, a: c.withdraw_units(x, a),
+    "designate_objective": lambda c, m, x, a: c.designate_objective(m, x, a),
+    "change_pf": lambda c, m, x, a: c.change_pf(m, x, a),
+    "declare_fanaticism": lambda c, m, x, a: c.declare_fanaticism(m, x, a),
+    "record_massacre": lambda c, m, x, a: c.record_massacre(m, x, a),
+    "hold_units": lambda c, m, x, a: c.hold_units(m, x, a),
 }
 
 
@@ -94,9 +99,11 @@ class Refit(Application[UUID]):
         return self.modules[module_id]
 
     def create_campaign(self, module: str, cg: str, name: str, dice: str = "server",
-                        actor: str = "admin", start_date: str | None = None) -> Campaign:
-        """Start a campaign of a module's CG."""
-        campaign = Campaign.start(self.module(module), cg, name, dice, actor, start_date)
+                        actor: str = "admin", start_date: str | None = None,
+                        balance: str | None = None) -> Campaign:
+        """Start a campaign of a module's CG (with the CG Balance to one side, KGP 8.31)."""
+        campaign = Campaign.start(self.module(module), cg, name, dice, actor, start_date,
+                                  balance)
         self.save(campaign)
         return campaign
 
@@ -220,7 +227,23 @@ class Refit(Application[UUID]):
             f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
             for table, side, number in state.missing_rolls(module)
             if number is None or viewer in (None, side)]
+        answer.entry_areas = {side: module.eligible_entry_areas(side, state.cg_date)
+                              for side in state.sides if module.entry_areas}
         return answer
+
+    def lvp(self, campaign_id: UUID, as_of: int | None = None) -> list[read.LVPRow]:
+        """LVP totals at each CG-Scenario End (KGP 8.2)."""
+        return read.lvp(self.rows(campaign_id, as_of))
+
+    def objectives(self, campaign_id: UUID, as_of: int | None = None,
+                   viewer: str | None = None) -> list[read.ObjectiveRow]:
+        """Objective Hexes (KGP 8.6198), secret to their side until revealed."""
+        return read.objectives(self.rows(campaign_id, as_of), viewer)
+
+    def holding(self, campaign_id: UUID, as_of: int | None = None,
+                viewer: str | None = None) -> list[dict[str, Any]]:
+        """Holding Box entries (KGP 8.15), each side's own."""
+        return read.holding(self.rows(campaign_id, as_of), viewer)
 
     def roster(self, campaign_id: UUID, as_of: int | None = None,
                viewer: str | None = None) -> list[read.RosterRow]:

@@ -19,6 +19,9 @@ ELR = "elr"
 SAN = "san"
 ROLL = "roll"
 CONTROL = "control"
+LVP = "lvp"
+OBJECTIVE = "objective"
+HOLDING = "holding"
 
 
 class Rows(Protocol):
@@ -99,6 +102,8 @@ def _created(rows: Rows, record: Record) -> None:
         "elr": {side: (data.get("elr") or {}).get(side) for side in sides},
         "san": {side: (data.get("san") or {}).get(side) for side in sides},
         "levels": dict(data.get("levels") or {}),
+        "balance": data.get("balance"), "pf_halves": dict.fromkeys(sides, 0),
+        "fanaticism": [], "massacre": None,
         "all_revealed": False,
         "created": _iso(record["timestamp"]), "version": record["version"],
     }
@@ -149,6 +154,7 @@ def _rg_purchased(rows: Rows, record: Record) -> None:
         "rg": data["rg"], "kg": data["kg"], "group_type": data["group_type"],
         "cpp": data["cost"], "p": data["number"], "r": remaining, "strength": None,
         "units": None, "sw": [], "leader": None, "composition": None, "given": None,
+        "mode": data.get("mode"), "reserve": data.get("reserve", False),
         "version": record["version"], "secret_for": side,
     })
 
@@ -250,9 +256,55 @@ def _withdrawn(rows: Rows, record: Record) -> None:
     _put_roster(rows, row)
 
 
+def _lvp_totalled(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    rows.put(LVP, data["cg_date"], record["version"],
+             {k: data[k] for k in ("cg_date", "current", "by_map_group", "cg_total", "rule")})
+    row = rows.get(ROSTER, data["cg_date"])
+    assert row is not None
+    for side, cell in row["sides"].items():
+        cell["lvp_current"], cell["lvp_cg"] = data["current"][side], data["cg_total"][side]
+    _put_roster(rows, row)
+    _put_meta(rows, meta, record)
+
+
+def _objective(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    found = rows.get(OBJECTIVE, data["hex"])
+    if found is not None:  # revealed: Infantry of its side Control it
+        found |= {"revealed": True, "revealed_on": data["cg_date"], "secret_for": None}
+        rows.put(OBJECTIVE, data["hex"], found["order"], found)
+        return
+    rows.put(OBJECTIVE, data["hex"], record["version"], {
+        "hex": data["hex"], "side": data["side"], "purchase": data["purchase"],
+        "cg_date": data["cg_date"], "revealed": False, "revealed_on": None,
+        "order": record["version"], "secret_for": data["side"]})
+
+
+def _meta_value(field: str) -> Fold:
+    def handle(rows: Rows, record: Record) -> None:
+        data, meta = record["data"], _meta(rows)
+        if field == "pf_halves":
+            meta["pf_halves"][data["side"]] = data["halves"]
+        elif field == "fanaticism":
+            meta["fanaticism"].append(data["scenario"])
+        else:
+            meta[field] = data["side"]
+        _put_meta(rows, meta, record)
+    return handle
+
+
+def _holding(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    rows.put(HOLDING, f"{record['version']:09d}", record["version"],
+             {k: data[k] for k in ("side", "entry_area", "units", "held", "cg_date")}
+             | {"version": record["version"], "secret_for": data["side"]})
+
+
 def _control(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = {k: data[k] for k in ("location", "kind", "side", "previous", "rule", "cg_date")}
+    row |= {"lvp": data.get("lvp", 0), "map_group": data.get("map_group")}
     rows.put(CONTROL, data["location"], record["version"], row | {"version": record["version"]})
 
 
@@ -332,6 +384,13 @@ _HANDLERS: dict[str, Fold] = {
     "WalkingWoundedRecovered": _walking_wounded,
     "ReconRolled": _recon,
     "UnitsWithdrawn": _withdrawn,
+    "LVPTotalled": _lvp_totalled,
+    "ObjectiveDesignated": _objective,
+    "ObjectiveRevealed": _objective,
+    "PFChanged": _meta_value("pf_halves"),
+    "FanaticismDeclared": _meta_value("fanaticism"),
+    "MassacreRecorded": _meta_value("massacre"),
+    "HoldingBoxChanged": _holding,
     "ELRChanged": _rating(ELR),
     "SANChanged": _rating(SAN),
     "LevelChanged": _level,

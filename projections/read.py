@@ -6,7 +6,19 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from projections.fold import CONTROL, CVP, ELR, META, PURCHASE, ROLL, ROSTER, SAN
+from projections.fold import (
+    CONTROL,
+    CVP,
+    ELR,
+    HOLDING,
+    LVP,
+    META,
+    OBJECTIVE,
+    PURCHASE,
+    ROLL,
+    ROSTER,
+    SAN,
+)
 
 DIRECTOR = None  # a viewer of None sees everything (director, or the operator's CLI)
 
@@ -34,6 +46,8 @@ class RosterCell(BaseModel):
     ww_received: dict[str, Any] | None = None  # CG19 Walking Wounded MMC (public)
     recon: int | None = None  # Locations to reconnoitre next scenario (3.620, public)
     withdrawn: list[dict[str, Any]] = []  # units a rule removed from play (PBr 3.6074)
+    lvp_current: int | None = None  # KGP 8.2: Current-LVP Total at CG-Scenario End
+    lvp_cg: int | None = None  # KGP 8.2: CG-LVP Total
     hidden: bool
 
 
@@ -69,6 +83,8 @@ class PurchaseRow(BaseModel):
     leader: str | None = None
     composition: str | None = None
     given: str | None = None
+    mode: str | None = None  # entry, reserve, on_map (PBr 3.6175)
+    reserve: bool = False  # sets up in Reserve (KGP CG7a)
 
 
 class CVPRow(BaseModel):
@@ -149,6 +165,33 @@ class CampaignStatus(BaseModel):
     levels: dict[str, int] = {}
     sides: dict[str, dict[str, int | None]]
     to_roll: list[str] = []  # rolls the current RePh step waits for (e.g. "9.6162 German")
+    balance: str | None = None  # the side given the CG Balance (KGP 8.31)
+    pf: dict[str, str] = {}  # KGP CG13: PF available, e.g. "7½"
+    fanaticism: list[str] = []  # KGP CG14: the scenarios declared Fanatic
+    massacre: str | None = None  # KGP CG4: the side that massacred
+    entry_areas: dict[str, list[str]] = {}  # Eligible Entry Areas per side (KGP CG6c)
+
+
+class LVPRow(BaseModel):
+    """KGP 8.2: LVP totals at one CG-Scenario End."""
+
+    cg_date: str
+    current: dict[str, int]
+    by_map_group: dict[str, dict[str, int]]
+    cg_total: dict[str, int]
+    rule: str
+
+
+class ObjectiveRow(BaseModel):
+    """An Objective Hex (KGP 8.6198): secret to its side until revealed."""
+
+    side: str
+    hidden: bool = False
+    hex: str | None = None
+    purchase: int | None = None
+    cg_date: str | None = None
+    revealed: bool = False
+    revealed_on: str | None = None
 
 
 def _meta(source: RowSource) -> dict[str, Any]:
@@ -178,7 +221,10 @@ def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
         id=meta["campaign"], module=meta["module"], cg=meta["cg"], name=meta["name"],
         dice=meta["dice"], cg_date=meta["cg_date"], phase=meta["phase"], step=meta["step"],
         version=meta["version"], seed_commitment=meta["seed_commitment"], seed=meta["seed"],
-        levels=meta.get("levels", {}), sides=sides,
+        levels=meta.get("levels", {}), sides=sides, balance=meta.get("balance"),
+        pf={side: f"{h // 2}{'½' if h % 2 else ''}"
+            for side, h in meta.get("pf_halves", {}).items() if h},
+        fanaticism=meta.get("fanaticism", []), massacre=meta.get("massacre"),
     )
 
 
@@ -254,6 +300,28 @@ def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
             out.append(RollRow(version=row["version"], timestamp=row["timestamp"],
                                side=row["side"], secret=True, hidden=True))
     return out
+
+
+def lvp(source: RowSource) -> list[LVPRow]:
+    """LVP totals at each CG-Scenario End (public)."""
+    return [LVPRow.model_validate(row) for row in source.select_rows(LVP)]
+
+
+def objectives(source: RowSource, viewer: str | None = DIRECTOR) -> list[ObjectiveRow]:
+    """Objective Hexes; another side sees that one was designated, not where."""
+    meta, out = _meta(source), []
+    for row in source.select_rows(OBJECTIVE):
+        if row["secret_for"] is None or _sees(meta, viewer, row["secret_for"]):
+            out.append(ObjectiveRow.model_validate(row))
+        else:
+            out.append(ObjectiveRow(side=row["side"], hidden=True))
+    return out
+
+
+def holding(source: RowSource, viewer: str | None = DIRECTOR) -> list[dict[str, Any]]:
+    """Holding Box entries, each side's own (KGP 8.15)."""
+    meta = _meta(source)
+    return [row for row in source.select_rows(HOLDING) if _sees(meta, viewer, row["side"])]
 
 
 def control(source: RowSource) -> list[dict[str, Any]]:

@@ -195,6 +195,7 @@ def cell(cpp: tuple[int, int, int, int], rg: list[dict[str, Any]], fpp: int, elr
     return {"cpp_start": start, "cpp_credited": credited, "cpp_spent": spent,
             "cpp_left": left, "rg_purchased": rg, "fpp": fpp, "fortifications": forts or [],
             "elr": elr, "san": san, "chit": chit, "ww_received": ww, "recon": None, "withdrawn": [],
+            "lvp_current": None, "lvp_cg": None,
             "hidden": False}
 
 

@@ -289,3 +289,15 @@ def test_each_sides_redacted_history_verifies_with_sealed_rolls_between_its_own(
         do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": secret})
     redacted = [redact(record) for record in refit.records(campaign)]
     assert verify_records(redacted).ok
+
+
+def test_a_sealed_event_with_fields_left_to_their_defaults_still_verifies(
+        refit: Refit) -> None:
+    load_fixture_chart(refit)  # the property test that found it: receive, then determine
+    campaign = refit.create_campaign("pbr", "I", "Defaults", "server").id
+    do(refit, campaign, {"type": "receive_rg", "side": "Axis", "rg": "X1", "reason": "OB"})
+    do(refit, campaign, {"type": "determine_rg", "side": "Axis", "purchase": 1,
+                         "strength": "F"})
+    determined = list(refit.records(campaign))[-1]
+    assert determined["data"]["sw_rolled"] is None and determined["sealed"]
+    assert refit.verify(campaign).ok

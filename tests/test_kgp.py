@@ -1,0 +1,201 @@
+"""KGP campaign bookkeeping (8.2, 8.4 CG SSR): LVP totals across Map Groups, Objective Hexes,
+PF, Fanaticism, Massacre, the Balance, Entry Areas, Holding Boxes and Reserve RG. The KGP RePh
+is not in the seeds: `tests/fixture_kgp.json` stands in for an owner's file (fictitious)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from domain.errors import InvalidCommand, RuleViolation
+from infra.application import Refit
+from tests.story import do, load_fixture_chart
+from tests.test_refusals import refused
+
+FIXTURE_KGP = Path(__file__).with_name("fixture_kgp.json")
+GERMAN, US = "German", "US"
+
+
+def kgp(refit: Refit, cg: str = "I", owner_data: bool = True, **options: Any) -> UUID:
+    """A KGP campaign (dice typed in), its 18AM scenario in play."""
+    if owner_data:
+        load_fixture_chart(refit, FIXTURE_KGP)
+    return refit.create_campaign("kgp", cg, "Peiper", "entered", **options).id
+
+
+def control(refit: Refit, campaign: UUID, location: str, side: str | None, lvp: int = 0,
+            map_group: str | None = None, infantry: bool = False) -> None:
+    """A control change, with the Location's LVP and Map Group."""
+    body: dict[str, Any] = {"type": "change_control", "location": location, "side": side,
+                            "kind": "Strategic Location", "infantry": infantry}
+    if lvp:
+        body |= {"lvp": lvp, "map_group": map_group}
+    do(refit, campaign, body)
+
+
+def test_8_2_current_and_cg_lvp_totals_across_two_map_groups(refit: Refit) -> None:
+    campaign = kgp(refit)
+    control(refit, campaign, "StAA15", GERMAN, 20, "St")  # EX: ten Locations x 2 LVP
+    control(refit, campaign, "StN5", US, 3, "St")
+    control(refit, campaign, "ChL7", US, 4, "Ch")
+    control(refit, campaign, "ChP2", GERMAN, 2, "Ch")
+    control(refit, campaign, "StAA15", GERMAN, 16, "St")  # EX: two Locations rubbled
+    do(refit, campaign, {"type": "end_scenario"})
+    (first,) = refit.lvp(campaign)
+    assert first.current == {GERMAN: 18, US: 7} and first.cg_total == {GERMAN: 18, US: 7}
+    assert first.by_map_group == {"St": {GERMAN: 16, US: 3}, "Ch": {GERMAN: 2, US: 4}}
+    do(refit, campaign, {"type": "advance"})  # the fictitious RePh: 18PM begins
+    do(refit, campaign, {"type": "advance"})
+    control(refit, campaign, "ChL7", GERMAN, 4, "Ch")
+    do(refit, campaign, {"type": "end_scenario"})
+    second = refit.lvp(campaign)[1]
+    assert second.cg_date == "18PM" and second.current == {GERMAN: 22, US: 3}
+    assert second.cg_total == {GERMAN: 18 + 22, US: 7 + 3}  # 8.6033: added date by date
+    roster = refit.roster(campaign)
+    assert (roster[1].sides[GERMAN].lvp_current, roster[1].sides[GERMAN].lvp_cg) == (22, 40)
+
+
+def test_an_lvp_location_names_a_map_group_of_the_module(refit: Refit) -> None:
+    campaign = kgp(refit)
+    error = refused(refit, campaign, {"type": "change_control", "location": "XX1", "side": US,
+                                      "lvp": 2, "map_group": "Zz"})
+    assert isinstance(error, InvalidCommand) and error.field == "map_group"
+
+
+def test_no_lvp_outside_kgp(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "No LVP", "server").id
+    error = refused(refit, campaign, {"type": "change_control", "location": "Q16",
+                                      "side": "Axis", "lvp": 2})
+    assert isinstance(error, InvalidCommand) and error.field == "lvp"
+
+
+def test_8_6198_an_objective_hex_is_secret_until_its_sides_infantry_control_it(
+        refit: Refit) -> None:
+    campaign = kgp(refit)
+    for rg, group in (("I1", "I"), ("G1", "G")):
+        do(refit, campaign, {"type": "receive_rg", "side": GERMAN, "rg": rg,
+                             "group_type": group, "reason": "Initial Scenario OB"})
+    do(refit, campaign, {"type": "designate_objective", "side": GERMAN, "purchase": 1,
+                         "hex": "StQ10"})
+    gun = refused(refit, campaign, {"type": "designate_objective", "side": GERMAN,
+                                    "purchase": 2, "hex": "StR3"})
+    assert isinstance(gun, RuleViolation) and gun.rule == "8.6198"
+    (seen,) = refit.objectives(campaign, viewer=US)
+    assert seen.hidden and seen.hex is None
+    control(refit, campaign, "StQ10", GERMAN)  # a vehicle, not Infantry: still secret
+    assert refit.objectives(campaign, viewer=US)[0].hidden
+    control(refit, campaign, "StQ10", US)
+    control(refit, campaign, "StQ10", GERMAN, infantry=True)
+    (revealed,) = refit.objectives(campaign, viewer=US)
+    assert (revealed.hex, revealed.revealed, revealed.revealed_on) == ("StQ10", True, "18AM")
+
+
+def test_cg13_german_pf_one_and_a_half_per_squad(refit: Refit) -> None:
+    campaign = kgp(refit)
+    for reason, count, shown in (("setup", 5, "7½"), ("released", 1, "9"), ("used", 3, "6"),
+                                 ("entered", 1, "7½")):
+        do(refit, campaign, {"type": "change_pf", "side": GERMAN, "reason": reason,
+                             "count": count})
+        assert refit.status(campaign).pf == {GERMAN: shown}
+    too_many = refused(refit, campaign, {"type": "change_pf", "side": GERMAN,
+                                         "reason": "used", "count": 8})
+    assert isinstance(too_many, RuleViolation) and "have 7½ PF" in too_many.message
+    us = refused(refit, campaign, {"type": "change_pf", "side": US, "reason": "setup",
+                                   "count": 2})
+    assert isinstance(us, RuleViolation) and us.rule == "CG13"
+
+
+def test_cg14_german_fanaticism_once_in_cg_ii(refit: Refit) -> None:
+    campaign = kgp(refit, "II")
+    do(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
+    assert refit.status(campaign).fanaticism == ["18AM"]
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "advance"})
+    do(refit, campaign, {"type": "advance"})  # 18PM in play
+    again = refused(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
+    assert isinstance(again, RuleViolation) and "1 CG Scenario(s) of CG II" in again.message
+
+
+def test_cg4_a_massacre_is_recorded_once_for_the_rest_of_the_cg(refit: Refit) -> None:
+    campaign = kgp(refit)
+    do(refit, campaign, {"type": "record_massacre", "side": GERMAN})
+    assert refit.status(campaign).massacre == GERMAN
+    again = refused(refit, campaign, {"type": "record_massacre", "side": US})
+    assert isinstance(again, RuleViolation) and again.rule == "CG4"
+
+
+def test_8_31_the_balance_halves_that_sides_secret_dr_frd(refit: Refit) -> None:
+    campaign = kgp(refit, balance=GERMAN)
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "advance"})  # the fictitious 8.612 of 18PM
+    rolled = do(refit, campaign, {"type": "roll", "table": "T-8.616", "side": GERMAN,
+                                  "dice": [6, 5]}).events[0]["data"]
+    assert (rolled["original"], rolled["final"], rolled["result"]) == (11, 5, "low")
+    assert rolled["drm"][-1]["reason"] == "CG Balance: DR halved (FRD)"
+    us = do(refit, campaign, {"type": "roll", "table": "T-8.616", "side": US,
+                              "dice": [6, 5]}).events[0]["data"]
+    assert us["final"] == 11
+    assert refit.verify(campaign).ok
+
+
+def test_a_balance_needs_a_module_that_has_one(refit: Refit) -> None:
+    with pytest.raises(InvalidCommand) as error:
+        refit.create_campaign("pbr", "I", "No balance", "server", balance="Axis")
+    assert error.value.field == "balance"
+
+
+@pytest.mark.parametrize("dice,night,result", [
+    ([3], False, "Scenario ends"),  # EX: Turn 7 by day, ends on an Original dr <= 3
+    ([4], False, "Play continues"),
+    ([3], True, "Play continues"),  # +1 at night
+])
+def test_cg23_game_end_dr_ex(refit: Refit, dice: list[int], night: bool,
+                             result: str) -> None:
+    campaign = refit.create_campaign("kgp", "I", "Game End", "entered",
+                                     start_date="18N" if night else "18AM").id
+    rolled = do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
+                                  "dice": dice, "target": 4}).events[0]["data"]
+    assert rolled["result"] == result
+
+
+def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None:
+    campaign = kgp(refit)
+    assert refit.status(campaign).entry_areas == {GERMAN: ["StGG1"], US: ["ChA10"]}
+    do(refit, campaign, {"type": "hold_units", "side": US, "entry_area": "ChA10",
+                         "units": "2x 7-4-7 exited (CG21)"})
+    wrong = refused(refit, campaign, {"type": "hold_units", "side": US,
+                                      "entry_area": "StGG1", "units": "1x 7-4-7"})
+    assert isinstance(wrong, InvalidCommand) and wrong.field == "entry_area"
+    assert refit.holding(campaign, viewer=GERMAN) == []
+    assert refit.holding(campaign, viewer=US)[0]["units"] == "2x 7-4-7 exited (CG21)"
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "advance"})  # 18PM
+    do(refit, campaign, {"type": "advance"})
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "advance"})
+    do(refit, campaign, {"type": "advance"})  # 18N
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "advance"})  # 19AM: StN56 becomes Eligible
+    assert refit.status(campaign).entry_areas[US] == ["StN56", "ChA10"]
+
+
+def test_cg7a_german_i_v_hw_rg_bought_for_the_date_set_up_in_reserve(refit: Refit) -> None:
+    campaign = kgp(refit)
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "credit_cpp", "side": GERMAN, "amount": 40, "reason": "x"})
+    for rg, mode in (("I1", "entry"), ("I1", "on_map"), ("G1", "entry")):
+        do(refit, campaign, {"type": "purchase_rg", "side": GERMAN, "rg": rg, "mode": mode})
+    record = refit.purchase_record(campaign)
+    assert [(r.rg, r.cpp, r.mode, r.reserve) for r in record] == [
+        ("I1", 10, "entry", True), ("I1", 15, "on_map", False), ("G1", 4, "entry", False)]
+    assert refit.purchase_record(campaign, viewer=US)[0].reserve is False  # hidden line
+
+
+def test_the_kgp_reph_is_refused_until_an_owner_supplies_it(refit: Refit) -> None:
+    campaign = kgp(refit, owner_data=False)
+    do(refit, campaign, {"type": "end_scenario"})
+    error = refused(refit, campaign, {"type": "advance"})
+    assert error.__class__.__name__ == "MissingTable" and "kgp RePh steps" in str(error)
