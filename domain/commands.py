@@ -67,6 +67,7 @@ class PurchaseRG(Command):
     rg: Name
     kg: str | None = Field(default=None, max_length=20)
     mode: Literal["entry", "reserve", "on_map"] = "entry"  # how it comes into play (3.6175)
+    option: str | None = Field(default=None, max_length=40)  # a chart note's option (PBr a)
 
 
 class ReceiveRG(Command):
@@ -252,6 +253,16 @@ class HoldUnits(Command):
     held: bool = True  # False: they leave the Holding Box (enter play)
 
 
+class RemoveRG(Command):
+    """An RG leaves the side's OB (Eliminated, Recalled, a used OBA module: 3.6046)."""
+
+    type: Literal["remove_rg"] = "remove_rg"
+    side: Name
+    purchase: StrictInt = Field(ge=1, le=100_000)
+    reason: Name
+    rule: str | None = Field(default=None, max_length=30)
+
+
 class SelectInitiative(Command):
     """A side's secret Initiative chit for the CG Date."""
 
@@ -324,7 +335,8 @@ AnyCommand = Annotated[
     | ChangePF
     | DeclareFanaticism
     | RecordMassacre
-    | HoldUnits,
+    | HoldUnits
+    | RemoveRG,
     Field(discriminator="type"),
 ]
 

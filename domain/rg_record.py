@@ -33,6 +33,7 @@ class RGRecord(Ledger):
         cg_date: str
         mode: str | None = None  # entry, reserve or on_map (3.6175): what `cost` paid for
         reserve: bool = False  # sets up in Reserve (KGP CG7a)
+        option: str | None = None  # a chart note's option it was bought with (PBr a, e, r)
 
         def apply(self, campaign: Any) -> None:
             campaign.cpp[self.side] -= self.cost
@@ -53,7 +54,8 @@ class RGRecord(Ledger):
                                 rule=chart.rule)
         kg = self._kg(module, side, row, command.kg)
         self._check_limits(module, chart, side, row)  # what may be bought, before its price
-        cost = self._price(chart, row, command.mode)
+        cost = self._option_price(chart, row, command.option,
+                                  self._price(chart, row, command.mode))
         if self.cpp[side] < cost:
             raise RuleViolation(f"{row.id} costs {cost} CPP; {side} has {self.cpp[side]}",
                                 rule=chart.rule)
@@ -74,8 +76,45 @@ class RGRecord(Ledger):
             purchase=len(self.purchases) + 1, rg=row.id, kg=kg,
             group_type=row.group_type, cost=cost, number=number, cg_max=cg_max,
             cg_date=self.cg_date, mode=command.mode,
-            reserve=self._in_reserve(module, side, row, command.mode),
+            reserve=self._in_reserve(module, side, row, command.mode), option=command.option,
         )
+
+    @staticmethod
+    def _option_price(chart: RGChart, row: RGRow, option: str | None, price: int) -> int:
+        """The price with a chart note's option (PBr a: F1 for 2 CPP, -2 arrival drm)."""
+        if option is None:
+            return price
+        offered = [o for o in chart.options if row.id in o.rows]
+        chosen = next((o for o in offered if o.name == option), None)
+        if chosen is None:
+            names = ", ".join(o.name for o in offered) or "none"
+            raise InvalidCommand(f"{row.id} has no option {option!r} (it has {names})",
+                                 rule=chart.rule, field="option")
+        return chosen.cost(row.cost)
+
+    class RGRemoved(LedgerEvent):
+        """An RG left the side's OB: no longer held (PBr note e: one O4 at a time)."""
+
+        side: str
+        purchase: int
+        reason: str
+        rule: str | None
+        cg_date: str
+
+        def apply(self, campaign: Any) -> None:
+            campaign.purchases[self.purchase - 1]["removed"] = True
+
+    def remove_rg(self, command: cmd.RemoveRG, actor: str) -> None:
+        """Record that an RG is Eliminated, Recalled or used up (it leaves the OB)."""
+        self._not_ended()
+        side = self._side(command.side)
+        line = self._purchase(command.purchase, side)
+        if line.get("removed"):
+            raise InvalidCommand(f"purchase #{command.purchase} has already left the OB",
+                                 field="purchase")
+        self._record(self.RGRemoved, actor, secret_for=side, side=side,
+                     purchase=command.purchase, reason=command.reason, rule=command.rule,
+                     cg_date=self.cg_date)
 
     @staticmethod
     def _in_reserve(module: Module, side: str, row: RGRow, mode: str) -> bool:
@@ -111,6 +150,11 @@ class RGRecord(Ledger):
                 late = limit.until is not None and today > module.date_index(limit.until)
                 if early or late:
                     raise RuleViolation(f"{why}; not on {self.cg_date}", rule=limit.rule)
+            elif limit.kind in ("max_held", "per_held"):
+                held = self._held(side, limit.rows)
+                cap = self._held(side, limit.per) if limit.kind == "per_held" else limit.limit
+                if cap is not None and held >= cap:
+                    raise RuleViolation(f"{why}; {held} held", rule=limit.rule)
             elif limit.kind in ("per_cg_date", "per_calendar_day"):
                 same = [line for line in bought if line["rg"] in limit.rows and (
                     line["cg_date"] == self.cg_date if limit.kind == "per_cg_date"
@@ -124,6 +168,11 @@ class RGRecord(Ledger):
                 if short:
                     raise RuleViolation(f"{why}; {', '.join(short)} not all purchased yet",
                                         rule=limit.rule)
+
+    def _held(self, side: str, rows: list[str]) -> int:
+        """RG of these rows in the side's OB now (bought or OB-given, not removed)."""
+        return sum(1 for line in self.purchases if line["side"] == side
+                   and line["rg"] in rows and not line.get("removed"))
 
     def _kg(self, module: Module, side: str, row: RGRow, kg: str | None) -> str | None:
         """The KG an RG is bought for: required of a side that buys per KG (ABtF 9.14)."""
@@ -386,7 +435,7 @@ def line_of(side: str, rg: str, kg: str | None, cg_date: str | None,
     """A line of the RG Purchase Record as the aggregate keeps it."""
     return {"side": side, "rg": rg, "kg": kg, "cg_date": cg_date, "given": given,
             "strength": None, "leader": None, "composition": None, "sw": [], "choices": {},
-            "sw_rolls": {}}
+            "sw_rolls": {}, "removed": False}
 
 
 def _day(cg_date: str | None) -> str:

@@ -453,8 +453,10 @@ class PurchaseLimit(Strict):
 
     note: str
     rule: str
-    kind: Literal["date_window", "per_cg_date", "per_calendar_day", "after_cg_max_reached"]
+    kind: Literal["date_window", "per_cg_date", "per_calendar_day", "after_cg_max_reached",
+                  "max_held", "per_held"]
     rows: list[str]
+    per: list[str] = []  # per_held: one of `rows` held per RG of these rows (note j)
     limit: int | None = Field(default=None, ge=0)
     from_date: str | None = None  # date_window: first CG Date it may be bought
     until: str | None = None  # date_window: last CG Date it may be bought
@@ -482,6 +484,24 @@ class PriceMode(Strict):
         return scaled + (1 if rest and self.round == "up" else 0)
 
 
+class PriceOption(Strict):
+    """A chart note's option bought with an RG (PBr a, e, r): its price and what it gives."""
+
+    name: str
+    note: str
+    rows: list[str]
+    price: int | None = Field(default=None, ge=0)  # the RG's price with it
+    percent: int | None = Field(default=None, gt=0)  # or this percent of the cost, FRU
+    effect: str
+
+    def cost(self, printed: int) -> int:
+        """The RG's price bought with this option."""
+        if self.price is not None:
+            return self.price
+        scaled, rest = divmod(printed * (self.percent or 100), 100)
+        return scaled + (1 if rest else 0)
+
+
 class RGChart(Strict):
     """A side's Reinforcement Group chart."""
 
@@ -490,6 +510,7 @@ class RGChart(Strict):
     max_per_kg: bool = False  # CG Date and CG maximums count per KG (ABtF German)
     limits: list[PurchaseLimit] = []
     modes: dict[str, PriceMode] = {}  # e.g. "reserve", "on_map"; "entry" is the printed cost
+    options: list[PriceOption] = []
     pricing_rule: str = ""
 
     def row(self, rg: str) -> RGRow:
@@ -641,7 +662,7 @@ class Module(Strict):
         for side, chart in self.rg_charts.items():
             ids = {row.id for row in chart.rows}
             for limit in chart.limits:
-                named = {*limit.rows, *limit.requires}
+                named = {*limit.rows, *limit.requires, *limit.per}
                 if not named <= ids or not {limit.from_date, limit.until} - {None} <= set(dates):
                     raise ValueError(f"module {self.id}: {side} note {limit.note} names an RG "
                                      "or CG Date the module does not have")

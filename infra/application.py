@@ -73,6 +73,7 @@ HANDLERS: dict[str, Handler] = {
     "declare_fanaticism": lambda c, m, x, a: c.declare_fanaticism(m, x, a),
     "record_massacre": lambda c, m, x, a: c.record_massacre(m, x, a),
     "hold_units": lambda c, m, x, a: c.hold_units(m, x, a),
+    "remove_rg": lambda c, m, x, a: c.remove_rg(x, a),
 }
 
 

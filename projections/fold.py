@@ -155,6 +155,7 @@ def _rg_purchased(rows: Rows, record: Record) -> None:
         "cpp": data["cost"], "p": data["number"], "r": remaining, "strength": None,
         "units": None, "sw": [], "leader": None, "composition": None, "given": None,
         "mode": data.get("mode"), "reserve": data.get("reserve", False),
+        "option": data.get("option"), "removed": None,
         "version": record["version"], "secret_for": side,
     })
 
@@ -179,6 +180,14 @@ def _rg_determined(rows: Rows, record: Record) -> None:
             row[field] = data[field]
     if data["sw"] is not None:
         row["sw"] = data["sw"]
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
+def _rg_removed(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    row["removed"] = f"{data['cg_date']}: {data['reason']}"
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
@@ -374,6 +383,7 @@ _HANDLERS: dict[str, Fold] = {
     "RGPurchased": _rg_purchased,
     "RGReceived": _rg_received,
     "RGDetermined": _rg_determined,
+    "RGRemoved": _rg_removed,
     "CPPCredited": _points("cpp", "cpp_credited", +1),
     "CPPSpent": _points("cpp", "cpp_spent", -1),
     "FPPCredited": _points("fpp", None, +1),  # the roster's FPP column is the balance

@@ -85,6 +85,8 @@ class PurchaseRow(BaseModel):
     given: str | None = None
     mode: str | None = None  # entry, reserve, on_map (PBr 3.6175)
     reserve: bool = False  # sets up in Reserve (KGP CG7a)
+    option: str | None = None  # a chart note's option (PBr a, e)
+    removed: str | None = None  # when and why it left the OB
 
 
 class CVPRow(BaseModel):

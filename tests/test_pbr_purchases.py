@@ -170,3 +170,49 @@ def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID
     pm, night = refit.roster(at_14am)[1:3]
     assert (pm.sides[AXIS].recon, night.sides[AXIS].recon) == (8, 10)  # Idle dates add up
     assert night.sides[BRITISH].recon is None
+
+
+def at_14n(refit: Refit, campaign: UUID) -> None:
+    """On to 3.617 of 14N, when every PBr RG may be bought."""
+    next_date(refit, campaign, "3.617", ("idle", "attack"))
+    next_date(refit, campaign, "3.617", ("idle", "attack"))
+
+
+def test_note_a_an_fb42_for_2_cpp_arrives_with_a_minus_2_drm(refit: Refit,
+                                                            at_14am: UUID) -> None:
+    cpp(refit, at_14am, BRITISH, 5)
+    bought = do(refit, at_14am, {"type": "purchase_rg", "side": BRITISH, "rg": "F1",
+                                 "option": "arrival_drm"}).events[0]["data"]
+    assert (bought["cost"], bought["option"]) == (2, "arrival_drm")
+    wrong = refused(refit, at_14am, {"type": "purchase_rg", "side": BRITISH, "rg": "I2",
+                                     "option": "arrival_drm"})
+    assert wrong.field == "option"  # type: ignore[attr-defined]
+
+
+def test_note_e_a_creeping_barrage_costs_half_as_much_again(refit: Refit,
+                                                           at_14am: UUID) -> None:
+    at_14n(refit, at_14am)
+    cpp(refit, at_14am, BRITISH, 20)
+    bought = do(refit, at_14am, {"type": "purchase_rg", "side": BRITISH, "rg": "O1",
+                                 "option": "creeping_barrage"}).events[0]["data"]
+    assert bought["cost"] == 11  # 7 x 1.5 = 10.5, FRU
+
+
+def test_notes_e_and_j_one_observer_per_module_and_one_o4_at_a_time(refit: Refit,
+                                                                   at_14am: UUID) -> None:
+    at_14n(refit, at_14am)
+    cpp(refit, at_14am, BRITISH, 30)
+    no_module = refused_purchase(refit, at_14am, BRITISH, "O4")
+    assert "(note j)" in no_module.message and "0 held" in no_module.message
+    buy(refit, at_14am, BRITISH, "O1")
+    buy(refit, at_14am, BRITISH, "O2")
+    buy(refit, at_14am, BRITISH, "O4")
+    second = refused_purchase(refit, at_14am, BRITISH, "O4")
+    assert "(note e)" in second.message and "1 held" in second.message
+    observer = refit.purchase_record(at_14am)[-1].purchase
+    do(refit, at_14am, {"type": "remove_rg", "side": BRITISH, "purchase": observer,
+                        "reason": "its module was used (3.6046)", "rule": "3.6046"})
+    next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 15AM
+    buy(refit, at_14am, BRITISH, "O4")  # the first left the OB
+    removed = refit.purchase_record(at_14am)[observer - 1].removed
+    assert removed == "14N: its module was used (3.6046)"
