@@ -264,6 +264,7 @@ class RGRecord(Ledger):
         composition: str | None
         choices: dict[str, str] | None = None  # e.g. "PSK/Lt. Mtr": "PSK" (9.6182 note *)
         sw_rolled: str | None = None  # the SW a Depleted RG's dr was made for
+        sw_again: bool = False  # the dr starts the RG's SW rolls over (3.6182 minimum two)
 
         def apply(self, campaign: Any) -> None:
             line = campaign.purchases[self.purchase - 1]
@@ -276,6 +277,8 @@ class RGRecord(Ledger):
                 line["sw"] = list(self.sw)
             if self.choices is not None:
                 line["choices"] = dict(self.choices)
+            if self.sw_again:
+                line["sw_rolls"] = {}
             if self.sw_rolled is not None:
                 line["sw_rolls"][self.sw_rolled] = line["sw_rolls"].get(self.sw_rolled, 0) + 1
 
@@ -317,7 +320,7 @@ class RGRecord(Ledger):
             return command.target
         allotment = self._allotment(module, side, line, command.subject, table.rule)
         rolled = line["sw_rolls"].get(allotment.sw, 0)
-        if rolled >= allotment.count:
+        if rolled >= allotment.count and not self._sw_again(module, side, line):
             raise RuleViolation(f"{line['rg']} has made its {allotment.count} dr for "
                                 f"{allotment.sw}", rule=table.rule)
         number = allotment.depleted if line["strength"] == "D" else cast(int, allotment.full)
@@ -388,6 +391,7 @@ class RGRecord(Ledger):
         side = line["side"]
         fields: dict[str, Any] = dict.fromkeys(
             ("strength", "units", "sw", "leader", "composition", "choices", "sw_rolled"))
+        fields["sw_again"] = False
         if table.determines == "strength":
             fields["strength"] = value
             row = module.chart_row(side, line["rg"])
@@ -407,12 +411,24 @@ class RGRecord(Ledger):
             fields["choices"] = chosen
         elif table.determines == "sw":  # a Depleted RG's dr for one SW, hit or miss
             item = self._allotment(module, side, line, command.subject, table.rule)
-            fields["sw_rolled"] = item.sw
+            again = self._sw_again(module, side, line)  # 3.6182: the whole RG rolls again
+            fields |= {"sw_rolled": item.sw, "sw_again": again}
+            received = [] if again else line["sw"]
             if table.target is not None and value == table.target.hit:
-                fields["sw"] = [*line["sw"], line["choices"].get(item.sw, item.sw)]
+                fields["sw"] = [*received, line["choices"].get(item.sw, item.sw)]
+            elif again:
+                fields["sw"] = []
         # Recorded after every linked roll, so a sealed record never tells hit from miss.
         self._record(self.RGDetermined, actor, secret_for=side, side=side,
                      purchase=number, **fields)
+
+    def _sw_again(self, module: Module, side: str, line: dict[str, Any]) -> bool:
+        """Every SW rolled for, fewer received than the chart's minimum: roll them again."""
+        chart = module.sw_charts.get(side)
+        minimum = chart.minimum.get(line["rg"], 0) if chart else 0
+        allotments = self._allotments(module, side, line["rg"])
+        done = all(line["sw_rolls"].get(a.sw, 0) >= a.count for a in allotments)
+        return bool(allotments) and done and len(line["sw"]) < minimum
 
     def _allotments(self, module: Module, side: str, rg: str) -> list[SWAllotment]:
         chart = module.sw_charts.get(side)

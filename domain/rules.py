@@ -265,6 +265,7 @@ class SWChart(Strict):
 
     rule: str
     rows: dict[str, list[SWAllotment]]
+    minimum: dict[str, int] = {}  # RG that roll all their SW again until this many (3.6182)
     doubts: list[str] = []
 
 

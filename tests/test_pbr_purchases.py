@@ -216,3 +216,29 @@ def test_notes_e_and_j_one_observer_per_module_and_one_o4_at_a_time(refit: Refit
     buy(refit, at_14am, BRITISH, "O4")  # the first left the OB
     removed = refit.purchase_record(at_14am)[observer - 1].removed
     assert removed == "14N: its module was used (3.6046)"
+
+
+def test_3_6182_an_mg_platoon_rolls_again_until_it_has_two_mg(refit: Refit,
+                                                             at_14am: UUID) -> None:
+    at_14n(refit, at_14am)
+    cpp(refit, at_14am, AXIS, 10)
+    buy(refit, at_14am, AXIS, "I2")  # Fallschirmjäger MG Pltn: 2 MMG, 2 HMG
+    advance_to(refit, at_14am, "3.618")
+    number = refit.purchase_record(at_14am)[-1].purchase
+
+    def mg(subject: str, die: int) -> None:
+        do(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS, "dice": [die],
+                            "purchase": number, "subject": subject})
+
+    do(refit, at_14am, {"type": "roll", "table": "3.6181", "side": AXIS, "dice": [6, 6],
+                        "purchase": number})  # Depleted
+    for subject, die in (("MMG", 1), ("MMG", 5), ("HMG", 6), ("HMG", 4)):
+        mg(subject, die)  # one MG received: fewer than two
+    mg("HMG", 2)  # the whole RG rolls again: this HMG is the new round's first
+    mg("MMG", 3)
+    assert refit.purchase_record(at_14am)[-1].sw == ["HMG", "MMG"]
+    mg("MMG", 6)
+    mg("HMG", 5)  # the round is over with two: no more
+    done = refused(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS,
+                                    "dice": [1], "purchase": number, "subject": "MMG"})
+    assert isinstance(done, RuleViolation) and "made its 2 dr for MMG" in done.message
