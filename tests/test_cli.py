@@ -168,3 +168,18 @@ def test_a_roll_for_an_rg_lands_on_its_record_and_status_says_what_is_due(db: st
     record = refit("purchases", campaign, "--db", db)
     assert isinstance(record, list) and (record[0]["strength"], record[0]["units"]) == (
         "D", "3x 6-5-8")
+
+
+def test_lvp_and_objectives_are_read_from_the_command_line(db: str) -> None:
+    created = refit("campaign", "new", "--module", "kgp", "--cg", "I", "--name", "K",
+                    "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    refit("command", campaign, '{"type": "change_control", "location": "StAA15", '
+          '"side": "German", "lvp": 20, "map_group": "St"}', "--db", db)
+    refit("command", campaign, '{"type": "end_scenario"}', "--db", db)
+    totals = refit("lvp", campaign, "--db", db)
+    assert isinstance(totals, list) and totals[0]["cg_total"] == {"German": 20, "US": 0}
+    shown = runner.invoke(app, ["lvp", campaign, "--db", db])
+    assert shown.exit_code == 0 and "St 20" in shown.stdout
+    assert refit("objectives", campaign, "--db", db) == []
