@@ -186,7 +186,7 @@ def extend(refit: Refit, campaign: Campaign, until: int) -> None:
             if isinstance(command, cmd.Roll):
                 campaign.roll(module, command, ACTOR)
             elif isinstance(command, cmd.RecordCasualty):
-                campaign.record_casualty(command, ACTOR)
+                campaign.record_casualty(module, command, ACTOR)
             elif isinstance(command, cmd.CreditCPP):
                 campaign.change_points(command, ACTOR)
         refit.save(campaign)
