@@ -55,7 +55,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         san: dict[str, int] | None = None
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
 
-    class_version = 2  # v2: purchase lines as dicts; chit, WW and weather tallies
+    class_version = 3  # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -65,10 +65,21 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         # v1 counted an Initial Scenario's assumed Attack chit with the chosen ones.
         state["chits_chosen"] = {side: {"attack": state["attack_chits_in_cg"][side],
                                         "idle": 0} for side in sides}
-        state.update(ww_box=0, conditions={}, previous_conditions={}, forgone=0,
-                     off_map=dict.fromkeys(sides, False), balance=None, lvp={},
-                     lvp_group={}, cg_lvp=dict.fromkeys(sides, 0), objectives={},
-                     pf_halves=dict.fromkeys(sides, 0), fanaticism=[], massacre=None)
+        state.update(ww_box=0, conditions={}, previous_conditions={})
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        """A snapshot taken before v3: the PBr and KGP tallies start empty."""
+        sides = state["sides"]
+        for line in state["purchases"]:
+            line.setdefault("given", False)
+            line.setdefault("removed", False)
+        for name, empty in (("forgone", 0), ("off_map", dict.fromkeys(sides, False)),
+                            ("balance", None), ("lvp", {}), ("lvp_group", {}),
+                            ("cg_lvp", dict.fromkeys(sides, 0)), ("objectives", {}),
+                            ("pf_halves", dict.fromkeys(sides, 0)), ("fanaticism", []),
+                            ("massacre", None), ("table_rolls_cg", {})):
+            state.setdefault(name, empty)
 
     def __init__(
         self,
@@ -125,6 +136,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         self.fanaticism: list[str] = []  # the scenarios a side declared Fanatic (CG14)
         self.massacre: str | None = None
         self.off_map: dict[str, bool] = dict.fromkeys(sides, False)  # no on-map units
+        self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
         self.forts_today: dict[str, dict[str, int]] = {}
@@ -233,6 +245,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
             campaign.ordinals[prefix] = campaign.ordinals.get(prefix, 0) + 1
             tally = f"{self.table}/{self.side}"
             campaign.rolls_today[tally] = campaign.rolls_today.get(tally, 0) + 1
+            campaign.table_rolls_cg[tally] = campaign.table_rolls_cg.get(tally, 0) + 1
 
     def roll(self, module: Module, command: cmd.Roll, actor: str) -> None:
         """Roll on a table: server dice from the seed, or the physical dice entered."""
@@ -264,6 +277,9 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         effects = [self._effect(module, effect, side, table) for effect in
                    (band.effects if band is not None else [])]
         # A roll for an RG tells of a secret purchase (9.617): it is as secret as the RG.
+        if table.open_roll and command.secret:
+            raise InvalidCommand(f"table {table.id} is rolled openly: the opponent learns it",
+                                 rule=table.rule, field="secret")
         secret = table.secret or command.secret or command.purchase is not None
         secret_for = side if secret else None
         self._record(
@@ -352,6 +368,12 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         floor = (table.min_san or {}).get(side)
         if floor is not None and (self.san[side] or 0) < floor:
             refuse(f"is rolled only when the {side} SAN is {floor} or more")
+        if table.counts_against is not None:
+            row = module.rg_chart(side).row(table.counts_against)
+            most = row.cg_max.get(self.cg)
+            if most is not None and self.table_rolls_cg.get(f"{table.id}/{side}", 0) >= most:
+                refuse(f"counts against {row.id} ({row.group_type}): CG max {most} for CG "
+                       f"{self.cg} reached")
         if table.loss_points is not None and not self._lost_heavily(side, table.loss_points):
             refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
                    f"{table.loss_points.margin} more CVP than the other in the prior scenario")
@@ -630,16 +652,17 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         self._not_ended()
         side = self._side(command.side) if command.side is not None else None
         self._check_lvp(module, command)
-        previous = self.control.get(command.location)
-        same_lvp = self.lvp.get(command.location, 0) == command.lvp
-        if command.location in self.control and previous == side and same_lvp:
-            raise InvalidCommand(f"{command.location} is already controlled by {side}",
-                                 field="side")
-        self._record(self.ControlChanged, actor, location=command.location,
-                     kind=command.kind, side=side, previous=previous, rule=command.rule,
-                     cg_date=self.cg_date, lvp=command.lvp, map_group=command.map_group,
-                     infantry=command.infantry)
-        target = self.objectives.get(command.location)
+        where = command.location
+        # An LVP Location keeps its LVP and Map Group unless the command gives new ones.
+        lvp = command.lvp if command.lvp is not None else self.lvp.get(where, 0)
+        group = command.map_group or self.lvp_group.get(where)
+        previous = self.control.get(where)
+        if where in self.control and previous == side and lvp == self.lvp.get(where, 0):
+            raise InvalidCommand(f"{where} is already controlled by {side}", field="side")
+        self._record(self.ControlChanged, actor, location=where, kind=command.kind,
+                     side=side, previous=previous, rule=command.rule, cg_date=self.cg_date,
+                     lvp=lvp, map_group=group if lvp else None, infantry=command.infantry)
+        target = self.objectives.get(f"{side}:{where}")
         if target and not target["revealed"] and command.infantry and side == target["side"]:
             self._record(self.ObjectiveRevealed, actor, side=side, hex=command.location,
                          rule=cast(ObjectiveRule, module.objectives).rule,

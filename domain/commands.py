@@ -148,7 +148,7 @@ class ChangeControl(Command):
     kind: Name = "Location"
     side: str | None = None
     rule: str | None = Field(default=None, max_length=30)
-    lvp: StrictInt = Field(default=0, ge=0, le=1000)  # the Location's LVP (KGP 8.2)
+    lvp: StrictInt | None = Field(default=None, ge=0, le=1000)  # its LVP (KGP 8.2)
     map_group: str | None = Field(default=None, max_length=20)
     infantry: bool = False  # Controlled by Infantry (reveals an Objective Hex, KGP 8.2)
 

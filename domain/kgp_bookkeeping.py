@@ -60,8 +60,8 @@ class KGPBookkeeping(Ledger):
         cg_date: str
 
         def apply(self, campaign: Any) -> None:
-            campaign.objectives[self.hex] = {"side": self.side, "purchase": self.purchase,
-                                             "revealed": False}
+            campaign.objectives[f"{self.side}:{self.hex}"] = {
+                "side": self.side, "purchase": self.purchase, "revealed": False}
 
     class ObjectiveRevealed(LedgerEvent):
         """Infantry of the designating side Control the Objective Hex: it is revealed and
@@ -73,7 +73,7 @@ class KGPBookkeeping(Ledger):
         cg_date: str
 
         def apply(self, campaign: Any) -> None:
-            campaign.objectives[self.hex]["revealed"] = True
+            campaign.objectives[f"{self.side}:{self.hex}"]["revealed"] = True
 
     def designate_objective(self, module: Module, command: cmd.DesignateObjective,
                             actor: str) -> None:
@@ -90,9 +90,10 @@ class KGPBookkeeping(Ledger):
         if any(o["purchase"] == command.purchase for o in self.objectives.values()):
             raise RuleViolation(f"purchase #{command.purchase} has its Objective Hex",
                                 rule=rule.rule)
-        if command.hex in self.objectives or command.hex in self.control:
-            raise RuleViolation(f"{command.hex} is already a Strategic Location or an "
-                                "Objective Hex", rule=rule.rule)
+        # Only what this side may know: its own Objectives and the public Strategic Locations.
+        if f"{side}:{command.hex}" in self.objectives or command.hex in self.control:
+            raise RuleViolation(f"{command.hex} is already a Strategic Location or one of "
+                                f"the {side} Objective Hexes", rule=rule.rule)
         self._record(self.ObjectiveDesignated, actor, secret_for=side, side=side,
                      purchase=command.purchase, hex=command.hex, rule=rule.rule,
                      cg_date=self.cg_date)

@@ -68,6 +68,7 @@ class Ledger:
     head_hash: str
     control: dict[str, str | None]
     purchases: list[dict[str, Any]]
+    off_map: dict[str, bool]
 
     if TYPE_CHECKING:  # provided by eventsourcing's Aggregate, which the Campaign also is
         def trigger_event(self, event_class: Any, **kwargs: Any) -> None:

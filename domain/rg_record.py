@@ -53,7 +53,14 @@ class RGRecord(Ledger):
             raise RuleViolation("RG are purchased in the RePh, not during a CG Scenario",
                                 rule=chart.rule)
         kg = self._kg(module, side, row, command.kg)
+        if row.bought_by is not None:
+            raise RuleViolation(f"{row.id} ({row.group_type}) is bought by rolling table "
+                                f"{row.bought_by}, in its step", rule=row.bought_by)
         self._check_limits(module, chart, side, row)  # what may be bought, before its price
+        if (how := chart.modes.get(command.mode)) and how.needs_units_on_map and \
+                self.off_map.get(side):
+            raise RuleViolation(f"the {side} have no Setup Area on the map: no {command.mode} "
+                                "purchase", rule=chart.pricing_rule or chart.rule)
         cost = self._option_price(chart, row, command.option,
                                   self._price(chart, row, command.mode))
         if self.cpp[side] < cost:
@@ -163,8 +170,8 @@ class RGRecord(Ledger):
                     raise RuleViolation(f"{why}; {len(same)} already bought", rule=limit.rule)
             else:
                 short = [rg for rg in limit.requires
-                         if self.rg_total[side].get(rg, 0) < (chart.row(rg).cg_max.get(self.cg)
-                                                              or 10**6)]
+                         if (most := chart.row(rg).cg_max.get(self.cg)) is None
+                         or self.rg_total[side].get(rg, 0) < most]
                 if short:
                     raise RuleViolation(f"{why}; {', '.join(short)} not all purchased yet",
                                         rule=limit.rule)

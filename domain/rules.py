@@ -130,6 +130,8 @@ class Table(Strict):
     loss_points: LossPoints | None = None  # who may roll it (3.6162)
     cpp_cost: int = Field(default=0, ge=0)  # CPP spent to roll it (3.620 Recon)
     halved_by_balance: bool = False  # the Balance side's DR is halved, FRD (KGP 8.31)
+    open_roll: bool = False  # never secret: the opponent learns it (3.620 Recon, 3.6223)
+    counts_against: str | None = None  # an RG row whose maximums count these rolls (M2)
     not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
     after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
@@ -446,6 +448,7 @@ class RGRow(Strict):
     cg_max: dict[str, int | None] = {}
     kgs: list[str] | None = None  # KGs that may buy it (ABtF German); None: any
     leader_rolls: int = Field(default=1, ge=1)  # Leader Table rolls it makes (PBr coy: 3)
+    bought_by: str | None = None  # bought by rolling this table, not in 3.617 (PBr M2)
     notes: list[str] = []
 
 
@@ -472,6 +475,7 @@ class PriceMode(Strict):
     round: Literal["down", "up"]
     prefixes: list[str]  # RG ids it applies to, by letter (e.g. "I", "G")
     printed_price_rows: list[str] = []  # rows bought this way at the printed price (note g)
+    needs_units_on_map: bool = False  # only while the side has a Setup Area on map (3.6175)
 
     def offers(self, row_id: str) -> bool:
         """True when an RG may be bought this way (by its letter, or by a chart note)."""

@@ -27,6 +27,10 @@ LEADER_DRM = {
 }
 
 
+# 3.6183: the Signal Coy's -4 is for its first Leader Table roll only (RULES-GUIDE).
+FIRST_LEADER_DRM = {(AXIS, "I4"): (-4, "1st Signal Coy RG Leader Roll")}
+
+
 class Director:
     """Runs one campaign's commands in the director's name."""
 
@@ -67,9 +71,9 @@ class Director:
 
     def _sw_rolls(self, module: Any, number: int, line: dict[str, Any]) -> None:
         chart = module.sw_charts.get(line["side"])
-        if line["strength"] != "D" or chart is None:
-            return
-        for allotment in chart.rows.get(line["rg"], []):
+        for allotment in chart.rows.get(line["rg"], []) if chart else []:
+            if line["strength"] == "F" and allotment.full is None:
+                continue  # a Full RG receives it without a dr
             for _ in range(allotment.count):
                 self.do(type="roll", table="3.6182", side=line["side"], purchase=number,
                         subject=allotment.sw)
@@ -83,8 +87,10 @@ class Director:
         if line["strength"] == "D":
             drm.append({"value": 1, "reason": "Depleted RG"})
         row = module.chart_row(line["side"], line["rg"])
-        for _ in range(row.leader_rolls if row is not None else 1):
-            self.do(type="roll", table=table, side=line["side"], purchase=number, drm=drm)
+        for index in range(row.leader_rolls if row is not None else 1):
+            first = FIRST_LEADER_DRM.get((line["side"], line["rg"])) if index == 0 else None
+            self.do(type="roll", table=table, side=line["side"], purchase=number,
+                    drm=drm + ([{"value": first[0], "reason": first[1]}] if first else []))
 
     def chits(self, axis: str, british: str) -> None:
         """Both Initiative chits (3.6212)."""

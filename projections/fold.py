@@ -279,12 +279,13 @@ def _lvp_totalled(rows: Rows, record: Record) -> None:
 
 def _objective(rows: Rows, record: Record) -> None:
     data = record["data"]
-    found = rows.get(OBJECTIVE, data["hex"])
+    key = f"{data['side']}:{data['hex']}"
+    found = rows.get(OBJECTIVE, key)
     if found is not None:  # revealed: Infantry of its side Control it
         found |= {"revealed": True, "revealed_on": data["cg_date"], "secret_for": None}
-        rows.put(OBJECTIVE, data["hex"], found["order"], found)
+        rows.put(OBJECTIVE, key, found["order"], found)
         return
-    rows.put(OBJECTIVE, data["hex"], record["version"], {
+    rows.put(OBJECTIVE, key, record["version"], {
         "hex": data["hex"], "side": data["side"], "purchase": data["purchase"],
         "cg_date": data["cg_date"], "revealed": False, "revealed_on": None,
         "order": record["version"], "secret_for": data["side"]})
@@ -361,7 +362,10 @@ def _date_started(rows: Rows, record: Record) -> None:
     meta = _meta(rows)
     meta["cg_date"] = record["data"]["cg_date"]
     _put_meta(rows, meta, record)
-    _put_roster(rows, _new_roster_row(meta, record["version"], meta["cpp"]))
+    row = _new_roster_row(meta, record["version"], meta["cpp"])
+    for side, locations in meta.get("recon", {}).items():  # Idle dates' Recon carries on
+        row["sides"][side]["recon"] = locations or None
+    _put_roster(rows, row)
 
 
 def _cg_ended(rows: Rows, record: Record) -> None:

@@ -313,8 +313,10 @@ def objectives(source: RowSource, viewer: str | None = DIRECTOR) -> list[Objecti
     """Objective Hexes; another side sees that one was designated, not where."""
     meta, out = _meta(source), []
     for row in source.select_rows(OBJECTIVE):
-        if row["secret_for"] is None or _sees(meta, viewer, row["secret_for"]):
+        if _sees(meta, viewer, row["side"]):
             out.append(ObjectiveRow.model_validate(row))
+        elif row["secret_for"] is None:  # revealed: where, not which RG designated it
+            out.append(ObjectiveRow.model_validate(row | {"purchase": None, "cg_date": None}))
         else:
             out.append(ObjectiveRow(side=row["side"], hidden=True))
     return out

@@ -199,3 +199,26 @@ def test_the_kgp_reph_is_refused_until_an_owner_supplies_it(refit: Refit) -> Non
     do(refit, campaign, {"type": "end_scenario"})
     error = refused(refit, campaign, {"type": "advance"})
     assert error.__class__.__name__ == "MissingTable" and "kgp RePh steps" in str(error)
+
+
+def test_an_opponents_secret_objective_never_shows_in_a_refusal(refit: Refit) -> None:
+    campaign = kgp(refit)
+    for side in (GERMAN, US):
+        do(refit, campaign, {"type": "receive_rg", "side": side, "rg": "I1",
+                             "group_type": "I", "reason": "Initial Scenario OB"})
+    do(refit, campaign, {"type": "designate_objective", "side": GERMAN, "purchase": 1,
+                         "hex": "StQ9"})
+    do(refit, campaign, {"type": "designate_objective", "side": US, "purchase": 2,
+                         "hex": "StQ9"})  # the US cannot know: both may hold it
+    control(refit, campaign, "StQ9", GERMAN, infantry=True)
+    german, us = refit.objectives(campaign, viewer=US)
+    assert (german.hex, german.purchase, german.cg_date) == ("StQ9", None, None)
+    assert (us.hex, us.revealed, us.purchase) == ("StQ9", False, 2)
+
+
+def test_a_control_change_without_lvp_keeps_the_locations_lvp(refit: Refit) -> None:
+    campaign = kgp(refit)
+    control(refit, campaign, "StAA15", GERMAN, 20, "St")
+    control(refit, campaign, "StAA15", US)
+    do(refit, campaign, {"type": "end_scenario"})
+    assert refit.lvp(campaign)[0].by_map_group == {"St": {GERMAN: 0, US: 20}}

@@ -242,3 +242,42 @@ def test_3_6182_an_mg_platoon_rolls_again_until_it_has_two_mg(refit: Refit,
     done = refused(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS,
                                     "dice": [1], "purchase": number, "subject": "MMG"})
     assert isinstance(done, RuleViolation) and "made its 2 dr for MMG" in done.message
+
+
+def test_loss_points_are_not_rolled_again_after_an_idle_date(refit: Refit,
+                                                            at_14am: UUID) -> None:
+    advance_to(refit, at_14am, None)
+    do(refit, at_14am, {"type": "record_casualty", "side": AXIS, "unit": "4-6-8", "cvp": 20})
+    do(refit, at_14am, {"type": "end_scenario"})
+    advance_to(refit, at_14am, "3.616")
+    do(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS, "dice": [4]})
+    next_date(refit, at_14am, "3.616", ("idle", "idle"))  # 14N repeats 3.612-3.6212
+    again = refused(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS,
+                                     "dice": [4]})
+    assert isinstance(again, RuleViolation) and "previous CG Date was Idle" in again.message
+
+
+def test_recon_is_rolled_openly_within_the_m2_maximum_and_never_bought_as_an_rg(
+        refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "III", "Recon", "entered").id
+    to_reph_step(refit, campaign, "3.617")  # 14PM of CG III: British M2 CG max 0
+    bought = refused_purchase(refit, campaign, BRITISH, "M2")
+    assert bought.rule == "3.620" and "bought by rolling table 3.620" in bought.message
+    advance_to(refit, campaign, "3.620")
+    cpp(refit, campaign, BRITISH, 2)
+    over = refused(refit, campaign, {"type": "roll", "table": "3.620", "side": BRITISH,
+                                     "dice": [3]})
+    assert isinstance(over, RuleViolation) and "CG max 0 for CG III" in over.message
+    cpp(refit, campaign, AXIS, 2)
+    hidden = refused(refit, campaign, {"type": "roll", "table": "3.620", "side": AXIS,
+                                       "dice": [3], "secret": True})
+    assert hidden.field == "secret"  # type: ignore[attr-defined]
+
+
+def test_3_6175_british_on_map_purchases_need_a_setup_area_on_the_map(
+        refit: Refit, at_14am: UUID) -> None:
+    cpp(refit, at_14am, BRITISH, 20)
+    do(refit, at_14am, {"type": "record_on_map", "side": BRITISH, "on_map": False})
+    error = refused_purchase(refit, at_14am, BRITISH, "I2", "on_map")
+    assert error.rule == "3.6175" and "no Setup Area on the map" in error.message
+    buy(refit, at_14am, BRITISH, "I2")  # entering as a reinforcement is still possible

@@ -32,10 +32,34 @@ def test_a_v1_snapshot_loads_with_purchase_lines_and_empty_new_tallies(refit: Re
     assert loaded.cpp == live.cpp
 
 
-def test_a_snapshot_taken_now_records_class_version_2(refit: Refit) -> None:
+V3_FIELDS = ("forgone", "off_map", "balance", "lvp", "lvp_group", "cg_lvp", "objectives",
+             "pf_halves", "fanaticism", "massacre", "table_rolls_cg")
+
+
+def test_a_v2_snapshot_loads_with_the_pbr_and_kgp_tallies_empty(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "v2 snapshot")
+    to_reph_step(refit, campaign, "9.617")
+    live = refit.campaign(campaign)
+    state = {k: v for k, v in vars(live).items()
+             if k not in ("_id", "_version", "_pending_events", *V3_FIELDS)}
+    state["purchases"] = [{k: v for k, v in line.items() if k not in ("given", "removed")}
+                          for line in live.purchases]
+    state["class_version"] = 2
+    old = Snapshot(originator_id=live.id, originator_version=live.version,  # type: ignore[call-arg]
+                   timestamp=Snapshot.create_timestamp(), topic=get_topic(Campaign),
+                   state=state)
+    loaded = old.mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert (loaded.lvp, loaded.objectives, loaded.off_map) == ({}, {}, {"British": False,
+                                                                         "German": False})
+    assert all(line["removed"] is False and line["given"] is False
+               for line in loaded.purchases)
+
+
+def test_a_snapshot_taken_now_records_class_version_3(refit: Refit) -> None:
     live = refit.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 2
+    assert taken.state["class_version"] == 3
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
 
