@@ -84,6 +84,8 @@ def story(refit: Refit) -> Table:
 
 def initial_14am(t: Table) -> None:
     """The ! steps of 3.6 before the Initial Scenario, which is then played."""
+    for side, elr in ((AXIS, 3), (BRITISH, 5)):  # the Initial Scenario's OB (3.51, owner data)
+        t(type="change_elr", side=side, value=elr, cause="Initial Scenario OB")
     t(type="credit_cpp", side=AXIS, amount=39, reason="Initial Scenario: 3.6161 Base #")
     t(type="credit_cpp", side=BRITISH, amount=17, reason="Initial Scenario: 3.6161 Base #")
     t.buy(AXIS, "I5")
@@ -263,6 +265,13 @@ def test_every_refusal_on_the_way_named_its_rule(story: Table) -> None:
         ("I3", "3.6178"), ("I10", "3.6178"),  # 14N: note n, note m per calendar day
         ("roll", "3.6162"), ("I1", "3.6178"), ("G3", "3.6175"),  # 15AM: note l, Reserve
     ]
+
+
+def test_elr_stays_as_the_initial_ob_set_it_no_pbr_reph_step_moves_it(story: Table) -> None:
+    elr = story.refit.elr(story.campaign)
+    assert elr.current == {AXIS: 3, BRITISH: 5}
+    assert [(c.cg_date, c.after) for c in elr.changes] == [("14AM", 3), ("14AM", 5)]
+    assert [row.sides[AXIS].elr for row in story.refit.roster(story.campaign)] == [3] * 5
 
 
 def test_cvp_match_the_forms_kept_by_hand(story: Table) -> None:
