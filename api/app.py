@@ -1,21 +1,117 @@
-"""The HTTP app factory (the full service, roles and secrecy, is a later issue)."""
+"""The HTTP service (CONTRACT "HTTP"): routes translate requests to use cases of the one
+Refit application, and every refusal to the contract's error body in one place."""
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+from uuid import UUID
 
-from fastapi import FastAPI
+from eventsourcing.persistence import PersistenceError
+from fastapi import Body, Depends, FastAPI, Header, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, Field, ValidationError
 
-from infra.modules import load_modules
+from api.access import Caller, caller_of, require_admin
+from api.errors import error_body, status_of
+from domain import commands as cmd
+from domain.campaign import campaign_id
+from domain.errors import RefitError
+from infra.application import Refit
 from infra.settings import Settings
+
+bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+AsOf = Annotated[int | None, Field(ge=1)]
+
+
+class NewCampaign(BaseModel):
+    """`POST /campaigns`: which module's CG to start."""
+
+    module: str = Field(max_length=20)
+    cg: str = Field(max_length=10)
+    name: str = Field(max_length=200)
+    dice: str = "server"
+    start: str | None = Field(default=None, max_length=10)
+    balance: str | None = Field(default=None, max_length=30)
+
+
+class CreatedCampaign(BaseModel):
+    """The new campaign's id, seed commitment and role tokens (shown this once)."""
+
+    id: str
+    seed_commitment: str | None
+    tokens: dict[str, Any]
+
+
+class CampaignLine(BaseModel):
+    """One campaign in the admin's list."""
+
+    id: str
+    module: str
+    cg: str
+    name: str
+    cg_date: str
+    phase: str
+    step: str | None
+    version: int
+
+
+class CommandAnswer(BaseModel):
+    """What a command appended."""
+
+    version: int
+    head_hash: str
+    events: list[dict[str, Any]]
+
+
+def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
+    return credentials.credentials if credentials is not None else None
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """The FastAPI app: for now the public `GET /modules` and a health check."""
+    """The FastAPI app over one Refit application (closed at shutdown)."""
     conf = settings or Settings()
-    app = FastAPI(title="Refit", version="0.1.0",
-                  description="Event-sourced ledger for ASL Campaign Game Refit Phases.")
+    refit = Refit(conf)
 
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        refit.close()
+
+    app = FastAPI(title="Refit", version="0.2.0", lifespan=lifespan,
+                  description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
+                              "Errors are `{\"error\": {code, message, rule, field}}`.")
+    _errors(app)
+    _campaign_routes(app, refit, conf)
+    _read_routes(app, refit)
+    return app
+
+
+def _errors(app: FastAPI) -> None:
+    def refused(_: Request, error: Exception) -> JSONResponse:
+        return JSONResponse(error_body(error), status_code=status_of(error))
+
+    for kind in (RefitError, ValidationError, PersistenceError):
+        app.add_exception_handler(kind, refused)
+    app.add_exception_handler(Exception, refused)  # never a bare 500: the same body
+
+    @app.exception_handler(RequestValidationError)
+    def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][1:]) or None
+        if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
+            where = "type"
+        body = {"error": {"code": "invalid_command", "message": f"{where}: {first['msg']}",
+                          "rule": None, "field": where}}
+        return JSONResponse(body, status_code=422)
+
+
+def _campaign_routes(app: FastAPI, refit: Refit, conf: Settings) -> None:
     @app.get("/modules")
     def modules() -> list[dict[str, Any]]:
         """Modules with their CGs, sides, CG Date calendar, RePh steps and table ids."""
@@ -24,12 +120,87 @@ def create_app(settings: Settings | None = None) -> FastAPI:
              "calendar": [d.date for d in m.calendar],
              "steps": [s.model_dump() for s in m.steps], "tables": [t.id for t in m.tables],
              "missing_tables": m.missing_tables()}
-            for m in load_modules(conf.module_dir).values()
+            for m in refit.modules.values()
         ]
 
-    @app.get("/health")
-    def health() -> dict[str, str]:
-        """Liveness."""
-        return {"status": "ok"}
+    @app.post("/campaigns", status_code=201)
+    def new_campaign(body: NewCampaign, credentials: Credentials) -> CreatedCampaign:
+        """Admin: start a campaign; its director, observer and side tokens come back once."""
+        require_admin(_token(credentials), conf.admin_token)
+        campaign, tokens = refit.open_campaign(body.module, body.cg, body.name, body.dice,
+                                               "admin", body.start, body.balance)
+        return CreatedCampaign(id=str(campaign.id), seed_commitment=campaign.seed_commitment,
+                               tokens={"director": tokens.director,
+                                       "observer": tokens.observer, "sides": tokens.sides})
 
-    return app
+    @app.get("/campaigns")
+    def campaigns(credentials: Credentials) -> list[CampaignLine]:
+        """Admin: every campaign, one line each (no side's secrets)."""
+        require_admin(_token(credentials), conf.admin_token)
+        return [CampaignLine.model_validate(line.model_dump()) for line in refit.campaigns()]
+
+    @app.post("/campaigns/{campaign}/commands")
+    def command(campaign: str, body: Annotated[cmd.AnyCommand, Body()],
+                credentials: Credentials,
+                if_match: Annotated[int | None, Header()] = None,
+                idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+                ) -> CommandAnswer:
+        """Director or a side acting for itself: one command (a union on `type`)."""
+        ident, caller = _caller(refit, campaign, credentials)
+        caller.may_command(body.model_dump())
+        done = refit.execute(ident, body, caller.role, if_match, idempotency_key)
+        events = list(refit.redacted(ident, done.events, caller.viewer))
+        return CommandAnswer(version=done.version, head_hash=done.head_hash, events=events)
+
+    @app.post("/campaigns/{campaign}/tokens/{role}")
+    def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:
+        """Director: a new token for a role (e.g. a side's lost one); the old one dies."""
+        ident, caller = _caller(refit, campaign, credentials)
+        caller.may_command({"type": "replace_token"})
+        return {"role": role, "token": refit.replace_token(ident, role, caller.role)}
+
+
+def _caller(refit: Refit, campaign: str,
+            credentials: HTTPAuthorizationCredentials | None) -> tuple[UUID, Caller]:
+    ident = campaign_id(campaign)
+    return ident, caller_of(refit, ident, _token(credentials))
+
+
+def _read_routes(app: FastAPI, refit: Refit) -> None:
+    def reader(path: str, answer: Any, summary: str) -> None:
+        def read_it(campaign: str, credentials: Credentials,
+                    as_of: AsOf = None) -> Any:
+            ident, caller = _caller(refit, campaign, credentials)
+            return answer(ident, as_of, caller.viewer)
+        read_it.__doc__ = summary
+        app.get(f"/campaigns/{{campaign}}{path}", summary=summary)(read_it)
+
+    reader("", lambda i, v, w: refit.status(i, v, w), "Where the campaign stands")
+    reader("/roster", lambda i, v, w: refit.roster(i, v, w), "The CG Roster")
+    reader("/purchase-record", lambda i, v, w: refit.purchase_record(i, v, w),
+           "The RG Purchase Record")
+    reader("/cvp", lambda i, v, w: refit.cvp(i, v), "CVP per scenario and side")
+    reader("/elr", lambda i, v, w: refit.elr(i, v), "ELR now, and each change")
+    reader("/san", lambda i, v, w: refit.san(i, v), "Each SAN change")
+    reader("/rolls", lambda i, v, w: refit.rolls(i, v, w), "Every roll")
+    reader("/control", lambda i, v, w: refit.control(i, v), "Control of Locations")
+    reader("/lvp", lambda i, v, w: refit.lvp(i, v), "KGP LVP totals")
+    reader("/objectives", lambda i, v, w: refit.objectives(i, v, w), "KGP Objective Hexes")
+    reader("/events", lambda i, v, w: list(refit.history(i, w, v)),
+           "The event log (another side's secrets redacted)")
+    reader("/verify", lambda i, v, w: refit.verify(i).as_dict(),
+           "The hash chain and every revealed server roll, rechecked")
+
+    @app.get("/campaigns/{campaign}/export")
+    def export(campaign: str, credentials: Credentials) -> StreamingResponse:
+        """The history as JSON lines: header, events (redacted for a side), head hash."""
+        ident, caller = _caller(refit, campaign, credentials)
+        lines = refit.export(ident, caller.viewer)
+        first = next(lines)  # a bad campaign fails here, before the stream starts
+
+        def stream() -> Iterator[str]:
+            yield json.dumps(first, sort_keys=True) + "\n"
+            for line in lines:
+                yield json.dumps(line, sort_keys=True) + "\n"
+        return StreamingResponse(stream(), media_type="application/x-ndjson")
+

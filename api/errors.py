@@ -7,7 +7,22 @@ from typing import Any
 from eventsourcing.persistence import PersistenceError
 from pydantic import ValidationError
 
-from domain.errors import RefitError
+from domain.errors import CampaignNotFound, RefitError
+
+STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409}
+
+
+def status_of(error: Exception) -> int:
+    """The HTTP status of a refusal (CONTRACT "Errors"); 422 for what the rules refuse."""
+    if isinstance(error, CampaignNotFound):
+        return 404
+    if isinstance(error, RefitError):
+        return STATUS.get(error.code, 422)
+    if isinstance(error, ValidationError):
+        return 422
+    if isinstance(error, PersistenceError):
+        return 503
+    return 500
 
 
 def error_body(error: Exception) -> dict[str, Any]:

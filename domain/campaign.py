@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import secrets
 from typing import Any, cast
 from uuid import UUID, uuid4
@@ -54,6 +55,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         elr: dict[str, int] | None = None  # at CG start, from the CG's parameters
         san: dict[str, int] | None = None
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
+        token_hashes: dict[str, str] | None = None  # role -> SHA-256 of its token
 
     class_version = 3  # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP
 
@@ -78,7 +80,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
                             ("balance", None), ("lvp", {}), ("lvp_group", {}),
                             ("cg_lvp", dict.fromkeys(sides, 0)), ("objectives", {}),
                             ("pf_halves", dict.fromkeys(sides, 0)), ("fanaticism", []),
-                            ("massacre", None), ("table_rolls_cg", {})):
+                            ("massacre", None), ("table_rolls_cg", {}),
+                            ("token_hashes", {}), ("idempotency", {})):
             state.setdefault(name, empty)
 
     def __init__(
@@ -98,6 +101,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         elr: dict[str, int] | None = None,
         san: dict[str, int] | None = None,
         balance: str | None = None,
+        token_hashes: dict[str, str] | None = None,
     ) -> None:
         self.module_id = module
         self.cg = cg
@@ -128,6 +132,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         self.previous_conditions: dict[str, str] = {}  # ... and of the last one played
         self.forgone = 0  # CPP forgone on this CG Date (PBr 3.616 EXC)
         self.balance = balance
+        self.token_hashes = dict(token_hashes or {})
+        self.idempotency: dict[str, dict[str, Any]] = {}
         self.lvp: dict[str, int] = {}  # LVP Location -> its LVP (KGP 8.2)
         self.lvp_group: dict[str, str | None] = {}  # LVP Location -> its Map Group
         self.cg_lvp: dict[str, int] = dict.fromkeys(sides, 0)
@@ -154,7 +160,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
     @classmethod
     def start(
         cls, module: Module, cg: str, name: str, dice: str, actor: str, start_date: str | None,
-        balance: str | None = None,
+        balance: str | None = None, token_hashes: dict[str, str] | None = None,
     ) -> Campaign:
         """Create a campaign of a module's CG, drawing the dice seed in server mode."""
         if cg not in module.cgs:
@@ -200,6 +206,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
             elr=dict(params.elr) if params and params.elr else None,
             san=dict(params.san) if params and params.san else None,
             balance=balance,
+            token_hashes=token_hashes,
         ))
 
     def facts(self, side: str) -> Facts:
@@ -1125,6 +1132,29 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
             raise RuleViolation(f"{self.cg_date} is the last CG Date of {module.id}", rule=rule)
         return module.calendar[index].date
 
+    # -- roles ------------------------------------------------------------------
+
+    class TokenReplaced(Event):
+        """A director replaced a role's token: the old one opens nothing any more."""
+
+        role: str
+        token_hash: str
+
+        def apply(self, campaign: Campaign) -> None:
+            campaign.token_hashes[self.role] = self.token_hash
+
+    def replace_token(self, role: str, new_hash: str, actor: str) -> None:
+        """Give a role (director, observer or a side) a new token."""
+        if role not in self.token_hashes:
+            raise InvalidCommand(f"the roles are {', '.join(self.token_hashes)}", field="role")
+        self._record(self.TokenReplaced, actor, role=role, token_hash=new_hash)
+
+    def role_of(self, token: str) -> str | None:
+        """The role a token opens in this campaign (director, observer, a side), or None."""
+        presented = token_hash(token)
+        return next((role for role, known in self.token_hashes.items()
+                     if hmac.compare_digest(known, presented)), None)
+
     class ScenarioEnded(Event):
         """The CG Scenario of `cg_date` ended (CG Scenario End)."""
 
@@ -1155,6 +1185,11 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
             return
         first = module.steps[0].rule if module.steps else None
         self._record(self.StepAdvanced, actor, phase="reph", step=first, previous=None)
+
+
+def token_hash(token: str) -> str:
+    """What the ledger keeps of a role's token: its SHA-256, never the token."""
+    return sha256_hex(token.encode())
 
 
 def campaign_id(text: str) -> UUID:

@@ -17,7 +17,7 @@ from domain.rules import Step
 _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
 )
-_ENVELOPE = frozenset({"sealed", "salt"})
+_ENVELOPE = frozenset({"sealed", "salt", "idempotency_key", "idempotency_digest"})
 NOT_DATA = _BASE_FIELDS | _ENVELOPE
 
 
@@ -29,12 +29,22 @@ class LedgerEvent(Aggregate.Event):
     secret_for: str | None
     sealed: str | None
     salt: str | None
+    # Envelope: the Idempotency-Key of the command that appended it (keyword-only, so every
+    # event class keeps its own required fields).
+    idempotency_key: str | None = dataclasses.field(default=None, kw_only=True)
+    idempotency_digest: str | None = dataclasses.field(default=None, kw_only=True)
     not_data = NOT_DATA  # fields that are envelope, not content, of the record
 
     def mutate(self, aggregate: Any) -> Any:
-        """Apply, then move the chain's head to this event."""
+        """Apply, then move the chain's head to this event (and note its command's key)."""
         campaign: Any = super().mutate(aggregate)
         campaign.head_hash = record_hash(self.record())
+        key = self.__dict__.get("idempotency_key")
+        if key is not None:  # the events one keyed command appended, first to last
+            seen = campaign.idempotency.setdefault(
+                key, {"digest": self.__dict__.get("idempotency_digest"),
+                      "first": self.originator_version})
+            seen["last"] = self.originator_version
         return campaign
 
     def data(self) -> dict[str, Any]:
@@ -69,6 +79,8 @@ class Ledger:
     control: dict[str, str | None]
     purchases: list[dict[str, Any]]
     off_map: dict[str, bool]
+    idempotency: dict[str, dict[str, Any]]
+    command_key: tuple[str, str] | None = None  # the running command's Idempotency-Key
 
     if TYPE_CHECKING:  # provided by eventsourcing's Aggregate, which the Campaign also is
         def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
@@ -85,6 +97,9 @@ class Ledger:
             salt = secrets.token_hex(16)
             data = {"side": fields.get("side"), "actor": actor, "secret_for": secret_for}
             sealed = commitment(secret_content(data | fields), salt)
+        if self.command_key is not None:  # stored with the events, in their transaction
+            fields |= {"idempotency_key": self.command_key[0],
+                       "idempotency_digest": self.command_key[1]}
         self.trigger_event(event_class, prev_hash=self.head_hash, actor=actor,
                            secret_for=secret_for, sealed=sealed, salt=salt, **fields)
 

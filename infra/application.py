@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
@@ -14,8 +15,10 @@ from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
 
 from domain import commands as cmd
-from domain.campaign import Campaign
+from domain.campaign import Campaign, token_hash
 from domain.errors import CampaignNotFound, InvalidCommand, RuleViolation
+from domain.hashing import GENESIS_HASH, sha256_hex
+from domain.history import record_hash, redact
 from domain.rules import Module
 from domain.verify import VerifyReport, verify_records
 from infra.modules import load_modules
@@ -35,6 +38,24 @@ class CommandResult:
     version: int
     head_hash: str
     events: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """A campaign's role tokens, shown once at creation."""
+
+    director: str
+    observer: str
+    sides: dict[str, str]
+
+    def by_role(self) -> dict[str, str]:
+        """Role name -> token (a side's role is its name)."""
+        return {"director": self.director, "observer": self.observer} | self.sides
+
+
+def new_token() -> str:
+    """A bearer token: 32 random bytes, URL-safe."""
+    return secrets.token_urlsafe(32)
 
 
 class VersionConflict(RuleViolation):
@@ -103,10 +124,31 @@ class Refit(Application[UUID]):
                         actor: str = "admin", start_date: str | None = None,
                         balance: str | None = None) -> Campaign:
         """Start a campaign of a module's CG (with the CG Balance to one side, KGP 8.31)."""
-        campaign = Campaign.start(self.module(module), cg, name, dice, actor, start_date,
-                                  balance)
+        return self.open_campaign(module, cg, name, dice, actor, start_date, balance)[0]
+
+    def open_campaign(self, module: str, cg: str, name: str, dice: str = "server",
+                      actor: str = "admin", start_date: str | None = None,
+                      balance: str | None = None) -> tuple[Campaign, Tokens]:
+        """Start a campaign and issue its role tokens (returned once, kept as hashes)."""
+        rules = self.module(module)
+        tokens = Tokens(director=new_token(), observer=new_token(),
+                        sides={side: new_token() for side in rules.sides})
+        campaign = Campaign.start(rules, cg, name, dice, actor, start_date, balance,
+                                  {role: token_hash(t) for role, t in tokens.by_role().items()})
         self.save(campaign)
-        return campaign
+        return campaign, tokens
+
+    def role_of(self, campaign_id: UUID, token: str) -> str | None:
+        """The role a token opens in a campaign: director, observer or a side; or None."""
+        return self.campaign(campaign_id).role_of(token)
+
+    def replace_token(self, campaign_id: UUID, role: str, actor: str) -> str:
+        """A new token for a role (the director's remedy for a lost one); the old one dies."""
+        token = new_token()
+        campaign = self.campaign(campaign_id)
+        campaign.replace_token(role, token_hash(token), actor)
+        self.save(campaign)
+        return token
 
     def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         """The campaign as it stands (or stood at `version`)."""
@@ -116,19 +158,29 @@ class Refit(Application[UUID]):
             raise CampaignNotFound(f"no campaign {campaign_id}") from None
 
     def execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
-                expected_version: int | None = None) -> CommandResult:
-        """Run one command; on a concurrent write, retry on the fresh state (bounded)."""
+                expected_version: int | None = None,
+                idempotency_key: str | None = None) -> CommandResult:
+        """Run one command; on a concurrent write, retry on the fresh state (bounded). A
+        repeated Idempotency-Key answers the first answer and appends nothing."""
         handler = HANDLERS[command.type]
+        digest = sha256_hex(command.model_dump_json().encode())
         for attempt in range(MAX_RETRIES):
             if attempt:
                 time.sleep(random.uniform(0, 0.002 * attempt))  # back off: the race is hot
             campaign = self.campaign(campaign_id)
+            if idempotency_key is not None and idempotency_key in campaign.idempotency:
+                return self._first_answer(campaign_id, campaign, idempotency_key, digest)
             if expected_version is not None and campaign.version != expected_version:
                 raise VersionConflict(
                     f"campaign is at version {campaign.version}, not {expected_version}")
             module = self.module(campaign.module_id)
             campaign.check_step(module, command.type)
-            handler(campaign, module, command, actor)
+            if idempotency_key is not None:
+                campaign.command_key = (idempotency_key, digest)
+            try:
+                handler(campaign, module, command, actor)
+            finally:  # never kept on the aggregate, nor in a snapshot
+                campaign.__dict__.pop("command_key", None)
             try:
                 recordings = self.save(campaign)
             except IntegrityError:
@@ -140,6 +192,16 @@ class Refit(Application[UUID]):
             return CommandResult(campaign.version, campaign.head_hash, events)
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
 
+    def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,
+                      digest: str) -> CommandResult:
+        seen = campaign.idempotency[key]
+        if seen["digest"] != digest:
+            raise InvalidCommand("this Idempotency-Key came with another command",
+                                 field="Idempotency-Key")
+        events = [r for r in self.records(campaign_id, lte=seen["last"])
+                  if r["version"] >= seen["first"]]
+        return CommandResult(seen["last"], record_hash(events[-1]), events)
+
     def records(self, campaign_id: UUID, lte: int | None = None) -> Iterator[dict[str, Any]]:
         """The campaign's history records, oldest first (up to version `lte`)."""
         found = False
@@ -148,6 +210,38 @@ class Refit(Application[UUID]):
             yield cast(Campaign.Event, event).record()
         if not found:
             raise CampaignNotFound(f"no campaign {campaign_id}")
+
+    def history(self, campaign_id: UUID, viewer: str | None = None,
+                lte: int | None = None) -> Iterator[dict[str, Any]]:
+        """The event log as a viewer may read it: another side's secrets redacted (they
+        still verify), all open at CG End; `viewer` None is the director."""
+        yield from self.redacted(campaign_id, self.records(campaign_id, lte), viewer)
+
+    def redacted(self, campaign_id: UUID, records: Iterable[dict[str, Any]],
+                 viewer: str | None) -> Iterator[dict[str, Any]]:
+        """Records as a viewer may read them (see `history`)."""
+        ended = self.campaign(campaign_id).phase == "ended"
+        for record in records:
+            owner = record["data"].get("secret_for")
+            if viewer is None or ended or record.get("sealed") is None or owner == viewer:
+                yield record
+            else:
+                yield redact(record)
+
+    def export(self, campaign_id: UUID, viewer: str | None = None) -> Iterator[dict[str, Any]]:
+        """The history as lines: a header, every event (as `history` shows it), the head;
+        one record at a time, so a long campaign streams in constant memory."""
+        state = self.campaign(campaign_id)
+        yield {"format": "refit-export/1", "campaign": str(state.id),
+               "module": state.module_id, "cg": state.cg, "name": state.name,
+               "schema_version": Campaign.class_version,
+               "seed_commitment": next(self.records(campaign_id, lte=1))["data"][
+                   "seed_commitment"]}
+        events, head = 0, GENESIS_HASH
+        for record in self.history(campaign_id, viewer):
+            events, head = events + 1, record_hash(record)
+            yield record
+        yield {"head_hash": head, "events": events}
 
     def verify(self, campaign_id: UUID) -> VerifyReport:
         """Recompute the hash chain and every server roll whose seed is revealed.
@@ -223,6 +317,7 @@ class Refit(Application[UUID]):
         """Where the campaign stands, and the rolls its RePh step still waits for."""
         answer = read.status(self.rows(campaign_id, as_of), viewer)
         state = self.campaign(campaign_id, version=answer.version)
+        answer.head_hash = state.head_hash
         module = self.module(state.module_id)
         answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
             f"{table} {side}" + (f" for RG #{number}" if number is not None else "")

@@ -1,21 +1,199 @@
-"""The HTTP app factory: the public module listing (the service proper is a later issue)."""
+"""The HTTP service (CONTRACT "HTTP"): roles and tokens, a side acting for itself, secrecy
+on every read path, If-Match, Idempotency-Key and the error body."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import json
+from collections.abc import Iterator
+from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
+from infra.modules import install_file
 from infra.settings import Settings
+from tests.story import FIXTURE_CHART
+
+ADMIN = "admin-token-for-tests"
 
 
-def test_get_modules_lists_sides_calendars_steps_and_tables(tmp_path: Path) -> None:
-    client = TestClient(create_app(Settings(database_url=f"sqlite:///{tmp_path}/r.db",
-                                            module_dir=tmp_path / "modules")))
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The service on the test's own database, with the fictitious PBr test chart."""
+    install_file(FIXTURE_CHART, settings.module_dir)
+    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def auth(token: str) -> dict[str, str]:
+    """The Authorization header for a token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_campaign(client: TestClient, module: str = "pbr") -> dict[str, Any]:
+    """A campaign created by the admin: id, seed commitment and tokens."""
+    answer = client.post("/campaigns", headers=auth(ADMIN),
+                         json={"module": module, "cg": "I", "name": "Ranville"})
+    assert answer.status_code == 201, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def send(client: TestClient, campaign: dict[str, Any], token: str, body: dict[str, Any],
+         **headers: str) -> Any:
+    """A command; the response."""
+    return client.post(f"/campaigns/{campaign['id']}/commands", json=body,
+                       headers=auth(token) | headers)
+
+
+def test_get_modules_lists_sides_calendars_steps_and_tables(client: TestClient) -> None:
     answer = client.get("/modules")
     assert answer.status_code == 200
     abtf = next(m for m in answer.json() if m["id"] == "abtf")
     assert abtf["sides"] == ["British", "German"] and abtf["cgs"] == ["I", "II", "III"]
     assert abtf["calendar"][:2] == ["17N", "18AM"] and "9.6101" in abtf["tables"]
     assert abtf["steps"][9]["rule"] == "9.610"
+
+
+def test_only_the_admin_creates_and_lists_campaigns(client: TestClient) -> None:
+    body = {"module": "pbr", "cg": "I", "name": "X"}
+    assert client.post("/campaigns", json=body).status_code == 401
+    refused = client.post("/campaigns", json=body, headers=auth("not-the-admin"))
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "forbidden"
+    created = new_campaign(client)
+    assert set(created["tokens"]) == {"director", "observer", "sides"}
+    assert set(created["tokens"]["sides"]) == {"Axis", "British"}
+    listed = client.get("/campaigns", headers=auth(ADMIN)).json()
+    assert [line["id"] for line in listed] == [created["id"]] and "sides" not in listed[0]
+    director = created["tokens"]["director"]
+    assert client.get("/campaigns", headers=auth(director)).status_code == 403
+
+
+def test_a_side_acts_for_itself_an_observer_only_reads(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    tokens = campaign["tokens"]
+    credit = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
+    british = send(client, campaign, tokens["sides"]["British"], credit)
+    assert british.status_code == 403 and british.json()["error"]["field"] == "side"
+    assert send(client, campaign, tokens["observer"], credit).status_code == 403
+    advance = send(client, campaign, tokens["sides"]["Axis"], {"type": "advance"})
+    assert advance.status_code == 403
+    assert send(client, campaign, tokens["sides"]["Axis"], credit).status_code == 200
+    assert send(client, campaign, tokens["director"], {"type": "advance"}).status_code == 200
+
+
+def test_a_token_of_one_campaign_opens_nothing_of_another(client: TestClient) -> None:
+    first, second = new_campaign(client), new_campaign(client)
+    answer = client.get(f"/campaigns/{second['id']}/roster",
+                        headers=auth(first["tokens"]["director"]))
+    assert answer.status_code == 401
+    assert client.get(f"/campaigns/{second['id']}/roster").status_code == 401
+
+
+def secrets_played(client: TestClient) -> dict[str, Any]:
+    """The Axis buys an RG and rolls in secret; what the British may not see."""
+    campaign = new_campaign(client)
+    axis = campaign["tokens"]["sides"]["Axis"]
+    for body in ({"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"},
+                 {"type": "purchase_rg", "side": "Axis", "rg": "X1"},
+                 {"type": "roll", "table": "T2", "side": "Axis", "subject": "Oblt.Secret"}):
+        assert send(client, campaign, axis, body).status_code == 200
+    return campaign
+
+
+def read_as(client: TestClient, campaign: dict[str, Any], path: str, token: str) -> str:
+    """A read's text (JSON or JSON lines)."""
+    answer = client.get(f"/campaigns/{campaign['id']}{path}", headers=auth(token))
+    assert answer.status_code == 200, answer.text
+    return answer.text
+
+
+@pytest.mark.parametrize("path", ["", "/roster", "/purchase-record", "/rolls", "/events",
+                                  "/export"])
+def test_no_read_path_shows_the_british_the_axis_secrets(client: TestClient,
+                                                         path: str) -> None:
+    campaign = secrets_played(client)
+    british = read_as(client, campaign, path, campaign["tokens"]["sides"]["British"])
+    observer = read_as(client, campaign, path, campaign["tokens"]["observer"])
+    axis = read_as(client, campaign, path, campaign["tokens"]["sides"]["Axis"])
+    for shown in (british, observer):
+        assert "X1" not in shown and "Oblt.Secret" not in shown and ": 31" not in shown
+    secret_in_axis_view = {"": '"cpp":31', "/roster": "X1", "/purchase-record": "X1",
+                           "/rolls": "Oblt.Secret", "/events": "X1", "/export": "X1"}[path]
+    assert secret_in_axis_view in axis.replace(" ", "")
+
+
+def test_a_redacted_export_still_verifies_to_the_same_head(client: TestClient) -> None:
+    campaign = secrets_played(client)
+    lines = [json.loads(line) for line in read_as(
+        client, campaign, "/export", campaign["tokens"]["sides"]["British"]).splitlines()]
+    header, events, tail = lines[0], lines[1:-1], lines[-1]
+    assert header["format"] == "refit-export/1" and header["module"] == "pbr"
+    status = json.loads(read_as(client, campaign, "", campaign["tokens"]["director"]))
+    assert tail == {"head_hash": status["head_hash"], "events": status["version"]}
+    from domain.verify import verify_records
+    assert verify_records(events).ok and any(e.get("redacted") for e in events)
+
+
+def test_if_match_a_stale_version_is_409_and_appends_nothing(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    body = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
+    stale = send(client, campaign, director, body, **{"If-Match": "7"})
+    assert stale.status_code == 409 and stale.json()["error"]["code"] == "conflict"
+    fresh = send(client, campaign, director, body, **{"If-Match": "1"})
+    assert fresh.status_code == 200 and fresh.json()["version"] == 2
+
+
+def test_a_repeated_idempotency_key_answers_the_first_answer(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    body = {"type": "roll", "table": "T1", "side": "Axis"}
+    first = send(client, campaign, director, body, **{"Idempotency-Key": "roll-1"})
+    again = send(client, campaign, director, body, **{"Idempotency-Key": "roll-1"})
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json()
+    status = json.loads(read_as(client, campaign, "", director))
+    assert status["version"] == 2  # the roll was appended once
+    other = send(client, campaign, director, body | {"side": "British"},
+                 **{"Idempotency-Key": "roll-1"})
+    assert other.status_code == 422 and other.json()["error"]["field"] == "Idempotency-Key"
+
+
+def test_every_refusal_is_the_contracts_error_body(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    unknown = client.get("/campaigns/00000000-0000-0000-0000-000000000000/roster",
+                         headers=auth(director))
+    assert unknown.status_code == 404 and unknown.json()["error"]["code"] == "not_found"
+    bad_type = send(client, campaign, director, {"type": "teleport"})
+    assert bad_type.status_code == 422 and bad_type.json()["error"]["field"] is not None
+    rule = send(client, campaign, director, {"type": "roll", "table": "3.610",
+                                             "side": "Axis"})
+    assert rule.status_code == 422 and rule.json()["error"]["rule"] == "3.610"
+    not_json = client.post(f"/campaigns/{campaign['id']}/commands", content=b"{nope",
+                           headers=auth(director) | {"Content-Type": "application/json"})
+    assert not_json.status_code == 422 and "error" in not_json.json()
+
+
+def test_a_director_replaces_a_lost_token_and_the_old_one_dies(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    lost = campaign["tokens"]["sides"]["British"]
+    answer = client.post(f"/campaigns/{campaign['id']}/tokens/British",
+                         headers=auth(campaign["tokens"]["director"]))
+    assert answer.status_code == 200
+    assert client.get(f"/campaigns/{campaign['id']}", headers=auth(lost)).status_code == 401
+    fresh = answer.json()["token"]
+    assert client.get(f"/campaigns/{campaign['id']}", headers=auth(fresh)).status_code == 200
+    by_side = client.post(f"/campaigns/{campaign['id']}/tokens/Axis", headers=auth(fresh))
+    assert by_side.status_code == 403
+
+
+def test_the_openapi_schema_documents_each_command_type(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    text = json.dumps(schema)
+    for command_type in ("purchase_rg", "select_initiative", "designate_objective"):
+        assert f'"{command_type}"' in text
+    assert client.get("/docs").status_code == 200

@@ -1,0 +1,68 @@
+"""Who a bearer token is: the admin, or a campaign's director, a side, or an observer."""
+
+from __future__ import annotations
+
+import hmac
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from domain.errors import RefitError
+from infra.application import Refit
+
+DIRECTOR, OBSERVER = "director", "observer"
+
+
+class Unauthorized(RefitError):
+    """No token, or one this campaign (or the service) does not know: 401."""
+
+    code = "unauthorized"
+
+
+class Forbidden(RefitError):
+    """A known token whose role may not do this: 403."""
+
+    code = "forbidden"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """A campaign role: director, observer, or a side acting for itself."""
+
+    role: str
+
+    @property
+    def viewer(self) -> str | None:
+        """Whose secrets this caller may read (None: every side's, as the director)."""
+        return None if self.role == DIRECTOR else self.role
+
+    def may_command(self, body: dict[str, Any]) -> None:
+        """A side acts only for itself; commands without a side are the director's."""
+        if self.role == DIRECTOR:
+            return
+        if self.role == OBSERVER:
+            raise Forbidden("an observer reads; it sends no commands")
+        side = body.get("side")
+        if side is None:
+            raise Forbidden(f"a {body.get('type')} command is the director's to send")
+        if side != self.role:
+            raise Forbidden(f"the {self.role} token acts for the {self.role} only, "
+                            f"not for the {side}", field="side")
+
+
+def require_admin(token: str | None, admin_token: str | None) -> None:
+    """Only the service's admin token creates and lists campaigns."""
+    if token is None:
+        raise Unauthorized("give the admin token: Authorization: Bearer TOKEN")
+    if admin_token is None or not hmac.compare_digest(token, admin_token):
+        raise Forbidden("this needs the admin token")
+
+
+def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
+    """The caller's role in this campaign; a token of another campaign opens nothing."""
+    if token is None:
+        raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
+    role = refit.role_of(campaign_id, token)
+    if role is None:
+        raise Unauthorized("this token opens nothing in this campaign")
+    return Caller(role)
