@@ -24,7 +24,7 @@ from api.render import (
 from domain import commands as cmd
 from domain.campaign import campaign_id
 from domain.errors import RefitError
-from infra.application import Refit
+from infra.application import Refit, new_token
 from infra.modules import ModuleFileError, install_file, load_modules
 from infra.settings import Settings
 from projections.read import PurchaseRow, RosterRow
@@ -140,12 +140,15 @@ def campaign_new(
     start: Annotated[str | None, typer.Option(help="First CG Date, if not the CG's.")] = None,
     db: Db = None, as_json: Json = False,
 ) -> None:
-    """Create a campaign and print its id and seed commitment."""
+    """Create a campaign; print its id, seed commitment and role tokens (shown this once)."""
     def act() -> dict[str, Any]:
         with ledger(db) as refit:
-            created = refit.create_campaign(module, cg, name, dice, "director", start)
+            created, tokens = refit.open_campaign(module, cg, name, dice, "director", start)
             return {"id": str(created.id), "seed_commitment": created.seed_commitment,
-                    "cg_date": created.cg_date, "step": created.step, "version": created.version}
+                    "cg_date": created.cg_date, "step": created.step,
+                    "version": created.version,
+                    "tokens": {"director": tokens.director, "observer": tokens.observer,
+                               "sides": tokens.sides}}
     body = guarded(as_json, act)
     emit(as_json, body, lambda: print_fields(body))
 
@@ -389,12 +392,14 @@ def demo(db: Db = None, as_json: Json = False) -> None:
     two more RePhs) on the database, then print its CG Roster and RG Purchase Record."""
     from infra.demo import play_demo
 
-    def act() -> tuple[str, list[RosterRow], list[PurchaseRow]]:
+    def act() -> tuple[str, list[RosterRow], list[PurchaseRow], dict[str, Any]]:
         with ledger(db) as refit:
-            campaign = play_demo(refit)
-            return str(campaign), refit.roster(campaign), refit.purchase_record(campaign)
-    campaign, roster, record = guarded(as_json, act)
-    body = {"id": campaign, "roster": roster, "purchases": record}
+            campaign, tokens = play_demo(refit)
+            return (str(campaign), refit.roster(campaign), refit.purchase_record(campaign),
+                    {"director": tokens.director, "observer": tokens.observer,
+                     "sides": tokens.sides})
+    campaign, roster, record, tokens = guarded(as_json, act)
+    body = {"id": campaign, "roster": roster, "purchases": record, "tokens": tokens}
 
     def human() -> None:
         typer.echo(f"Demo campaign {campaign} (PBr CG I)\n\nCG Roster")
@@ -403,6 +408,8 @@ def demo(db: Db = None, as_json: Json = False) -> None:
         print_table(*purchase_rows(record))
         typer.echo(f"\nMore: refit rolls {campaign}; refit cvp {campaign}; "
                    f"refit verify {campaign}")
+        typer.echo(f"Over HTTP (refit serve): Authorization: Bearer {tokens['director']} "
+                   f"(director; observer {tokens['observer']})")
     emit(as_json, body, human)
 
 
@@ -412,12 +419,30 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     db: Db = None,
 ) -> None:
-    """Start the HTTP service."""
+    """Start the HTTP service (an admin token is made and kept beside the database if
+    REFIT_ADMIN_TOKEN is unset)."""
     import uvicorn
 
     from api.app import create_app
 
-    uvicorn.run(create_app(settings(db)), host=host, port=port)
+    conf = settings(db)
+    if conf.admin_token is None:
+        token, where, made = admin_token_file(conf)
+        typer.echo(f"admin token: {token}" if made else f"admin token: in {where}")
+        conf = conf.model_copy(update={"admin_token": token})
+    uvicorn.run(create_app(conf), host=host, port=port)
+
+
+def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
+    """The admin token kept beside the database: (token, its file, made just now)."""
+    database = conf.eventsourcing_env().get("SQLITE_DBNAME")
+    where = (Path(database).parent if database else Path.cwd()) / "refit-admin-token"
+    if where.exists():
+        return where.read_text().strip(), where, False
+    token = new_token()
+    where.write_text(token + "\n")
+    where.chmod(0o600)
+    return token, where, True
 
 
 def main() -> None:

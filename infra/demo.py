@@ -11,7 +11,7 @@ from uuid import UUID
 
 from domain import commands as cmd
 from domain.errors import RuleViolation
-from infra.application import Refit
+from infra.application import Refit, Tokens
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -111,15 +111,16 @@ class Director:
             self.do(type="record_casualty", side=side, unit=unit, cvp=cvp)
 
 
-def play_demo(refit: Refit) -> UUID:
-    """Play the scripted campaign; its id."""
-    campaign = refit.create_campaign("pbr", "I", "Demo: Pegasus Bridge CG I", "server", "demo")
+def play_demo(refit: Refit) -> tuple[UUID, Tokens]:
+    """Play the scripted campaign; its id and role tokens (to look at it over HTTP)."""
+    campaign, tokens = refit.open_campaign("pbr", "I", "Demo: Pegasus Bridge CG I", "server",
+                                           "demo")
     d = Director(refit, campaign.id)
     initial_scenario(d)
     idle_14pm_then_night_14n(d)
     british_attack_15am(d)
     axis_attack_15pm(d)
-    return campaign.id
+    return campaign.id, tokens
 
 
 def buy_and_settle(d: Director, *buys: tuple[str, str, str]) -> None:

@@ -183,3 +183,23 @@ def test_lvp_and_objectives_are_read_from_the_command_line(db: str) -> None:
     shown = runner.invoke(app, ["lvp", campaign, "--db", db])
     assert shown.exit_code == 0 and "St 20" in shown.stdout
     assert refit("objectives", campaign, "--db", db) == []
+
+
+def test_campaign_new_prints_each_roles_token_once(db: str) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "T",
+                    "--db", db)
+    assert isinstance(created, dict)
+    tokens = created["tokens"]
+    assert set(tokens["sides"]) == {"Axis", "British"} and tokens["director"]
+    assert tokens["director"] not in json.dumps(refit("status", created["id"], "--db", db))
+
+
+def test_serve_keeps_a_made_admin_token_beside_the_database(tmp_path: Path) -> None:
+    from api.cli import admin_token_file
+    from infra.settings import Settings
+
+    conf = Settings(database_url=f"sqlite:///{tmp_path / 'refit.db'}")
+    token, where, made = admin_token_file(conf)
+    assert made and where == tmp_path / "refit-admin-token" and len(token) > 30
+    assert admin_token_file(conf) == (token, where, False)
+    assert oct(where.stat().st_mode & 0o777) == "0o600"
