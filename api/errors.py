@@ -9,7 +9,8 @@ from pydantic import ValidationError
 
 from domain.errors import CampaignNotFound, RefitError
 
-STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409}
+STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
+          "view_behind": 503}
 
 
 def status_of(error: Exception) -> int:

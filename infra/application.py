@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 import secrets
 import time
@@ -13,10 +14,11 @@ from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
 from eventsourcing.persistence import IntegrityError
+from eventsourcing.projection import ProjectionRunner
 
 from domain import commands as cmd
 from domain.campaign import Campaign, token_hash
-from domain.errors import CampaignNotFound, InvalidCommand, RuleViolation
+from domain.errors import CampaignNotFound, InvalidCommand, RefitError, RuleViolation
 from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import record_hash, redact
 from domain.rules import Module
@@ -25,8 +27,8 @@ from infra.modules import load_modules
 from infra.settings import Settings
 from projections import read
 from projections.read import RowSource
-from projections.runner import CampaignProjection, catch_up, fold_records
-from projections.view import ProjectionView, view_class_for
+from projections.runner import CampaignLog, CampaignProjection, catch_up, fold_records
+from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
 MAX_RETRIES = 10
 
@@ -56,6 +58,12 @@ class Tokens:
 def new_token() -> str:
     """A bearer token: 32 random bytes, URL-safe."""
     return secrets.token_urlsafe(32)
+
+
+class ViewBehind(RefitError):
+    """The projection runner has not reached the ledger's head in time (503)."""
+
+    code = "view_behind"
 
 
 class VersionConflict(RuleViolation):
@@ -112,6 +120,26 @@ class Refit(Application[UUID]):
         super().__init__(self.settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(
             self.settings.module_dir)
+        self.runner: ProjectionRunner[Any, Any] | None = None
+        if self.settings.projection_runner:
+            self.runner = self._start_runner()
+
+    def _start_runner(self) -> ProjectionRunner[Any, Any]:
+        """eventsourcing's projection runner, folding new events as they are notified."""
+        env = self.settings.eventsourcing_env()
+        if env["PERSISTENCE_MODULE"] != "eventsourcing.postgres":
+            raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
+                                 field="projection_runner")
+        env |= {"REFIT_PROJECTION_POSTGRES_SCHEMA": env.get("POSTGRES_SCHEMA", "public")}
+        return ProjectionRunner(application_class=CampaignLog,
+                                projection_class=CampaignProjection,
+                                view_class=PostgresProjectionView, env=env)
+
+    def close(self) -> None:
+        """Stop the runner (if any), then close the stores."""
+        if self.runner is not None:
+            self.runner.stop()
+        super().close()
 
     def module(self, module_id: str) -> Module:
         """A registered module by id (abtf, pbr, kgp, ...)."""
@@ -293,6 +321,19 @@ class Refit(Application[UUID]):
         """Fold the events the view has not tracked yet."""
         return catch_up(self, self.projection)
 
+    def _view_up_to_date(self) -> None:
+        """Read your writes: fold what is missing, or wait for the runner to (a 503 if it
+        does not within REFIT_READ_WAIT seconds)."""
+        if self.runner is None:
+            self.catch_up()
+            return
+        head = self.recorder.max_notification_id()
+        with contextlib.suppress(TimeoutError):  # the runner's view keeps its own tracking
+            self.runner.wait(head, timeout=self.settings.read_wait)
+        if head is not None and (self.runner.view.max_tracking_id("refit") or 0) < head:
+            raise ViewBehind(f"the projections are more than {self.settings.read_wait} s "
+                             "behind the ledger; try again")
+
     def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""
         if as_of is not None:
@@ -301,7 +342,7 @@ class Refit(Application[UUID]):
                 raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)",
                                      field="as_of")
             return fold_records(self.records(campaign_id, lte=as_of))
-        self.catch_up()
+        self._view_up_to_date()
         source = _ViewRows(self.view, str(campaign_id))
         if not source.select_rows("meta"):
             raise CampaignNotFound(f"no campaign {campaign_id}")
@@ -309,7 +350,7 @@ class Refit(Application[UUID]):
 
     def campaigns(self) -> list[read.CampaignStatus]:
         """Every campaign, one line each."""
-        self.catch_up()
+        self._view_up_to_date()
         return [read.status(_OneRow(meta)) for meta in self.view.select_all("meta")]
 
     def status(self, campaign_id: UUID, as_of: int | None = None,

@@ -21,12 +21,19 @@ class Settings(BaseSettings):
     module_dir: Path = Path("./refit-modules")
     snapshot_interval: int = Field(default=100, ge=2)
     aggregate_cache: int = Field(default=64, ge=0)
+    pool_size: int = Field(default=5, ge=1)  # PostgreSQL connections per process
+    max_overflow: int = Field(default=10, ge=0)
+    projection_runner: bool = False  # PostgreSQL: a runner folds the views (LISTEN/NOTIFY)
+    read_wait: float = Field(default=5.0, gt=0)  # seconds a read waits for the view
 
     def eventsourcing_env(self) -> dict[str, str]:
         """The environment eventsourcing's persistence modules read."""
         env = persistence_env(self.database_url)
         if self.aggregate_cache:
             env["AGGREGATE_CACHE_MAXSIZE"] = str(self.aggregate_cache)
+        if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
+            env |= {"POSTGRES_POOL_SIZE": str(self.pool_size),
+                    "POSTGRES_MAX_OVERFLOW": str(self.max_overflow)}
         return env
 
 

@@ -50,6 +50,10 @@ class ProjectionView(Protocol):
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
 
+    def wait(self, application_name: str, notification_id: int | None,
+             timeout: float = 1.0) -> None:
+        """Block until the view has folded that notification (TimeoutError if not)."""
+
 
 class SQLiteProjectionView(SQLiteTrackingRecorder):
     """Projection rows in the embedded SQLite database."""

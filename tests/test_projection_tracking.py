@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import ProjectionRunner
@@ -99,3 +101,49 @@ def test_threads_folding_at_once_leave_the_collector_on() -> None:
     with ThreadPoolExecutor(4) as pool:
         list(pool.map(fold_often, range(4)))
     assert gc.isenabled()
+
+
+def test_the_service_reads_through_the_projection_runner_on_postgres(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    refit = Refit(settings.model_copy(update={"projection_runner": True}))
+    try:
+        campaign = refit.create_campaign("pbr", "I", "Runner reads", "server").id
+        for amount in (5, 7):
+            do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
+                                 "reason": "Base"})
+            assert refit.status(campaign).sides["Axis"]["cpp"] == amount + (5 if amount == 7
+                                                                           else 0)
+    finally:
+        refit.close()
+
+
+def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    from api.errors import error_body, status_of
+    from infra.application import ViewBehind
+
+    refit = Refit(settings.model_copy(update={"projection_runner": True, "read_wait": 0.2}))
+    try:
+        campaign = refit.create_campaign("pbr", "I", "Slow view", "server").id
+        assert refit.runner is not None
+        refit.runner.stop()  # nothing folds the views any more
+        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5,
+                             "reason": "Base"})
+        with pytest.raises(ViewBehind) as behind:
+            refit.roster(campaign)
+        assert status_of(behind.value) == 503
+        assert error_body(behind.value)["error"]["code"] == "view_behind"
+    finally:
+        refit.close()
+
+
+def test_the_runner_refuses_sqlite_by_name(tmp_path: Path) -> None:
+    from domain.errors import InvalidCommand
+
+    with pytest.raises(InvalidCommand) as refused:
+        Refit(Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}",
+                       module_dir=tmp_path / "m", projection_runner=True))
+    assert refused.value.field == "projection_runner"
