@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+from domain.campaign import Campaign
 from domain.errors import RefitError
 from infra.application import Refit
 
@@ -62,7 +63,14 @@ def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
     if token is None:
         raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
-    role = refit.role_of(campaign_id, token)
+    return caller_on(refit.campaign(campaign_id), token)
+
+
+def caller_on(campaign: Campaign, token: str | None) -> Caller:
+    """The caller's role on a campaign's state as loaded."""
+    if token is None:
+        raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
+    role = campaign.role_of(token)
     if role is None:
         raise Unauthorized("this token opens nothing in this campaign")
     return Caller(role)

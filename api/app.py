@@ -16,12 +16,12 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field, ValidationError
 
-from api.access import Caller, caller_of, require_admin
+from api.access import Caller, caller_of, caller_on, require_admin
 from api.errors import error_body, status_of
 from domain import commands as cmd
-from domain.campaign import campaign_id
+from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
-from infra.application import Refit
+from infra.application import Refit, redacted
 from infra.settings import Settings
 
 bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
@@ -146,10 +146,16 @@ def _campaign_routes(app: FastAPI, refit: Refit, conf: Settings) -> None:
                 idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
                 ) -> CommandAnswer:
         """Director or a side acting for itself: one command (a union on `type`)."""
-        ident, caller = _caller(refit, campaign, credentials)
-        caller.may_command(body.model_dump())
-        done = refit.execute(ident, body, caller.role, if_match, idempotency_key)
-        events = list(refit.redacted(ident, done.events, caller.viewer))
+        ident, token = campaign_id(campaign), _token(credentials)
+        caller = Caller("")
+
+        def authorize(state: Campaign) -> str:
+            nonlocal caller
+            caller = caller_on(state, token)
+            caller.may_command(body.model_dump())
+            return caller.role
+        done = refit.execute(ident, body, "", if_match, idempotency_key, authorize)
+        events = list(redacted(done.events, caller.viewer, done.ended))
         return CommandAnswer(version=done.version, head_hash=done.head_hash, events=events)
 
     @app.post("/campaigns/{campaign}/tokens/{role}")

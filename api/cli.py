@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar, cast
 
 import typer
 from eventsourcing.persistence import PersistenceError
@@ -417,6 +418,7 @@ def demo(db: Db = None, as_json: Json = False) -> None:
 def serve(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(help="Service processes (one database).")] = 1,
     db: Db = None,
 ) -> None:
     """Start the HTTP service (an admin token is made and kept beside the database if
@@ -430,7 +432,14 @@ def serve(
         token, where, made = admin_token_file(conf)
         typer.echo(f"admin token: {token}" if made else f"admin token: in {where}")
         conf = conf.model_copy(update={"admin_token": token})
-    uvicorn.run(create_app(conf), host=host, port=port)
+    if workers == 1:
+        uvicorn.run(create_app(conf), host=host, port=port)
+        return
+    # Several processes build the app themselves, from the same settings.
+    os.environ |= {"REFIT_DATABASE_URL": conf.database_url,
+                   "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
+                   "REFIT_MODULE_DIR": str(conf.module_dir)}
+    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers)
 
 
 def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import random
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ class CommandResult:
     version: int
     head_hash: str
     events: list[dict[str, Any]]
+    ended: bool = False  # the CG has ended: every secret is open
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,18 @@ class Tokens:
     def by_role(self) -> dict[str, str]:
         """Role name -> token (a side's role is its name)."""
         return {"director": self.director, "observer": self.observer} | self.sides
+
+
+def redacted(records: Iterable[dict[str, Any]], viewer: str | None,
+             ended: bool) -> Iterator[dict[str, Any]]:
+    """Records as a viewer may read them: another side's sealed events redacted (they
+    still verify) until CG End; `viewer` None is the director."""
+    for record in records:
+        owner = record["data"].get("secret_for")
+        if viewer is None or ended or record.get("sealed") is None or owner == viewer:
+            yield record
+        else:
+            yield redact(record)
 
 
 def new_token() -> str:
@@ -120,6 +134,8 @@ class Refit(Application[UUID]):
         super().__init__(self.settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(
             self.settings.module_dir)
+        self._locks: dict[UUID, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
         self.runner: ProjectionRunner[Any, Any] | None = None
         if self.settings.projection_runner:
             self.runner = self._start_runner()
@@ -187,15 +203,31 @@ class Refit(Application[UUID]):
 
     def execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
                 expected_version: int | None = None,
-                idempotency_key: str | None = None) -> CommandResult:
+                idempotency_key: str | None = None,
+                authorize: Callable[[Campaign], str] | None = None) -> CommandResult:
         """Run one command; on a concurrent write, retry on the fresh state (bounded). A
         repeated Idempotency-Key answers the first answer and appends nothing."""
+        # One command at a time per campaign in this process (others never wait on it):
+        # the retries below are then only for writers in other processes.
+        with self._campaign_lock(campaign_id):
+            return self._execute(campaign_id, command, actor, expected_version,
+                                 idempotency_key, authorize)
+
+    def _campaign_lock(self, campaign_id: UUID) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(campaign_id, threading.Lock())
+
+    def _execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
+                 expected_version: int | None, idempotency_key: str | None,
+                 authorize: Callable[[Campaign], str] | None) -> CommandResult:
         handler = HANDLERS[command.type]
         digest = sha256_hex(command.model_dump_json().encode())
         for attempt in range(MAX_RETRIES):
             if attempt:
                 time.sleep(random.uniform(0, 0.002 * attempt))  # back off: the race is hot
             campaign = self.campaign(campaign_id)
+            if authorize is not None:  # on the state the command runs on: never stale
+                actor = authorize(campaign)
             if idempotency_key is not None and idempotency_key in campaign.idempotency:
                 return self._first_answer(campaign_id, campaign, idempotency_key, digest)
             if expected_version is not None and campaign.version != expected_version:
@@ -217,7 +249,8 @@ class Refit(Application[UUID]):
                 continue
             events = [r.domain_event.record() for r in recordings
                       if isinstance(r.domain_event, Campaign.Event)]
-            return CommandResult(campaign.version, campaign.head_hash, events)
+            return CommandResult(campaign.version, campaign.head_hash, events,
+                                 campaign.phase == "ended")
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
 
     def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,
@@ -228,7 +261,8 @@ class Refit(Application[UUID]):
                                  field="Idempotency-Key")
         events = [r for r in self.records(campaign_id, lte=seen["last"])
                   if r["version"] >= seen["first"]]
-        return CommandResult(seen["last"], record_hash(events[-1]), events)
+        return CommandResult(seen["last"], record_hash(events[-1]), events,
+                             campaign.phase == "ended")
 
     def records(self, campaign_id: UUID, lte: int | None = None) -> Iterator[dict[str, Any]]:
         """The campaign's history records, oldest first (up to version `lte`)."""
@@ -243,18 +277,8 @@ class Refit(Application[UUID]):
                 lte: int | None = None) -> Iterator[dict[str, Any]]:
         """The event log as a viewer may read it: another side's secrets redacted (they
         still verify), all open at CG End; `viewer` None is the director."""
-        yield from self.redacted(campaign_id, self.records(campaign_id, lte), viewer)
-
-    def redacted(self, campaign_id: UUID, records: Iterable[dict[str, Any]],
-                 viewer: str | None) -> Iterator[dict[str, Any]]:
-        """Records as a viewer may read them (see `history`)."""
         ended = self.campaign(campaign_id).phase == "ended"
-        for record in records:
-            owner = record["data"].get("secret_for")
-            if viewer is None or ended or record.get("sealed") is None or owner == viewer:
-                yield record
-            else:
-                yield redact(record)
+        yield from redacted(self.records(campaign_id, lte), viewer, ended)
 
     def export(self, campaign_id: UUID, viewer: str | None = None) -> Iterator[dict[str, Any]]:
         """The history as lines: a header, every event (as `history` shows it), the head;

@@ -1,0 +1,189 @@
+"""Load benchmark: drive a running `refit serve` from this process with many clients.
+
+Starts the service on PostgreSQL (a fresh schema, dropped afterwards) in a subprocess,
+creates campaigns, runs client threads (several per campaign) sending a realistic KGP
+command mix, then checks every campaign's chain and event count. Prints one JSON line:
+commands/s, p50/p95/p99 latency, errors, lost events, the service's peak RSS.
+
+    python bench/load.py [--clients 32] [--campaigns 16] [--commands 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+
+PG = os.environ.get("REFIT_TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
+ADMIN = "load-bench-admin"
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def mix(index: int) -> dict[str, Any]:
+    """The command mix: rolls, casualties, control with LVP, CPP, PF (KGP, in play)."""
+    kind = index % 5
+    if kind == 0:
+        return {"type": "roll", "table": "CG23", "side": "German", "target": 4}
+    if kind == 1:
+        return {"type": "record_casualty", "side": "US", "unit": "7-4-7", "cvp": 2}
+    if kind == 2:
+        return {"type": "change_control", "location": f"StH{index}", "side": "German",
+                "lvp": 1 + index % 3, "map_group": "St"}
+    if kind == 3:
+        return {"type": "credit_cpp", "side": "German", "amount": 1, "reason": "load"}
+    return {"type": "change_pf", "side": "German", "reason": "setup", "count": 1 + index % 4}
+
+
+def client(base: str, campaign: dict[str, Any], commands: int, offset: int,
+           latencies: list[float], errors: list[str], sent: dict[str, int]) -> None:
+    """One client: send `commands` commands to its campaign, one after another."""
+    headers = {"Authorization": f"Bearer {campaign['tokens']['director']}"}
+    with httpx.Client(base_url=base, headers=headers, timeout=30) as http:
+        for index in range(commands):
+            start = time.perf_counter()
+            answer = http.post(f"/campaigns/{campaign['id']}/commands",
+                               json=mix(offset + index))
+            latencies.append(time.perf_counter() - start)
+            if answer.status_code == 200:
+                sent[campaign["id"]] += 1
+            else:
+                errors.append(f"{answer.status_code} {answer.text[:120]}")
+
+
+def peak_rss_kb(pid: int) -> int | None:
+    """The service process's peak resident set (VmHWM), in kB."""
+    status = Path(f"/proc/{pid}/status")
+    for line in status.read_text().splitlines() if status.exists() else []:
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    return None
+
+
+def service_rss_mb(pid: int) -> float:
+    """Peak RSS of the service: its process and, with workers, their children."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    pids = [pid, *map(int, children.read_text().split())] if children.exists() else [pid]
+    return round(sum(peak_rss_kb(p) or 0 for p in pids) / 1024, 1)
+
+
+def percentile(values: list[float], share: float) -> float:
+    """A latency percentile, in ms."""
+    ordered = sorted(values)
+    return round(1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))], 2)
+
+
+def run(clients: int, campaigns: int, commands: int, runner: bool,
+        workers: int) -> dict[str, Any]:
+    """Start the service, load it, check every campaign; the figures."""
+    schema = f"refit_load_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    port = free_port()
+    env = os.environ | {"REFIT_DATABASE_URL": f"{PG}?schema={schema}",
+                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
+                        "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
+    service = subprocess.Popen(
+        [sys.executable, "-c", "from api.cli import main; main()", "serve", "--port",
+         str(port), "--workers", str(workers)],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base)
+        made = [create(base) for _ in range(campaigns)]
+        latencies: list[float] = []
+        errors: list[str] = []
+        sent = {c["id"]: 0 for c in made}
+        threads = [threading.Thread(target=client, args=(
+            base, made[i % campaigns], commands, i * commands, latencies, errors, sent))
+            for i in range(clients)]
+        started = time.perf_counter()
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.perf_counter() - started
+        lost, broken = check(base, made, sent)
+        return {
+            "clients": clients, "campaigns": campaigns, "commands": len(latencies),
+            "projection_runner": runner, "workers": workers,
+            "commands_per_s": round(len(latencies) / elapsed, 1),
+            "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
+            "p99_ms": percentile(latencies, 0.99),
+            "mean_ms": round(1000 * statistics.fmean(latencies), 2),
+            "errors": len(errors), "error_samples": errors[:3],
+            "lost_events": lost, "chains_broken": broken,
+            "service_peak_rss_mb": service_rss_mb(service.pid),
+            "targets": {"commands_per_s": 300, "p99_ms": 50, "errors": 0, "lost_events": 0},
+        }
+    finally:
+        service.terminate()
+        service.wait(timeout=30)
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def wait_until_up(base: str) -> None:
+    """Poll /modules until the service answers (or give up after 30 s)."""
+    for _ in range(300):
+        try:
+            if httpx.get(f"{base}/modules", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    raise RuntimeError("the service did not start")
+
+
+def create(base: str) -> dict[str, Any]:
+    """A KGP campaign (its scenario in play from the start)."""
+    answer = httpx.post(f"{base}/campaigns", headers={"Authorization": f"Bearer {ADMIN}"},
+                        json={"module": "kgp", "cg": "I", "name": "Load"}, timeout=30)
+    answer.raise_for_status()
+    created: dict[str, Any] = answer.json()
+    return created
+
+
+def check(base: str, made: list[dict[str, Any]], sent: dict[str, int]) -> tuple[int, int]:
+    """Events lost (answered but not stored) and chains that do not verify."""
+    lost = broken = 0
+    for campaign in made:
+        headers = {"Authorization": f"Bearer {campaign['tokens']['director']}"}
+        report = httpx.get(f"{base}/campaigns/{campaign['id']}/verify", headers=headers,
+                           timeout=60).json()
+        broken += 0 if report["ok"] else 1
+        lost += abs(report["events"] - (1 + sent[campaign["id"]]))
+    return lost, broken
+
+
+def main() -> None:
+    """Parse the sizes, run, print the JSON figures."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--campaigns", type=int, default=16)
+    parser.add_argument("--commands", type=int, default=100, help="commands per client")
+    parser.add_argument("--runner", action="store_true", help="REFIT_PROJECTION_RUNNER")
+    parser.add_argument("--workers", type=int, default=1, help="service processes")
+    args = parser.parse_args()
+    print(json.dumps(run(args.clients, args.campaigns, args.commands, args.runner,
+                         args.workers)))
+
+
+if __name__ == "__main__":
+    main()
