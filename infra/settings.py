@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlparse
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./refit.db"
@@ -25,6 +25,12 @@ class Settings(BaseSettings):
     max_overflow: int = Field(default=10, ge=0)
     projection_runner: bool = False  # PostgreSQL: a runner folds the views (LISTEN/NOTIFY)
     read_wait: float = Field(default=5.0, gt=0)  # seconds a read waits for the view
+
+    @field_validator("admin_token", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        """An empty REFIT_ADMIN_TOKEN (as docker-compose passes it) means unset."""
+        return None if value == "" else value
 
     def eventsourcing_env(self) -> dict[str, str]:
         """The environment eventsourcing's persistence modules read."""

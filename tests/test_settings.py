@@ -34,3 +34,7 @@ def test_an_unsupported_url_is_refused_by_name(url: str) -> None:
     with pytest.raises(ValueError) as refused:
         persistence_env(url)
     assert "REFIT_DATABASE_URL" in str(refused.value)
+
+
+def test_an_empty_admin_token_is_unset_so_serve_makes_one() -> None:
+    assert Settings(admin_token="").admin_token is None
