@@ -10,7 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import Tracking
+from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import Projection
 
 from domain.campaign import Campaign
@@ -95,8 +95,18 @@ class CampaignProjection(Projection[Any]):
     name = "refit_projection"
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
-        """Fold one event and write its rows with its tracking (ProjectionRunner's path)."""
-        self.process_batch([domain_event], tracking)
+        """Fold one event and write its rows with its tracking (ProjectionRunner's path).
+
+        Several service processes may each run a runner on one database: when another
+        has folded this notification first, its tracking refuses ours (rows and all, in
+        one transaction) and this runner goes on instead of stopping.
+        """
+        try:
+            self.process_batch([domain_event], tracking)
+        except IntegrityError:
+            folded = self.view.max_tracking_id(tracking.application_name) or 0
+            if folded < tracking.notification_id:
+                raise
 
     def process_batch(self, events: Iterable[Any], tracking: Tracking,
                       after: int | None = ANY) -> None:

@@ -147,3 +147,32 @@ def test_the_runner_refuses_sqlite_by_name(tmp_path: Path) -> None:
         Refit(Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}",
                        module_dir=tmp_path / "m", projection_runner=True))
     assert refused.value.field == "projection_runner"
+
+
+def test_a_runner_meeting_an_event_another_process_folded_goes_on(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Two runners", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
+    refit.catch_up()  # "the other process" has folded everything
+    last = refit.recorder.max_notification_id()
+    assert last is not None
+    (note,) = refit.recorder.select_notifications(start=last, limit=1)
+    refit.projection.process_event(refit.mapper.to_domain_event(note), Tracking("refit", last))
+    assert refit.roster(campaign)[0].sides["Axis"].cpp_credited == 5  # not counted twice
+
+
+def test_two_service_processes_each_with_a_runner_count_every_event_once(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    with_runner = settings.model_copy(update={"projection_runner": True})
+    first, second = Refit(with_runner), Refit(with_runner)
+    try:
+        campaign = first.create_campaign("pbr", "I", "Two runners", "server").id
+        for app, amount in ((first, 1), (second, 2), (first, 4), (second, 8)):
+            do(app, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
+                               "reason": "x"})
+        for app in (first, second):
+            assert app.status(campaign).sides["Axis"]["cpp"] == 15
+    finally:
+        first.close()
+        second.close()
