@@ -13,6 +13,13 @@ from infra.application import Refit
 
 DIRECTOR, OBSERVER = "director", "observer"
 
+# What a side sends for itself: its own choices and rolls. Bookkeeping (points, casualties,
+# control, strength by hand, the RePh's pace, CG End) is the director's.
+SIDE_COMMANDS = frozenset({
+    "roll", "purchase_rg", "purchase_fortification", "select_initiative",
+    "designate_objective", "forgo_cpp", "hold_units", "declare_fanaticism", "change_pf",
+})
+
 
 class Unauthorized(RefitError):
     """No token, or one this campaign (or the service) does not know: 401."""
@@ -44,7 +51,7 @@ class Caller:
         if self.role == OBSERVER:
             raise Forbidden("an observer reads; it sends no commands")
         side = body.get("side")
-        if side is None:
+        if body.get("type") not in SIDE_COMMANDS or side is None:
             raise Forbidden(f"a {body.get('type')} command is the director's to send")
         if side != self.role:
             raise Forbidden(f"the {self.role} token acts for the {self.role} only, "
@@ -55,7 +62,7 @@ def require_admin(token: str | None, admin_token: str | None) -> None:
     """Only the service's admin token creates and lists campaigns."""
     if token is None:
         raise Unauthorized("give the admin token: Authorization: Bearer TOKEN")
-    if admin_token is None or not hmac.compare_digest(token, admin_token):
+    if admin_token is None or not hmac.compare_digest(token.encode(), admin_token.encode()):
         raise Forbidden("this needs the admin token")
 
 

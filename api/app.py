@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, Field, ValidationError
 
-from api.access import Caller, caller_of, caller_on, require_admin
+from api.access import Caller, Unauthorized, caller_of, caller_on, require_admin
 from api.errors import error_body, status_of
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
@@ -94,7 +94,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 def _errors(app: FastAPI) -> None:
     def refused(_: Request, error: Exception) -> JSONResponse:
-        return JSONResponse(error_body(error), status_code=status_of(error))
+        status = status_of(error)
+        body = error_body(error) if status < 500 or status == 503 else {"error": {
+            "code": "internal", "message": "the service failed on this request",
+            "rule": None, "field": None}}  # never an exception's own text
+        return JSONResponse(body, status_code=status)
 
     for kind in (RefitError, ValidationError, PersistenceError):
         app.add_exception_handler(kind, refused)
@@ -147,6 +151,8 @@ def _campaign_routes(app: FastAPI, refit: Refit, conf: Settings) -> None:
                 ) -> CommandAnswer:
         """Director or a side acting for itself: one command (a union on `type`)."""
         ident, token = campaign_id(campaign), _token(credentials)
+        if token is None:  # before any work, so an anonymous caller costs nothing
+            raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
         caller = Caller("")
 
         def authorize(state: Campaign) -> str:

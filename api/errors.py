@@ -37,9 +37,12 @@ def error_body(error: Exception) -> dict[str, Any]:
             field = "type"
         message = f"{field}: {first['msg']}" if field else first["msg"]
         return _body("invalid_command", message, None, field)
+    if isinstance(error, ValueError):  # bad input read by hand (e.g. the CLI's JSON)
+        return _body("invalid", str(error), None, None)
     if isinstance(error, PersistenceError):
         return _body("storage", f"cannot use the database: {error}", None, None)
-    return _body("invalid", str(error), None, None)
+    return _body("internal", "the service failed on this request", None,
+                 None)  # never the exception's own text
 
 
 def _body(code: str, message: str, rule: str | None, field: str | None) -> dict[str, Any]:

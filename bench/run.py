@@ -55,7 +55,7 @@ MIX: list[cmd.Command] = [  # the bulk of the timed mix: 5 rolls, 3 credits, 2 c
     cmd.Roll(table="T1", side="Axis", drm=[ISOLATED, HEROIC], subject="Sgt Vogel"),
     cmd.RecordCasualty(side="British", unit="4-5-7", cvp=1),
     cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="Capt Frost"),
-    cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616", secret=True),
+    cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616"),
 ]
 
 

@@ -81,7 +81,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
                             ("cg_lvp", dict.fromkeys(sides, 0)), ("objectives", {}),
                             ("pf_halves", dict.fromkeys(sides, 0)), ("fanaticism", []),
                             ("massacre", None), ("table_rolls_cg", {}),
-                            ("token_hashes", {}), ("idempotency", {})):
+                            ("token_hashes", {}), ("idempotency", {}),
+                            ("sealed_rolls_on_seed", 0)):
             state.setdefault(name, empty)
 
     def __init__(
@@ -143,6 +144,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         self.massacre: str | None = None
         self.off_map: dict[str, bool] = dict.fromkeys(sides, False)  # no on-map units
         self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
+        self.sealed_rolls_on_seed = 0  # secret server rolls the current seed would open
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
         self.forts_today: dict[str, dict[str, int]] = {}
@@ -253,6 +255,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
             tally = f"{self.table}/{self.side}"
             campaign.rolls_today[tally] = campaign.rolls_today.get(tally, 0) + 1
             campaign.table_rolls_cg[tally] = campaign.table_rolls_cg.get(tally, 0) + 1
+            if self.sealed is not None and self.entered_by is None:
+                campaign.sealed_rolls_on_seed += 1
 
     def roll(self, module: Module, command: cmd.Roll, actor: str) -> None:
         """Roll on a table: server dice from the seed, or the physical dice entered."""
@@ -287,7 +291,9 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         if table.open_roll and command.secret:
             raise InvalidCommand(f"table {table.id} is rolled openly: the opponent learns it",
                                  rule=table.rule, field="secret")
-        secret = table.secret or command.secret or command.purchase is not None
+        # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount.
+        secret = table.secret or command.secret or command.purchase is not None or \
+            table.credits_cpp or table.credits_roll
         secret_for = side if secret else None
         self._record(
             self.DiceRolled, actor, secret_for=secret_for,
@@ -435,12 +441,16 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         def apply(self, campaign: Campaign) -> None:
             campaign.seed = self.next_seed
             campaign.seed_commitment = self.next_commitment
+            campaign.sealed_rolls_on_seed = 0
 
     def reveal_seed(self, actor: str) -> None:
         """Publish the seed (the director may do so early; CG End does it by itself)."""
         if self.dice_mode != "server":
             raise InvalidCommand("this campaign's dice are entered: it has no seed")
         self._not_ended()
+        if self.sealed_rolls_on_seed:  # their keys are known: the seed would open them
+            raise RuleViolation(f"{self.sealed_rolls_on_seed} secret roll(s) were made with "
+                                "this seed; it is revealed at CG End, with them")
         self._reveal(actor, commit_next=True)
 
     def _reveal(self, actor: str, commit_next: bool) -> None:
@@ -527,11 +537,9 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         """Credit CPP or FPP, or spend CPP; a spend may not exceed what the side has."""
         self._not_ended()
         side = self._side(command.side)
-        event_class, secret = {
-            "credit_cpp": (self.CPPCredited, getattr(command, "secret", False)),
-            "spend_cpp": (self.CPPSpent, True),
-            "credit_fpp": (self.FPPCredited, False),
-        }[command.type]
+        event_class = {"credit_cpp": self.CPPCredited, "spend_cpp": self.CPPSpent,
+                       "credit_fpp": self.FPPCredited}[command.type]
+        secret = True  # a side's CPP and FPP are its own (9.617, 3.617)
         if command.type == "spend_cpp" and self.cpp[side] < command.amount:
             raise RuleViolation(f"{side} has {self.cpp[side]} CPP, not {command.amount}",
                                 rule=command.rule)
@@ -1080,8 +1088,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
                          kg=None, group_type=cast(str, line.group_type), reason=reason,
                          rule=rule, cg_date=self.cg_date)
         if line.fpp is not None:
-            self._record(self.FPPCredited, actor, side=line.side, amount=line.fpp,
-                         reason=reason, rule=rule, cg_date=self.cg_date)
+            self._record(self.FPPCredited, actor, secret_for=line.side, side=line.side,
+                         amount=line.fpp, reason=reason, rule=rule, cg_date=self.cg_date)
         if line.san is not None:  # a cap stops the change; it never moves the SAN back
             before = cast(int, self.san[line.side])
             after = before + line.san

@@ -108,7 +108,6 @@ class CreditCPP(PointsChange):
     """CPP replenished or given (e.g. 9.616)."""
 
     type: Literal["credit_cpp"] = "credit_cpp"
-    secret: bool = False
 
 
 class SpendCPP(PointsChange):

@@ -7,6 +7,7 @@ import random
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -55,6 +56,19 @@ class Tokens:
     def by_role(self) -> dict[str, str]:
         """Role name -> token (a side's role is its name)."""
         return {"director": self.director, "observer": self.observer} | self.sides
+
+
+class _Lock:
+    """A campaign's command lock (a class, so the lock map can hold it weakly)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+
+    def __exit__(self, *_: object) -> None:
+        self._lock.release()
 
 
 def redacted(records: Iterable[dict[str, Any]], viewer: str | None,
@@ -134,7 +148,7 @@ class Refit(Application[UUID]):
         super().__init__(self.settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(
             self.settings.module_dir)
-        self._locks: dict[UUID, threading.Lock] = {}
+        self._locks: weakref.WeakValueDictionary[UUID, _Lock] = weakref.WeakValueDictionary()
         self._locks_guard = threading.Lock()
         self.runner: ProjectionRunner[Any, Any] | None = None
         if self.settings.projection_runner:
@@ -189,10 +203,16 @@ class Refit(Application[UUID]):
     def replace_token(self, campaign_id: UUID, role: str, actor: str) -> str:
         """A new token for a role (the director's remedy for a lost one); the old one dies."""
         token = new_token()
-        campaign = self.campaign(campaign_id)
-        campaign.replace_token(role, token_hash(token), actor)
-        self.save(campaign)
-        return token
+        with self._campaign_lock(campaign_id):
+            for _ in range(MAX_RETRIES):
+                campaign = self.campaign(campaign_id)
+                campaign.replace_token(role, token_hash(token), actor)
+                try:
+                    self.save(campaign)
+                    return token
+                except IntegrityError:
+                    continue  # another process appended first: on the fresh state again
+        raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
 
     def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         """The campaign as it stands (or stood at `version`)."""
@@ -213,9 +233,12 @@ class Refit(Application[UUID]):
             return self._execute(campaign_id, command, actor, expected_version,
                                  idempotency_key, authorize)
 
-    def _campaign_lock(self, campaign_id: UUID) -> threading.Lock:
-        with self._locks_guard:
-            return self._locks.setdefault(campaign_id, threading.Lock())
+    def _campaign_lock(self, campaign_id: UUID) -> _Lock:
+        with self._locks_guard:  # a lock lives while a command holds it: the map stays small
+            lock = self._locks.get(campaign_id)
+            if lock is None:
+                lock = self._locks[campaign_id] = _Lock()
+            return lock
 
     def _execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
                  expected_version: int | None, idempotency_key: str | None,
@@ -228,15 +251,17 @@ class Refit(Application[UUID]):
             campaign = self.campaign(campaign_id)
             if authorize is not None:  # on the state the command runs on: never stale
                 actor = authorize(campaign)
-            if idempotency_key is not None and idempotency_key in campaign.idempotency:
-                return self._first_answer(campaign_id, campaign, idempotency_key, digest)
+            # A key is the caller's own: another role's keys neither answer nor block it.
+            key = None if idempotency_key is None else f"{actor}\x1f{idempotency_key}"
+            if key is not None and key in campaign.idempotency:
+                return self._first_answer(campaign_id, campaign, key, digest)
             if expected_version is not None and campaign.version != expected_version:
                 raise VersionConflict(
                     f"campaign is at version {campaign.version}, not {expected_version}")
             module = self.module(campaign.module_id)
             campaign.check_step(module, command.type)
-            if idempotency_key is not None:
-                campaign.command_key = (idempotency_key, digest)
+            if key is not None:
+                campaign.command_key = (key, digest)
             try:
                 handler(campaign, module, command, actor)
             finally:  # never kept on the aggregate, nor in a snapshot
@@ -277,8 +302,11 @@ class Refit(Application[UUID]):
                 lte: int | None = None) -> Iterator[dict[str, Any]]:
         """The event log as a viewer may read it: another side's secrets redacted (they
         still verify), all open at CG End; `viewer` None is the director."""
-        ended = self.campaign(campaign_id).phase == "ended"
-        yield from redacted(self.records(campaign_id, lte), viewer, ended)
+        state = self.campaign(campaign_id)
+        if lte is not None and not 1 <= lte <= state.version:
+            raise InvalidCommand(f"as_of is a version from 1 to {state.version} (the head)",
+                                 field="as_of")
+        yield from redacted(self.records(campaign_id, lte), viewer, state.phase == "ended")
 
     def export(self, campaign_id: UUID, viewer: str | None = None) -> Iterator[dict[str, Any]]:
         """The history as lines: a header, every event (as `history` shows it), the head;

@@ -7,7 +7,9 @@ import sqlite3
 from uuid import UUID
 
 import psycopg
+import pytest
 
+from domain.errors import RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, redact, secret_content
 from domain.verify import verify_records
@@ -16,16 +18,17 @@ from infra.settings import persistence_env
 from tests.story import advance_to, do, load_abtf_owner_data, load_fixture_chart, to_reph_step
 
 
-def rolled_campaign(refit: Refit) -> UUID:
+def rolled_campaign(refit: Refit, secret: bool = True) -> UUID:
     """An ABtF campaign with a few public and secret rolls (after the 9.6202 rolls that
-    precede its Initial Scenario)."""
+    precede its Initial Scenario); with `secret` False, no secret roll, so the director
+    may reveal the seed early."""
     load_abtf_owner_data(refit)
     campaign = refit.create_campaign("abtf", "I", "Arnhem", "server").id
     to_reph_step(refit, campaign, "9.610")
     for subject in ("Lt. Grayburn", "Maj. Crawley"):
         do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "British",
                              "drm": [{"value": -1, "reason": "Heroic"}], "subject": subject})
-    do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German", "secret": True,
+    do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German", "secret": secret,
                          "subject": "Hptstf. Brinkmann"})
     return campaign
 
@@ -61,7 +64,7 @@ def test_verify_passes_an_untouched_history(refit: Refit) -> None:
 
 
 def test_after_the_seed_is_revealed_every_server_roll_is_rechecked(refit: Refit) -> None:
-    campaign = rolled_campaign(refit)
+    campaign = rolled_campaign(refit, secret=False)
     committed = refit.status(campaign).seed_commitment
     do(refit, campaign, {"type": "reveal_seed"})
     status = refit.status(campaign)
@@ -73,7 +76,7 @@ def test_after_the_seed_is_revealed_every_server_roll_is_rechecked(refit: Refit)
 
 def test_an_early_reveal_commits_a_new_seed_so_later_rolls_stay_unpredictable(
         refit: Refit) -> None:
-    campaign = rolled_campaign(refit)
+    campaign = rolled_campaign(refit, secret=False)
     rolled = len(rolls_at(refit, campaign, None))
     first = refit.campaign(campaign).seed
     revealed = do(refit, campaign, {"type": "reveal_seed"}).events[0]["data"]
@@ -87,7 +90,7 @@ def test_an_early_reveal_commits_a_new_seed_so_later_rolls_stay_unpredictable(
 
 
 def test_a_roll_whose_dice_differ_from_the_seed_is_named(refit: Refit) -> None:
-    campaign = rolled_campaign(refit)
+    campaign = rolled_campaign(refit, secret=False)
     do(refit, campaign, {"type": "reveal_seed"})
     records = list(refit.records(campaign))
     first = rolls_at(refit, campaign)[0]
@@ -209,7 +212,7 @@ def test_rolls_of_every_seed_are_checked_after_cg_end(refit: Refit) -> None:
 
 def forged(refit: Refit, change: dict) -> dict:
     """A revealed campaign's history with one roll changed and the chain relinked."""
-    campaign = rolled_campaign(refit)
+    campaign = rolled_campaign(refit, secret=False)
     do(refit, campaign, {"type": "reveal_seed"})
     records = list(refit.records(campaign))
     first = rolls_at(refit, campaign)[0]
@@ -272,7 +275,7 @@ def test_a_public_roll_stripped_of_its_dice_is_found(refit: Refit) -> None:
 
 
 def test_a_malformed_record_is_reported_not_raised(refit: Refit) -> None:
-    campaign = rolled_campaign(refit)
+    campaign = rolled_campaign(refit, secret=False)
     do(refit, campaign, {"type": "reveal_seed"})
     records = list(refit.records(campaign))
     records[-1]["data"]["seed"] = "zz"
@@ -301,3 +304,10 @@ def test_a_sealed_event_with_fields_left_to_their_defaults_still_verifies(
     determined = list(refit.records(campaign))[-1]
     assert determined["data"]["sw_rolled"] is None and determined["sealed"]
     assert refit.verify(campaign).ok
+
+
+def test_an_early_reveal_waits_while_a_secret_roll_would_open(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)  # the German's secret 9.6101 dr is on this seed
+    with pytest.raises(RuleViolation) as refused:
+        do(refit, campaign, {"type": "reveal_seed"})
+    assert "1 secret roll(s)" in refused.value.message

@@ -74,13 +74,15 @@ def test_only_the_admin_creates_and_lists_campaigns(client: TestClient) -> None:
 def test_a_side_acts_for_itself_an_observer_only_reads(client: TestClient) -> None:
     campaign = new_campaign(client)
     tokens = campaign["tokens"]
-    credit = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
-    british = send(client, campaign, tokens["sides"]["British"], credit)
+    roll = {"type": "roll", "table": "T1", "side": "Axis"}
+    british = send(client, campaign, tokens["sides"]["British"], roll)
     assert british.status_code == 403 and british.json()["error"]["field"] == "side"
-    assert send(client, campaign, tokens["observer"], credit).status_code == 403
-    advance = send(client, campaign, tokens["sides"]["Axis"], {"type": "advance"})
-    assert advance.status_code == 403
-    assert send(client, campaign, tokens["sides"]["Axis"], credit).status_code == 200
+    assert send(client, campaign, tokens["observer"], roll).status_code == 403
+    for directors in ({"type": "advance"}, {"type": "end_cg", "reason": "concession",
+                                            "side": "Axis"},
+                      {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"}):
+        assert send(client, campaign, tokens["sides"]["Axis"], directors).status_code == 403
+    assert send(client, campaign, tokens["sides"]["Axis"], roll).status_code == 200
     assert send(client, campaign, tokens["director"], {"type": "advance"}).status_code == 200
 
 
@@ -96,8 +98,9 @@ def secrets_played(client: TestClient) -> dict[str, Any]:
     """The Axis buys an RG and rolls in secret; what the British may not see."""
     campaign = new_campaign(client)
     axis = campaign["tokens"]["sides"]["Axis"]
-    for body in ({"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"},
-                 {"type": "purchase_rg", "side": "Axis", "rg": "X1"},
+    credit = {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"}
+    assert send(client, campaign, campaign["tokens"]["director"], credit).status_code == 200
+    for body in ({"type": "purchase_rg", "side": "Axis", "rg": "X1"},
                  {"type": "roll", "table": "T2", "side": "Axis", "subject": "Oblt.Secret"}):
         assert send(client, campaign, axis, body).status_code == 200
     return campaign
@@ -197,3 +200,45 @@ def test_the_openapi_schema_documents_each_command_type(client: TestClient) -> N
     for command_type in ("purchase_rg", "select_initiative", "designate_objective"):
         assert f'"{command_type}"' in text
     assert client.get("/docs").status_code == 200
+
+
+def test_an_idempotency_key_is_the_callers_own(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    axis, british = (campaign["tokens"]["sides"][s] for s in ("Axis", "British"))
+    first = send(client, campaign, axis, {"type": "roll", "table": "T1", "side": "Axis"},
+                 **{"Idempotency-Key": "k1"})
+    other = send(client, campaign, british, {"type": "roll", "table": "T1", "side": "British"},
+                 **{"Idempotency-Key": "k1"})  # the same key, another role: its own command
+    assert first.status_code == other.status_code == 200
+    assert other.json()["version"] == first.json()["version"] + 1
+
+
+def test_an_early_seed_reveal_waits_while_secret_rolls_would_open(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    assert send(client, campaign, director, {"type": "reveal_seed"}).status_code == 200
+    send(client, campaign, campaign["tokens"]["sides"]["Axis"],
+         {"type": "roll", "table": "T2", "side": "Axis"})  # a secret DR on the new seed
+    refused = send(client, campaign, director, {"type": "reveal_seed"})
+    assert refused.status_code == 422 and "1 secret roll(s)" in refused.json()["error"][
+        "message"]
+
+
+def test_points_credited_are_sealed_in_the_event_log(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    send(client, campaign, campaign["tokens"]["director"],
+         {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"})
+    shown = json.loads(read_as(client, campaign, "/events",
+                               campaign["tokens"]["sides"]["British"]))
+    (credited,) = [e for e in shown if e["type"] == "CPPCredited"]
+    assert "amount" not in credited["data"] and credited["redacted"]
+
+
+def test_odd_tokens_and_versions_are_refusals_not_failures(client: TestClient) -> None:
+    odd = client.post("/campaigns", json={"module": "pbr", "cg": "I", "name": "X"},
+                      headers={"Authorization": "Bearer \u00e9t\u00e9".encode()})
+    assert odd.status_code in (401, 403)
+    campaign = new_campaign(client)
+    far = client.get(f"/campaigns/{campaign['id']}/events?as_of=99999999999999999999",
+                     headers=auth(campaign["tokens"]["director"]))
+    assert far.status_code == 422 and far.json()["error"]["field"] == "as_of"
