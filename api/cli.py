@@ -435,7 +435,9 @@ def serve(
     if workers == 1:
         uvicorn.run(create_app(conf), host=host, port=port)
         return
-    # Several processes build the app themselves, from the same settings.
+    # Several processes build the app themselves, from the same settings: make the
+    # tables once first, so the workers do not race to create them.
+    Refit(conf).close()
     os.environ |= {"REFIT_DATABASE_URL": conf.database_url,
                    "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
                    "REFIT_MODULE_DIR": str(conf.module_dir)}
