@@ -281,3 +281,18 @@ def test_3_6175_british_on_map_purchases_need_a_setup_area_on_the_map(
     error = refused_purchase(refit, at_14am, BRITISH, "I2", "on_map")
     assert error.rule == "3.6175" and "no Setup Area on the map" in error.message
     buy(refit, at_14am, BRITISH, "I2")  # entering as a reinforcement is still possible
+
+
+@pytest.mark.parametrize("side,rg,note", [
+    (AXIS, "I6", "note o"),  # not until after July 16 N
+    (AXIS, "I4", "note l"),  # only before July 14 N
+    (BRITISH, "I2", "note k"),  # only on or before July 14 PM
+    (BRITISH, "F1", "note k"),
+])
+def test_the_date_notes_refuse_on_14n(refit: Refit, at_14am: UUID, side: str, rg: str,
+                                      note: str) -> None:
+    at_14n(refit, at_14am)
+    cpp(refit, at_14am, side, 30)
+    error = refused_purchase(refit, at_14am, side, rg)
+    assert error.rule == "3.6178" and f"{rg} ({note})" in error.message
+    assert "not on 14N" in error.message
