@@ -15,7 +15,7 @@ from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, Mapper
 from eventsourcing.projection import ProjectionRunner
 
 from domain import commands as cmd
@@ -25,6 +25,7 @@ from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import record_hash, redact
 from domain.rules import Module
 from domain.verify import VerifyReport, verify_records
+from infra.mapper import LedgerMapper
 from infra.modules import load_modules
 from infra.settings import Settings
 from projections import read
@@ -170,6 +171,11 @@ class Refit(Application[UUID]):
         if self.runner is not None:
             self.runner.stop()
         super().close()
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """eventsourcing's mapper, storing no empty idempotency envelope."""
+        return self.factory.mapper(transcoder=self.construct_transcoder(),
+                                   mapper_class=LedgerMapper)
 
     def module(self, module_id: str) -> Module:
         """A registered module by id (abtf, pbr, kgp, ...)."""

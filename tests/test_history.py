@@ -9,6 +9,7 @@ from uuid import UUID
 import psycopg
 import pytest
 
+from domain import commands as cmd
 from domain.errors import RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import record_hash, redact, secret_content
@@ -311,3 +312,15 @@ def test_an_early_reveal_waits_while_a_secret_roll_would_open(refit: Refit) -> N
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "reveal_seed"})
     assert "1 secret roll(s)" in refused.value.message
+
+
+def test_an_events_stored_state_carries_no_empty_idempotency_envelope(refit: Refit,
+                                                                     database_url: str) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Envelope", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 1, "reason": "x"})
+    refit.execute(campaign, cmd.parse_command({"type": "credit_cpp", "side": "Axis",
+                                               "amount": 2, "reason": "y"}),
+                  "director", idempotency_key="k")
+    stored = [s.state for s in refit.recorder.select_events(campaign)]
+    assert b"idempotency_key" not in bytes(stored[1])
+    assert b'"k"' in bytes(stored[2]) or b"\\u001fk" in bytes(stored[2])
