@@ -10,11 +10,14 @@ from typing import Annotated, Any
 from uuid import UUID
 
 from eventsourcing.persistence import PersistenceError
-from fastapi import Body, Depends, FastAPI, Header, Request
+from fastapi import APIRouter, Body, Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
+from swagger_ui_bundle import swagger_ui_path
 
 from api.access import Caller, Unauthorized, caller_of, caller_on, require_admin
 from api.errors import error_body, status_of
@@ -61,6 +64,33 @@ class CampaignLine(BaseModel):
     version: int
 
 
+class ErrorDetail(BaseModel):
+    """What was refused, and the rule broken, if any."""
+
+    code: str
+    message: str
+    rule: str | None
+    field: str | None
+
+
+class ErrorBody(BaseModel):
+    """Every refusal (CONTRACT "Errors")."""
+
+    error: ErrorDetail
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    401: {"model": ErrorBody, "description": "no token, or one this campaign does not know"},
+    403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
+                                             "an observer reads; admin routes)"},
+    404: {"model": ErrorBody, "description": "no such campaign"},
+    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting"},
+    422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
+                                             "(`rule` names the rule)"},
+    503: {"model": ErrorBody, "description": "the projections are behind (view_behind)"},
+}
+
+
 class CommandAnswer(BaseModel):
     """What a command appended."""
 
@@ -83,13 +113,29 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         refit.close()
 
-    app = FastAPI(title="Refit", version="0.2.0", lifespan=lifespan,
+    app = FastAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
+                  redoc_url=None,
                   description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
                               "Errors are `{\"error\": {code, message, rule, field}}`.")
     _errors(app)
-    _campaign_routes(app, refit, conf)
-    _read_routes(app, refit)
+    _offline_docs(app)
+    routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
+    _campaign_routes(routes, refit, conf)
+    _read_routes(routes, refit)
+    app.include_router(routes)
     return app
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """`/docs` from Swagger UI files shipped with the service: it works with no network."""
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="Refit",
+                                   swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs-assets/swagger-ui.css",
+                                   swagger_favicon_url="/docs-assets/favicon-32x32.png")
 
 
 def _errors(app: FastAPI) -> None:
@@ -115,7 +161,7 @@ def _errors(app: FastAPI) -> None:
         return JSONResponse(body, status_code=422)
 
 
-def _campaign_routes(app: FastAPI, refit: Refit, conf: Settings) -> None:
+def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     @app.get("/modules")
     def modules() -> list[dict[str, Any]]:
         """Modules with their CGs, sides, CG Date calendar, RePh steps and table ids."""
@@ -178,7 +224,7 @@ def _caller(refit: Refit, campaign: str,
     return ident, caller_of(refit, ident, _token(credentials))
 
 
-def _read_routes(app: FastAPI, refit: Refit) -> None:
+def _read_routes(app: APIRouter, refit: Refit) -> None:
     def reader(path: str, answer: Any, summary: str) -> None:
         def read_it(campaign: str, credentials: Credentials,
                     as_of: AsOf = None) -> Any:

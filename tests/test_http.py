@@ -199,7 +199,13 @@ def test_the_openapi_schema_documents_each_command_type(client: TestClient) -> N
     text = json.dumps(schema)
     for command_type in ("purchase_rg", "select_initiative", "designate_objective"):
         assert f'"{command_type}"' in text
-    assert client.get("/docs").status_code == 200
+    answers = schema["paths"]["/campaigns/{campaign}/commands"]["post"]["responses"]
+    assert {"200", "401", "403", "404", "409", "422"} <= set(answers)
+    assert "ErrorBody" in json.dumps(answers["422"])
+    page = client.get("/docs")
+    assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
+    assert "cdn" not in page.text.lower()  # works with no network
+    assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
 
 
 def test_an_idempotency_key_is_the_callers_own(client: TestClient) -> None:
