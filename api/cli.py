@@ -25,6 +25,7 @@ from api.render import (
 from domain import commands as cmd
 from domain.campaign import campaign_id
 from domain.errors import RefitError
+from domain.verify import VerifyReport, verify_export
 from infra.application import Refit, new_token
 from infra.modules import ModuleFileError, install_file, load_modules
 from infra.settings import Settings
@@ -270,9 +271,34 @@ def rolls(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False
 
 
 @app.command()
-def verify(campaign: Id, db: Db = None, as_json: Json = False) -> None:
-    """Recompute the hash chain and every server roll whose seed is revealed."""
-    report = query(db, as_json, lambda refit: refit.verify(campaign_id(campaign)))
+def export(campaign: Id, viewer: Annotated[str | None, typer.Option(
+        "--as", help="A side: its export, the other side's secrets redacted.")] = None,
+        db: Db = None) -> None:
+    """The campaign's history as JSON lines: a header, every event, the head hash."""
+    def lines() -> Iterator[str]:
+        with ledger(db) as refit:
+            for line in refit.export(campaign_id(campaign), viewer):
+                yield json.dumps(line, sort_keys=True)
+    for line in guarded(False, lambda: _first_then_rest(lines())):
+        typer.echo(line)
+
+
+def _first_then_rest(lines: Iterator[str]) -> Iterator[str]:
+    """Read the first line now, so a bad campaign id fails before any output."""
+    first = next(lines)
+    yield first
+    yield from lines
+
+
+@app.command()
+def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an export file.")],
+           db: Db = None, as_json: Json = False) -> None:
+    """Recompute the hash chain and every server roll whose seed is revealed: of a
+    campaign in the database, or of an export file (one line at a time)."""
+    if Path(campaign).is_file():
+        report = guarded(as_json, lambda: _verify_file(Path(campaign)))
+    else:
+        report = query(db, as_json, lambda refit: refit.verify(campaign_id(campaign)))
 
     def human() -> None:
         verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}"
@@ -286,6 +312,14 @@ def verify(campaign: Id, db: Db = None, as_json: Json = False) -> None:
 
 
 # -- commands ---------------------------------------------------------------
+
+
+def _verify_file(path: Path) -> VerifyReport:
+    with path.open(encoding="utf-8") as lines:
+        try:
+            return verify_export(json.loads(line) for line in lines if line.strip())
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path} is not JSON lines: {error}") from None
 
 
 def parse_drm(items: list[str]) -> list[dict[str, Any]]:

@@ -6,12 +6,12 @@ dice are recomputed once the seed it was rolled with has been revealed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from domain.dice import DICE_PER_KIND, dice_from_seed, roll_key
-from domain.hashing import sha256_hex
+from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import first_bad_version
 
 
@@ -159,3 +159,32 @@ def verify_records(records: Iterable[dict[str, Any]]) -> VerifyReport:
         version, why = min(found, key=lambda item: item[0])
         return VerifyReport(False, count, rolls, version, head, why)
     return VerifyReport(True, count, rolls, None, head, None)
+
+
+def verify_export(lines: Iterable[dict[str, Any]]) -> VerifyReport:
+    """Verify an export (a header, the events, a tail naming the head hash and count),
+    reading one line at a time."""
+    events = iter(lines)
+    header = next(events, None)
+    if not isinstance(header, dict) or header.get("format") != "refit-export/1":
+        return VerifyReport(False, 0, 0, None, GENESIS_HASH,
+                            "the first line is not a refit-export/1 header")
+    tail: dict[str, Any] = {}
+
+    def records() -> Iterator[dict[str, Any]]:
+        for line in events:
+            if "head_hash" in line and "events" in line and "version" not in line:
+                tail.update(line)
+                return
+            yield line
+
+    report = verify_records(records())
+    if not tail:
+        return VerifyReport(False, report.events, report.rolls_verified, None,
+                            report.head_hash, "the export has no tail line: it was cut short")
+    if report.ok and (tail["head_hash"], tail["events"]) != (report.head_hash, report.events):
+        # Nothing links after the last event: only the tail shows it was altered.
+        return VerifyReport(False, report.events, report.rolls_verified, report.events,
+                            report.head_hash, f"the tail names head {tail['head_hash']} of "
+                            f"{tail['events']} events; the events give {report.head_hash}")
+    return report

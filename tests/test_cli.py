@@ -203,3 +203,45 @@ def test_serve_keeps_a_made_admin_token_beside_the_database(tmp_path: Path) -> N
     assert made and where == tmp_path / "refit-admin-token" and len(token) > 30
     assert admin_token_file(conf) == (token, where, False)
     assert oct(where.stat().st_mode & 0o777) == "0o600"
+
+
+def exported(db: str, campaign: str, *options: str) -> list[str]:
+    """`refit export` lines."""
+    result = runner.invoke(app, ["export", campaign, *options, "--db", db])
+    assert result.exit_code == 0, result.output
+    return result.stdout.splitlines()
+
+
+def test_an_export_verifies_from_its_file_and_a_sides_export_keeps_secrets(
+        db: str, tmp_path: Path) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "E",
+                    "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    refit("command", campaign, '{"type": "credit_cpp", "side": "German", "amount": 9, '
+          '"reason": "Initial Scenario CPP"}', "--db", db)
+    for viewer in ([], ["--as", "British"]):
+        lines = exported(db, campaign, *viewer)
+        path = tmp_path / f"export{len(viewer)}.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        checked = refit("verify", str(path))
+        assert isinstance(checked, dict) and checked["ok"] and checked["events"] == 2
+        credit = json.loads(lines[2])
+        assert ("amount" in credit["data"]) is (not viewer)
+
+
+def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "T",
+                    "--db", db)
+    assert isinstance(created, dict)
+    refit("command", created["id"], '{"type": "change_elr", "side": "Axis", "value": 3, '
+          '"cause": "OB"}', "--db", db)
+    lines = exported(db, created["id"])
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text("\n".join(lines).replace('"after": 3', '"after": 5') + "\n")
+    bad = runner.invoke(app, ["verify", str(forged), "--json"])
+    assert bad.exit_code == 1 and json.loads(bad.stdout)["first_bad_version"] == 2
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("\n".join(lines[:-1]) + "\n")
+    short = runner.invoke(app, ["verify", str(cut), "--json"])
+    assert short.exit_code == 1 and "cut short" in json.loads(short.stdout)["problem"]
