@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 from domain.campaign import Campaign
@@ -44,6 +44,11 @@ class Caller:
         """Whose secrets this caller may read (None: every side's, as the director)."""
         return None if self.role == DIRECTOR else self.role
 
+    def require_director(self, what: str) -> None:
+        """Only the campaign's director may do this."""
+        if self.role != DIRECTOR:
+            raise Forbidden(f"{what} is the director's to do")
+
     def may_command(self, body: dict[str, Any]) -> None:
         """A side acts only for itself; commands without a side are the director's."""
         if self.role == DIRECTOR:
@@ -68,16 +73,20 @@ def require_admin(token: str | None, admin_token: str | None) -> None:
 
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
+    require_token(token)
+    return caller_on(refit.campaign(campaign_id), token)
+
+
+def require_token(token: str | None) -> None:
+    """A campaign route needs a token before any work is done for it."""
     if token is None:
         raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
-    return caller_on(refit.campaign(campaign_id), token)
 
 
 def caller_on(campaign: Campaign, token: str | None) -> Caller:
     """The caller's role on a campaign's state as loaded."""
-    if token is None:
-        raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
-    role = campaign.role_of(token)
+    require_token(token)
+    role = campaign.role_of(cast(str, token))
     if role is None:
         raise Unauthorized("this token opens nothing in this campaign")
     return Caller(role)

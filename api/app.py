@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from typing import Annotated, Any
 from uuid import UUID
 
@@ -19,8 +20,8 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from swagger_ui_bundle import swagger_ui_path
 
-from api.access import Caller, Unauthorized, caller_of, caller_on, require_admin
-from api.errors import error_body, status_of
+from api.access import Caller, caller_of, caller_on, require_admin, require_token
+from api.errors import http_body, status_of
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
@@ -140,11 +141,7 @@ def _offline_docs(app: FastAPI) -> None:
 
 def _errors(app: FastAPI) -> None:
     def refused(_: Request, error: Exception) -> JSONResponse:
-        status = status_of(error)
-        body = error_body(error) if status < 500 or status == 503 else {"error": {
-            "code": "internal", "message": "the service failed on this request",
-            "rule": None, "field": None}}  # never an exception's own text
-        return JSONResponse(body, status_code=status)
+        return JSONResponse(http_body(error), status_code=status_of(error))
 
     for kind in (RefitError, ValidationError, PersistenceError):
         app.add_exception_handler(kind, refused)
@@ -180,8 +177,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
         campaign, tokens = refit.open_campaign(body.module, body.cg, body.name, body.dice,
                                                "admin", body.start, body.balance)
         return CreatedCampaign(id=str(campaign.id), seed_commitment=campaign.seed_commitment,
-                               tokens={"director": tokens.director,
-                                       "observer": tokens.observer, "sides": tokens.sides})
+                               tokens=asdict(tokens))
 
     @app.get("/campaigns")
     def campaigns(credentials: Credentials) -> list[CampaignLine]:
@@ -197,24 +193,21 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
                 ) -> CommandAnswer:
         """Director or a side acting for itself: one command (a union on `type`)."""
         ident, token = campaign_id(campaign), _token(credentials)
-        if token is None:  # before any work, so an anonymous caller costs nothing
-            raise Unauthorized("give a campaign token: Authorization: Bearer TOKEN")
-        caller = Caller("")
+        require_token(token)  # before any work, so an anonymous caller costs nothing
 
         def authorize(state: Campaign) -> str:
-            nonlocal caller
             caller = caller_on(state, token)
             caller.may_command(body.model_dump())
             return caller.role
         done = refit.execute(ident, body, "", if_match, idempotency_key, authorize)
-        events = list(redacted(done.events, caller.viewer, done.ended))
+        events = list(redacted(done.events, Caller(done.actor).viewer, done.ended))
         return CommandAnswer(version=done.version, head_hash=done.head_hash, events=events)
 
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:
         """Director: a new token for a role (e.g. a side's lost one); the old one dies."""
         ident, caller = _caller(refit, campaign, credentials)
-        caller.may_command({"type": "replace_token"})
+        caller.require_director("replacing a token")
         return {"role": role, "token": refit.replace_token(ident, role, caller.role)}
 
 
@@ -253,11 +246,9 @@ def _read_routes(app: APIRouter, refit: Refit) -> None:
     def export(campaign: str, credentials: Credentials) -> StreamingResponse:
         """The history as JSON lines: header, events (redacted for a side), head hash."""
         ident, caller = _caller(refit, campaign, credentials)
-        lines = refit.export(ident, caller.viewer)
-        first = next(lines)  # a bad campaign fails here, before the stream starts
+        lines = refit.export(ident, caller.viewer)  # a bad campaign fails before streaming
 
         def stream() -> Iterator[str]:
-            yield json.dumps(first, sort_keys=True) + "\n"
             for line in lines:
                 yield json.dumps(line, sort_keys=True) + "\n"
         return StreamingResponse(stream(), media_type="application/x-ndjson")

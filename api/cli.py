@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, TypeVar, cast
 
@@ -148,9 +149,7 @@ def campaign_new(
             created, tokens = refit.open_campaign(module, cg, name, dice, "director", start)
             return {"id": str(created.id), "seed_commitment": created.seed_commitment,
                     "cg_date": created.cg_date, "step": created.step,
-                    "version": created.version,
-                    "tokens": {"director": tokens.director, "observer": tokens.observer,
-                               "sides": tokens.sides}}
+                    "version": created.version, "tokens": asdict(tokens)}
     body = guarded(as_json, act)
     emit(as_json, body, lambda: print_fields(body))
 
@@ -275,19 +274,9 @@ def export(campaign: Id, viewer: Annotated[str | None, typer.Option(
         "--as", help="A side: its export, the other side's secrets redacted.")] = None,
         db: Db = None) -> None:
     """The campaign's history as JSON lines: a header, every event, the head hash."""
-    def lines() -> Iterator[str]:
-        with ledger(db) as refit:
-            for line in refit.export(campaign_id(campaign), viewer):
-                yield json.dumps(line, sort_keys=True)
-    for line in guarded(False, lambda: _first_then_rest(lines())):
-        typer.echo(line)
-
-
-def _first_then_rest(lines: Iterator[str]) -> Iterator[str]:
-    """Read the first line now, so a bad campaign id fails before any output."""
-    first = next(lines)
-    yield first
-    yield from lines
+    with ledger(db) as refit:
+        for line in guarded(False, lambda: refit.export(campaign_id(campaign), viewer)):
+            typer.echo(json.dumps(line, sort_keys=True))
 
 
 @app.command()
@@ -431,8 +420,7 @@ def demo(db: Db = None, as_json: Json = False) -> None:
         with ledger(db) as refit:
             campaign, tokens = play_demo(refit)
             return (str(campaign), refit.roster(campaign), refit.purchase_record(campaign),
-                    {"director": tokens.director, "observer": tokens.observer,
-                     "sides": tokens.sides})
+                    asdict(tokens))
     campaign, roster, record, tokens = guarded(as_json, act)
     body = {"id": campaign, "roster": roster, "purchases": record, "tokens": tokens}
 

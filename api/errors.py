@@ -26,6 +26,16 @@ def status_of(error: Exception) -> int:
     return 500
 
 
+INTERNAL = {"error": {"code": "internal", "message": "the service failed on this request",
+                      "rule": None, "field": None}}
+
+
+def http_body(error: Exception) -> dict[str, Any]:
+    """The body a service answers: a refusal's own, but never an unexpected failure's text."""
+    status = status_of(error)
+    return error_body(error) if status < 500 or status == 503 else INTERNAL
+
+
 def error_body(error: Exception) -> dict[str, Any]:
     """`{"error": {"code", "message", "rule", "field"}}` for a refused command or read."""
     if isinstance(error, RefitError):
@@ -41,8 +51,7 @@ def error_body(error: Exception) -> dict[str, Any]:
         return _body("invalid", str(error), None, None)
     if isinstance(error, PersistenceError):
         return _body("storage", f"cannot use the database: {error}", None, None)
-    return _body("internal", "the service failed on this request", None,
-                 None)  # never the exception's own text
+    return INTERNAL  # never the exception's own text
 
 
 def _body(code: str, message: str, rule: str | None, field: str | None) -> dict[str, Any]:

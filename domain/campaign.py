@@ -539,13 +539,12 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         side = self._side(command.side)
         event_class = {"credit_cpp": self.CPPCredited, "spend_cpp": self.CPPSpent,
                        "credit_fpp": self.FPPCredited}[command.type]
-        secret = True  # a side's CPP and FPP are its own (9.617, 3.617)
         if command.type == "spend_cpp" and self.cpp[side] < command.amount:
             raise RuleViolation(f"{side} has {self.cpp[side]} CPP, not {command.amount}",
                                 rule=command.rule)
-        self._record(event_class, actor, secret_for=side if secret else None, side=side,
-                     amount=command.amount, reason=command.reason, rule=command.rule,
-                     cg_date=self.cg_date)
+        # Sealed: a side's CPP and FPP are its own (9.617, 3.617).
+        self._record(event_class, actor, secret_for=side, side=side, amount=command.amount,
+                     reason=command.reason, rule=command.rule, cg_date=self.cg_date)
 
     class CPPForgone(Event):
         """3.616 EXC: a side forgoes CPP of its Base #; the other side's Base # loses them."""
@@ -1063,11 +1062,11 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         for side in self.sides if step.credits_base and self.phase == "reph" else []:
             if side not in base:
                 continue
-            less = self.forgone if forgo is not None and self.forgone else 0
-            amount = max(0, base[side] - less)  # the forgoing side's and the other's Base #
-            self._record(self.CPPCredited, actor, secret_for=side, side=side, amount=amount,
+            less = self.forgone  # off the forgoing side's and the other's Base # (3.616)
+            self._record(self.CPPCredited, actor, secret_for=side, side=side,
+                         amount=max(0, base[side] - less),
                          reason="CPP Base #" + (f" less {less} forgone" if less else ""),
-                         rule=step.rule if not less else cast(CPPForgo, forgo).rule,
+                         rule=cast(CPPForgo, forgo).rule if less else step.rule,
                          cg_date=self.cg_date)
         self._points_on_leaving(module, actor)
         for line in self._scheduled(module):

@@ -44,6 +44,7 @@ class CommandResult:
     head_hash: str
     events: list[dict[str, Any]]
     ended: bool = False  # the CG has ended: every secret is open
+    actor: str = ""  # who the command ran as (its role, when authorized)
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,12 @@ class Tokens:
     def by_role(self) -> dict[str, str]:
         """Role name -> token (a side's role is its name)."""
         return {"director": self.director, "observer": self.observer} | self.sides
+
+
+def _check_as_of(as_of: int | None, head: int) -> None:
+    """An `as_of` names a version of the campaign: 1 to its head."""
+    if as_of is not None and not 1 <= as_of <= head:
+        raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)", field="as_of")
 
 
 class _Lock:
@@ -202,10 +209,6 @@ class Refit(Application[UUID]):
         self.save(campaign)
         return campaign, tokens
 
-    def role_of(self, campaign_id: UUID, token: str) -> str | None:
-        """The role a token opens in a campaign: director, observer or a side; or None."""
-        return self.campaign(campaign_id).role_of(token)
-
     def replace_token(self, campaign_id: UUID, role: str, actor: str) -> str:
         """A new token for a role (the director's remedy for a lost one); the old one dies."""
         token = new_token()
@@ -260,7 +263,7 @@ class Refit(Application[UUID]):
             # A key is the caller's own: another role's keys neither answer nor block it.
             key = None if idempotency_key is None else f"{actor}\x1f{idempotency_key}"
             if key is not None and key in campaign.idempotency:
-                return self._first_answer(campaign_id, campaign, key, digest)
+                return self._first_answer(campaign_id, campaign, key, digest, actor)
             if expected_version is not None and campaign.version != expected_version:
                 raise VersionConflict(
                     f"campaign is at version {campaign.version}, not {expected_version}")
@@ -281,11 +284,11 @@ class Refit(Application[UUID]):
             events = [r.domain_event.record() for r in recordings
                       if isinstance(r.domain_event, Campaign.Event)]
             return CommandResult(campaign.version, campaign.head_hash, events,
-                                 campaign.phase == "ended")
+                                 campaign.phase == "ended", actor)
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
 
     def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,
-                      digest: str) -> CommandResult:
+                      digest: str, actor: str) -> CommandResult:
         seen = campaign.idempotency[key]
         if seen["digest"] != digest:
             raise InvalidCommand("this Idempotency-Key came with another command",
@@ -293,7 +296,7 @@ class Refit(Application[UUID]):
         events = [r for r in self.records(campaign_id, lte=seen["last"])
                   if r["version"] >= seen["first"]]
         return CommandResult(seen["last"], record_hash(events[-1]), events,
-                             campaign.phase == "ended")
+                             campaign.phase == "ended", actor)
 
     def records(self, campaign_id: UUID, lte: int | None = None) -> Iterator[dict[str, Any]]:
         """The campaign's history records, oldest first (up to version `lte`)."""
@@ -309,15 +312,17 @@ class Refit(Application[UUID]):
         """The event log as a viewer may read it: another side's secrets redacted (they
         still verify), all open at CG End; `viewer` None is the director."""
         state = self.campaign(campaign_id)
-        if lte is not None and not 1 <= lte <= state.version:
-            raise InvalidCommand(f"as_of is a version from 1 to {state.version} (the head)",
-                                 field="as_of")
+        _check_as_of(lte, state.version)
         yield from redacted(self.records(campaign_id, lte), viewer, state.phase == "ended")
 
     def export(self, campaign_id: UUID, viewer: str | None = None) -> Iterator[dict[str, Any]]:
         """The history as lines: a header, every event (as `history` shows it), the head;
-        one record at a time, so a long campaign streams in constant memory."""
-        state = self.campaign(campaign_id)
+        one record at a time, so a long campaign streams in constant memory. A campaign
+        that does not exist fails here, before any line."""
+        return self._export_lines(self.campaign(campaign_id), viewer)
+
+    def _export_lines(self, state: Campaign, viewer: str | None) -> Iterator[dict[str, Any]]:
+        campaign_id = state.id
         yield {"format": "refit-export/1", "campaign": str(state.id),
                "module": state.module_id, "cg": state.cg, "name": state.name,
                "schema_version": Campaign.class_version,
@@ -395,10 +400,7 @@ class Refit(Application[UUID]):
     def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""
         if as_of is not None:
-            head = self.campaign(campaign_id).version
-            if not 1 <= as_of <= head:
-                raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)",
-                                     field="as_of")
+            _check_as_of(as_of, self.campaign(campaign_id).version)
             return fold_records(self.records(campaign_id, lte=as_of))
         self._view_up_to_date()
         source = _ViewRows(self.view, str(campaign_id))

@@ -291,17 +291,22 @@ def _objective(rows: Rows, record: Record) -> None:
         "order": record["version"], "secret_for": data["side"]})
 
 
-def _meta_value(field: str) -> Fold:
-    def handle(rows: Rows, record: Record) -> None:
-        data, meta = record["data"], _meta(rows)
-        if field == "pf_halves":
-            meta["pf_halves"][data["side"]] = data["halves"]
-        elif field == "fanaticism":
-            meta["fanaticism"].append(data["scenario"])
-        else:
-            meta[field] = data["side"]
-        _put_meta(rows, meta, record)
-    return handle
+def _pf(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["pf_halves"][record["data"]["side"]] = record["data"]["halves"]
+    _put_meta(rows, meta, record)
+
+
+def _fanaticism(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["fanaticism"].append(record["data"]["scenario"])
+    _put_meta(rows, meta, record)
+
+
+def _massacre(rows: Rows, record: Record) -> None:
+    meta = _meta(rows)
+    meta["massacre"] = record["data"]["side"]
+    _put_meta(rows, meta, record)
 
 
 def _holding(rows: Rows, record: Record) -> None:
@@ -401,9 +406,9 @@ _HANDLERS: dict[str, Fold] = {
     "LVPTotalled": _lvp_totalled,
     "ObjectiveDesignated": _objective,
     "ObjectiveRevealed": _objective,
-    "PFChanged": _meta_value("pf_halves"),
-    "FanaticismDeclared": _meta_value("fanaticism"),
-    "MassacreRecorded": _meta_value("massacre"),
+    "PFChanged": _pf,
+    "FanaticismDeclared": _fanaticism,
+    "MassacreRecorded": _massacre,
     "HoldingBoxChanged": _holding,
     "ELRChanged": _rating(ELR),
     "SANChanged": _rating(SAN),
