@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Iterator
 from typing import Any, cast
 from uuid import UUID, uuid4
 
@@ -26,6 +27,7 @@ from domain.rules import (
     ObjectiveRule,
     ReinforcementSchedule,
     ScheduledReinforcement,
+    Step,
     Table,
 )
 
@@ -977,13 +979,12 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
 
     def missing_rolls(self, module: Module) -> list[tuple[str, str, int | None]]:
         """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
-        step = next((s for s in module.steps if s.rule == self.step), None)
+        step = self._current_step(module)
         if step is None or self.phase in ("scenario", "ended") or self._idle(module):
             return []  # an Idle CG Date has no scenario to roll weather for
         missing: list[tuple[str, str, int | None]] = [
-            (table_id, side, None) for table_id in step.requires for side in self.sides
-            if not self.rolls_today.get(f"{table_id}/{side}")
-            and self._why_not(module, module.table(table_id), side) is None]
+            (table_id, side, None) for table_id, side, why in self._required(module)
+            if why is None]
         strength = next((t for t in step.tables if module.table(t).determines == "strength"),
                         None)
         if step.requires_strength and strength is not None:
@@ -994,6 +995,17 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
                         and row.units_depleted
                         and line["rg"] in (module.table(strength).for_rgs or [line["rg"]])]
         return missing
+
+    def _current_step(self, module: Module) -> Step | None:
+        return next((s for s in module.steps if s.rule == self.step), None)
+
+    def _required(self, module: Module) -> Iterator[tuple[str, str, str | None]]:
+        """The step's required rolls not made yet: (table, side, why it does not apply)."""
+        step = self._current_step(module)
+        for table_id in step.requires if step else []:
+            for side in self.sides:
+                if not self.rolls_today.get(f"{table_id}/{side}"):
+                    yield table_id, side, self._why_not(module, module.table(table_id), side)
 
     def _why_not(self, module: Module, table: Table, side: str) -> str | None:
         """Why a side does not roll a table now (None when it does)."""
@@ -1006,14 +1018,7 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
 
     def _skipped_rolls(self, module: Module) -> list[str]:
         """The step's required rolls that do not apply, each with its reason."""
-        step = next((s for s in module.steps if s.rule == self.step), None)
-        reasons = []
-        for table_id in step.requires if step else []:
-            for side in self.sides:
-                why = self._why_not(module, module.table(table_id), side)
-                if why is not None and not self.rolls_today.get(f"{table_id}/{side}"):
-                    reasons.append(f"{side}: {why}")
-        return reasons
+        return [f"{side}: {why}" for _, side, why in self._required(module) if why is not None]
 
     def _check_leaving(self, module: Module) -> None:
         """Refuse to leave a step before its rolls are made, or whose automatic effects need
