@@ -24,7 +24,6 @@ from domain.rules import (
     FortificationRow,
     LossPoints,
     Module,
-    ObjectiveRule,
     ReinforcementSchedule,
     ScheduledReinforcement,
     Step,
@@ -678,20 +677,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         self._record(self.ControlChanged, actor, location=where, kind=command.kind,
                      side=side, previous=previous, rule=command.rule, cg_date=self.cg_date,
                      lvp=lvp, map_group=group if lvp else None, infantry=command.infantry)
-        target = self.objectives.get(f"{side}:{where}")
-        if target and not target["revealed"] and command.infantry and side == target["side"]:
-            self._record(self.ObjectiveRevealed, actor, side=side, hex=command.location,
-                         rule=cast(ObjectiveRule, module.objectives).rule,
-                         cg_date=self.cg_date)
-
-    def _check_lvp(self, module: Module, command: cmd.ChangeControl) -> None:
-        if (command.lvp or command.map_group) and not module.lvp_rule:
-            raise InvalidCommand(f"{module.id} keeps no LVP or Map Groups", field="lvp")
-        groups = module.map_groups
-        if groups and command.lvp and command.map_group not in groups:
-            raise InvalidCommand(f"an LVP Location names its Map Group: one of "
-                                 f"{', '.join(groups)}", rule=module.lvp_rule,
-                                 field="map_group")
+        if command.infantry and side is not None:
+            self._reveal_objective(module, side, where, actor)
 
     class RatingChanged(Event):
         """ELR or SAN moved from `before` to `after`, with its cause."""

@@ -3,12 +3,12 @@ PF, Fanaticism, a Massacre and the Holding Boxes, as a part of the Campaign aggr
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from domain import commands as cmd
 from domain.errors import InvalidCommand, RuleViolation
 from domain.ledger import Ledger, LedgerEvent
-from domain.rules import Module
+from domain.rules import Module, ObjectiveRule
 
 
 class KGPBookkeeping(Ledger):
@@ -21,6 +21,24 @@ class KGPBookkeeping(Ledger):
     pf_halves: dict[str, int]
     fanaticism: list[str]
     massacre: str | None
+
+    def _check_lvp(self, module: Module, command: cmd.ChangeControl) -> None:
+        """An LVP Location's LVP and Map Group, where the module keeps them (8.2)."""
+        if (command.lvp or command.map_group) and not module.lvp_rule:
+            raise InvalidCommand(f"{module.id} keeps no LVP or Map Groups", field="lvp")
+        groups = module.map_groups
+        if groups and command.lvp and command.map_group not in groups:
+            raise InvalidCommand(f"an LVP Location names its Map Group: one of "
+                                 f"{', '.join(groups)}", rule=module.lvp_rule,
+                                 field="map_group")
+
+    def _reveal_objective(self, module: Module, side: str, hex_id: str, actor: str) -> None:
+        """Infantry of the designating side Control its Objective Hex: it is revealed."""
+        target = self.objectives.get(f"{side}:{hex_id}")
+        if target and not target["revealed"]:
+            self._record(self.ObjectiveRevealed, actor, side=side, hex=hex_id,
+                         rule=cast(ObjectiveRule, module.objectives).rule,
+                         cg_date=self.cg_date)
 
     class LVPTotalled(LedgerEvent):
         """KGP 8.2/8.6033: at CG-Scenario End, each side's Current-LVP Total (per Map Group
