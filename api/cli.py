@@ -17,6 +17,8 @@ from pydantic import BaseModel, ValidationError
 from api.errors import error_body
 from api.render import (
     control_rows,
+    lvp_rows,
+    objective_rows,
     print_table,
     purchase_rows,
     rating_rows,
@@ -245,11 +247,7 @@ def control(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = Fal
 def lvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """LVP totals at each CG-Scenario End, per side and Map Group (KGP 8.2)."""
     rows = query(db, as_json, lambda refit: refit.lvp(campaign_id(campaign), as_of))
-    emit(as_json, rows, lambda: print_table(
-        ["CG Date", "side", "Current-LVP", "CG-LVP", "by Map Group"],
-        [[r.cg_date, side, r.current[side], r.cg_total[side],
-          ", ".join(f"{g} {v[side]}" for g, v in r.by_map_group.items())]
-         for r in rows for side in r.current]))
+    emit(as_json, rows, lambda: print_table(*lvp_rows(rows)))
 
 
 @app.command()
@@ -257,9 +255,7 @@ def objectives(campaign: Id, as_of: AsOf = None, db: Db = None,
                as_json: Json = False) -> None:
     """Objective Hexes (KGP 8.6198), with where each is once revealed."""
     rows = query(db, as_json, lambda refit: refit.objectives(campaign_id(campaign), as_of))
-    emit(as_json, rows, lambda: print_table(
-        ["side", "RG #", "hex", "designated", "revealed"],
-        [[r.side, r.purchase, r.hex, r.cg_date, r.revealed_on] for r in rows]))
+    emit(as_json, rows, lambda: print_table(*objective_rows(rows)))
 
 
 @app.command()

@@ -7,7 +7,14 @@ from typing import Any
 
 import typer
 
-from projections.read import PurchaseRow, RatingChange, RollRow, RosterRow
+from projections.read import (
+    LVPRow,
+    ObjectiveRow,
+    PurchaseRow,
+    RatingChange,
+    RollRow,
+    RosterRow,
+)
 
 
 def _text(value: Any) -> str:
@@ -98,3 +105,17 @@ def rating_rows(changes: list[RatingChange]) -> tuple[list[str], list[list[Any]]
     return (["v", "CG Date", "side", "from", "to", "cause", "rule"],
             [[c.version, c.cg_date, c.side, c.before, c.after, c.cause, c.rule]
              for c in changes])
+
+
+def lvp_rows(rows: list[LVPRow]) -> tuple[list[str], list[list[Any]]]:
+    """KGP LVP totals: one line per CG-Scenario End and side (8.2)."""
+    return (["CG Date", "side", "Current-LVP", "CG-LVP", "by Map Group"],
+            [[r.cg_date, side, r.current[side], r.cg_total[side],
+              ", ".join(f"{g} {v[side]}" for g, v in r.by_map_group.items())]
+             for r in rows for side in r.current])
+
+
+def objective_rows(rows: list[ObjectiveRow]) -> tuple[list[str], list[list[Any]]]:
+    """KGP Objective Hexes (8.6198), where each is once revealed."""
+    return (["side", "RG #", "hex", "designated", "revealed"],
+            [[r.side, r.purchase, r.hex, r.cg_date, r.revealed_on] for r in rows])

@@ -8,7 +8,7 @@ from typing import Any, cast
 from domain import commands as cmd
 from domain.errors import InvalidCommand, RuleViolation
 from domain.ledger import Ledger, LedgerEvent
-from domain.rules import Module, ObjectiveRule
+from domain.rules import Module, ObjectiveRule, pf_text, rg_letters
 
 
 class KGPBookkeeping(Ledger):
@@ -102,7 +102,7 @@ class KGPBookkeeping(Ledger):
         if rule is None:
             raise RuleViolation(f"{module.id} has no Objective Hexes")
         line = self._purchase(command.purchase, side)
-        if line["rg"].rstrip("0123456789") not in rule.prefixes:
+        if rg_letters(line["rg"]) not in rule.prefixes:
             raise RuleViolation(f"{line['rg']} is no {' or '.join(rule.prefixes)} RG: it "
                                 "designates no Objective Hex", rule=rule.rule)
         if any(o["purchase"] == command.purchase for o in self.objectives.values()):
@@ -146,7 +146,7 @@ class KGPBookkeeping(Ledger):
                   "entered": have + command.count * rule.halves_per_squad,
                   "used": have - 2 * command.count}[command.reason]
         if halves < 0:
-            raise RuleViolation(f"the {side} have {have // 2}{'½' if have % 2 else ''} PF, "
+            raise RuleViolation(f"the {side} have {pf_text(have)} PF, "
                                 f"not {command.count}", rule=rule.rule)
         self._record(self.PFChanged, actor, side=side, reason=command.reason,
                      count=command.count, halves=halves, rule=rule.rule, cg_date=self.cg_date)

@@ -9,7 +9,7 @@ from typing import Any, cast
 from domain import commands as cmd
 from domain.errors import InvalidCommand, RuleViolation
 from domain.ledger import Ledger, LedgerEvent
-from domain.rules import Module, RGChart, RGRow, SWAllotment, Table
+from domain.rules import Module, RGChart, RGRow, SWAllotment, Table, rg_letters
 
 
 class RGRecord(Ledger):
@@ -128,7 +128,7 @@ class RGRecord(Ledger):
         """KGP CG7a: bought on the scenario's CG Date, an I/V/HW RG sets up in Reserve."""
         rule = module.reserve
         return bool(rule and rule.side == side and mode != "on_map"
-                    and row.id.rstrip("0123456789") in rule.prefixes)
+                    and rg_letters(row.id) in rule.prefixes)
 
     @staticmethod
     def _price(chart: RGChart, row: RGRow, mode: str) -> int:

@@ -468,6 +468,16 @@ class PurchaseLimit(Strict):
     text: str = ""
 
 
+def rg_letters(rg_id: str) -> str:
+    """An RG id's type letters: "I1" -> "I", "HW2" -> "HW" (the charts' RG types)."""
+    return rg_id.rstrip("0123456789")
+
+
+def pf_text(halves: int) -> str:
+    """PF kept in halves, as the PF Usage Track shows them: 15 -> "7½"."""
+    return f"{halves // 2}{'½' if halves % 2 else ''}"
+
+
 class PriceMode(Strict):
     """A way to buy an RG at another price (3.6175): percent of the printed cost, rounded."""
 
@@ -479,7 +489,7 @@ class PriceMode(Strict):
 
     def offers(self, row_id: str) -> bool:
         """True when an RG may be bought this way (by its letter, or by a chart note)."""
-        return row_id.rstrip("0123456789") in self.prefixes or row_id in self.printed_price_rows
+        return rg_letters(row_id) in self.prefixes or row_id in self.printed_price_rows
 
     def price(self, row_id: str, cost: int) -> int:
         """The price of a row bought this way."""

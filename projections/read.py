@@ -6,6 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
+from domain.rules import pf_text
 from projections.fold import (
     CONTROL,
     CVP,
@@ -225,7 +226,7 @@ def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
         dice=meta["dice"], cg_date=meta["cg_date"], phase=meta["phase"], step=meta["step"],
         version=meta["version"], seed_commitment=meta["seed_commitment"], seed=meta["seed"],
         levels=meta.get("levels", {}), sides=sides, balance=meta.get("balance"),
-        pf={side: f"{h // 2}{'½' if h % 2 else ''}"
+        pf={side: pf_text(h)
             for side, h in meta.get("pf_halves", {}).items() if h},
         fanaticism=meta.get("fanaticism", []), massacre=meta.get("massacre"),
     )
