@@ -60,6 +60,12 @@ class Tokens:
         return {"director": self.director, "observer": self.observer} | self.sides
 
 
+def backoff(attempt: int) -> float:
+    """Seconds before retry `attempt`: exponential with full jitter, so writers in other
+    processes racing on one campaign fall out of step (at most about 0.25 s)."""
+    return random.uniform(0, min(0.25, 0.001 * 2 ** attempt))
+
+
 def _check_as_of(as_of: int | None, head: int) -> None:
     """An `as_of` names a version of the campaign: 1 to its head."""
     if as_of is not None and not 1 <= as_of <= head:
@@ -256,7 +262,7 @@ class Refit(Application[UUID]):
         digest = sha256_hex(command.model_dump_json().encode())
         for attempt in range(MAX_RETRIES):
             if attempt:
-                time.sleep(random.uniform(0, 0.002 * attempt))  # back off: the race is hot
+                time.sleep(backoff(attempt))
             campaign = self.campaign(campaign_id)
             if authorize is not None:  # on the state the command runs on: never stale
                 actor = authorize(campaign)

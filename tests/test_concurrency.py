@@ -43,3 +43,10 @@ def test_a_stale_expected_version_is_a_conflict_and_appends_nothing(refit: Refit
         refit.execute(campaign, cmd.Advance(), "director", expected_version=1)
     assert f"version {moved}, not 1" in refused.value.message
     assert refit.campaign(campaign).version == moved
+
+
+def test_retries_back_off_further_each_time_within_a_quarter_second() -> None:
+    from infra.application import backoff
+
+    ceilings = [max(backoff(attempt) for _ in range(300)) for attempt in (1, 4, 12)]
+    assert ceilings[0] <= 0.002 < ceilings[1] <= 0.016 < ceilings[2] <= 0.25
