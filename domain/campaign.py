@@ -11,6 +11,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
+from domain.audit import Audit
 from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key, roll_prefix
 from domain.drm import Facts, derived_drm, situational_drm
 from domain.errors import InvalidCommand, MissingTable, RuleViolation
@@ -31,7 +32,7 @@ from domain.rules import (
 )
 
 
-class Campaign(RGRecord, KGPBookkeeping, Aggregate):
+class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
     """A Campaign Game: its CG Date, RePh step, CPP/FPP, ELR, SAN and dice."""
 
     class Event(LedgerEvent):
@@ -58,7 +59,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
         token_hashes: dict[str, str] | None = None  # role -> SHA-256 of its token
 
-    class_version = 3  # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP
+    # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll
+    class_version = 4
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -85,6 +87,12 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
                             ("token_hashes", {}), ("idempotency", {}),
                             ("sealed_rolls_on_seed", 0)):
             state.setdefault(name, empty)
+
+    @staticmethod
+    def upcast_v3_v4(state: dict[str, Any]) -> None:
+        """A snapshot taken before v4: no roll undone, none re-rolled yet."""
+        state.setdefault("rolled_before", {})
+        state.setdefault("epochs", {})
 
     def __init__(
         self,
@@ -158,6 +166,8 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         assumed = {side: int((initial_chits or {}).get(side) == "attack") for side in sides}
         self.attack_chits_since_idle: dict[str, int] = dict(assumed)
         self.attack_chits_in_cg: dict[str, int] = dict(assumed)
+        self.rolled_before: dict[str, list[int]] = {}  # an undone roll's key -> its dice
+        self.epochs: dict[str, int] = {}  # a re-rolled slot -> its authorized epoch
         self.head_hash = GENESIS_HASH
 
     @classmethod
@@ -266,7 +276,9 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
         table = module.table(command.table)
         step = self.step or self.phase
         prefix = roll_prefix(self.cg_date, step, table.id, side)
-        key = roll_key(self.cg_date, step, table.id, side, self.ordinals.get(prefix, 0) + 1, 0)
+        ordinal = self.ordinals.get(prefix, 0) + 1
+        key = roll_key(self.cg_date, step, table.id, side, ordinal,
+                       self.epochs.get(f"{prefix}/{ordinal}", 0))
         dice = self._dice(key, table.roll, command.dice)
         drm = derived_drm(table, side, module.date(self.cg_date), self.facts(side)) + \
             situational_drm(table, side, command.drm)
@@ -423,6 +435,13 @@ class Campaign(RGRecord, KGPBookkeeping, Aggregate):
                 {"side": side, "before": before_rating, "after": after_rating})
 
     def _dice(self, key: str, kind: str, entered: list[int] | None) -> list[int]:
+        before = self.rolled_before.get(key)
+        if before is not None:  # redone after an undo: the key keeps the dice it showed
+            if entered is not None and list(entered) != before:
+                raise RuleViolation(f"roll {key} showed {before} before it was undone; a "
+                                    "redo keeps its dice (only a director's re-roll "
+                                    "changes them)")
+            return list(before)
         if self.dice_mode == "entered":
             return check_entered(entered, kind)
         if entered is not None:

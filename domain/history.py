@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable
 from typing import Any
 
@@ -76,3 +77,28 @@ def _seal_holds(record: dict[str, Any]) -> bool:
     if not content:  # redacted: whatever a `redacted` flag says, only the public part is left
         return salt is None
     return salt is not None and commitment(content, salt) == record["sealed"]
+
+
+def undone_ranges(jumps: dict[int, int], head: int) -> list[tuple[int, int]]:
+    """The versions an undo has undone, as (first, last) ranges, oldest first.
+
+    `jumps` maps each Undone event's version to its target. Walking back from the head, a
+    live Undone jumps to its target; an Undone that a later undo undid is itself undone,
+    and what it had undone is live again (undo of an undo).
+    """
+    ranges: list[tuple[int, int]] = []
+    at = head
+    for undo in sorted(jumps, reverse=True):
+        if undo > at:
+            continue  # undone by a later undo
+        target = jumps[undo]
+        if target < undo - 1:
+            ranges.append((target + 1, undo - 1))
+        at = target
+    return ranges[::-1]
+
+
+def is_undone(version: int, ranges: list[tuple[int, int]]) -> bool:
+    """Whether `version` lies in one of `undone_ranges`."""
+    index = bisect.bisect_right(ranges, (version, float("inf"))) - 1
+    return index >= 0 and ranges[index][0] <= version <= ranges[index][1]

@@ -44,15 +44,22 @@ _ROLL_FIELDS = ("dice", "key", "kind", "original", "final", "drm", "cg_date", "s
 
 
 class _RollWatch:
-    """What the roll checks need, gathered while the chain is walked (keys and dice only)."""
+    """What the roll checks need, gathered while the chain is walked (keys and dice only).
+
+    After an undo the undone rolls' bookkeeping is dropped, so a redo counts its ordinals
+    again; a redo must show the dice its key showed before (CONTRACT "Dice").
+    """
 
     def __init__(self) -> None:
         self.server = True
         self.commitments: list[str | None] = []
         self.seeds: dict[int, str] = {}
-        self.keys: set[str] = set()
-        self.ordinals: dict[str, int] = {}  # per date/step/table/side, as the ledger counts
-        self.hidden: dict[str, int] = {}  # sealed rolls whose keys this viewer cannot see
+        self.keys: dict[str, tuple[list[int], int]] = {}  # key -> its dice, version
+        self.ordinals: dict[str, list[tuple[int, int]]] = {}  # prefix -> (version, ordinal)
+        self.hidden: dict[str, list[int]] = {}  # versions of sealed rolls this viewer can't see
+        self.steps: list[int] = [0]  # versions at which the RePh entered a step
+        self.undos: list[tuple[int, int]] = []  # (Undone's version, its target)
+        self.authorized: set[str] = set()  # slot/epoch a director's re-roll allowed
         self.rolls: list[_ServerRoll] = []
         self.bad: tuple[int, str] | None = None
 
@@ -67,24 +74,38 @@ class _RollWatch:
         return record
 
     def _check(self, record: dict[str, Any]) -> str | None:
-        data, kind = record["data"], record["type"]
+        data, kind, version = record["data"], record["type"], record["version"]
         if kind == "Created":
             self.server = data.get("dice") == "server"
             self.commitments.append(data.get("seed_commitment"))
         elif kind == "SeedRevealed":
             return self._revealed(data)
         elif kind == "StepAdvanced":
-            self.ordinals, self.hidden = {}, {}
+            self.steps.append(version)
+        elif kind == "Undone":
+            self._undone(version, int(data["to_version"]))
+        elif kind == "RerollAuthorized":
+            self.authorized.add(f"{data['slot']}/{data['epoch']}")
         elif kind == "DiceRolled":
             if record.get("sealed") is not None and not set(data) - {"side", "actor",
                                                                     "secret_for"}:
-                self.hidden[data["side"]] = self.hidden.get(data["side"], 0) + 1
+                self.hidden.setdefault(data["side"], []).append(version)
                 return None
             missing = [field for field in _ROLL_FIELDS if field not in data]
             if missing:
                 return f"a roll without {', '.join(missing)}"
-            return self._rolled(record["version"], data)
+            return self._rolled(version, data)
         return None
+
+    def _undone(self, version: int, target: int) -> None:
+        """Forget the undone rolls' ordinals and steps: a redo counts from the target."""
+        self.undos.append((version, target))
+        for entries in self.ordinals.values():
+            while entries and entries[-1][0] > target:
+                entries.pop()
+        for versions in (*self.hidden.values(), self.steps):
+            while versions and versions[-1] > target:
+                versions.pop()
 
     def _revealed(self, data: dict[str, Any]) -> str | None:
         index = len(self.commitments) - 1
@@ -97,22 +118,43 @@ class _RollWatch:
 
     def _rolled(self, version: int, data: dict[str, Any]) -> str | None:
         dice, key = list(data["dice"]), data["key"]
-        problem = _roll_problem(data, dice, key, self.server) or self._ordinal_problem(
-            data, key) or (f"roll key {key} is used twice" if key in self.keys else None)
-        self.keys.add(key)
-        if problem is None and self.server:
-            self.rolls.append(_ServerRoll(version, key, dice, len(self.commitments) - 1))
+        problem = _roll_problem(data, dice, key, self.server) or self._epoch_problem(key) \
+            or self._ordinal_problem(version, data, key) or self._repeat_problem(key, dice)
+        if key not in self.keys:
+            self.keys[key] = (dice, version)
+            if problem is None and self.server:
+                self.rolls.append(_ServerRoll(version, key, dice, len(self.commitments) - 1))
         return problem
 
-    def _ordinal_problem(self, data: dict[str, Any], key: str) -> str | None:
+    def _epoch_problem(self, key: str) -> str | None:
+        epoch = key.rsplit("/", 1)[1]
+        if epoch != "0" and key not in self.authorized:
+            return f"roll key {key} has re-roll epoch {epoch}, which no director authorized"
+        return None
+
+    def _repeat_problem(self, key: str, dice: list[int]) -> str | None:
+        """A key is rolled again only after an undo undid it, and shows the same dice."""
+        if key not in self.keys:
+            return None
+        before, version = self.keys[key]
+        if not any(target < version < undo for undo, target in self.undos):
+            return f"roll key {key} is used twice"
+        if dice != before:
+            return f"roll {key} was redone after an undo with dice {dice}, not its {before}"
+        return None
+
+    def _ordinal_problem(self, version: int, data: dict[str, Any], key: str) -> str | None:
         """Ordinals count up from 1 within a step: a skipped one would be a shopped-for key."""
         prefix, ordinal = key.rsplit("/", 2)[0], int(key.rsplit("/", 2)[1])
-        expected = self.ordinals.get(prefix, 0) + 1
-        unseen = self.hidden.get(data["side"], 0)  # sealed rolls may fill the gap
-        if not expected <= ordinal <= expected + unseen:
+        entries = self.ordinals.setdefault(prefix, [])
+        expected = (entries[-1][1] if entries else 0) + 1
+        hidden = self.hidden.get(data["side"], [])
+        unseen = [v for v in hidden if v > self.steps[-1]]  # sealed rolls may fill the gap
+        if not expected <= ordinal <= expected + len(unseen):
             return f"roll key {key} skips ahead of ordinal {expected}"
-        self.ordinals[prefix] = ordinal
-        self.hidden[data["side"]] = unseen - (ordinal - expected)
+        entries.append((version, ordinal))
+        for used in unseen[:ordinal - expected]:
+            hidden.remove(used)
         return None
 
     def first_bad_roll(self) -> tuple[int | None, int, str | None]:
@@ -135,9 +177,10 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
         return f"roll {key}: Original {data['original']} is not the dice's sum"
     if data["final"] != data["original"] + sum(item["value"] for item in data["drm"]):
         return f"roll {key}: Final {data['final']} is not the Original plus its DRM"
-    ordinal = key.rsplit("/", 2)[1]
+    _, ordinal, epoch = key.rsplit("/", 2)
     named = roll_key(data["cg_date"], data["step"], data["table"], data["side"],
-                     int(ordinal) if ordinal.isdigit() else -1, 0)
+                     int(ordinal) if ordinal.isdigit() else -1,
+                     int(epoch) if epoch.isdigit() else -1)
     if key != named:
         return f"roll key {key} does not name its CG Date, step, table, side and epoch"
     if server and data.get("entered_by"):

@@ -25,12 +25,19 @@ from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import record_hash, redact
 from domain.rules import Module
 from domain.verify import VerifyReport, verify_records
+from infra.audit import AuditUseCases
 from infra.mapper import LedgerMapper
 from infra.modules import load_modules
 from infra.settings import Settings
 from projections import read
 from projections.read import RowSource
-from projections.runner import CampaignLog, CampaignProjection, catch_up, fold_records
+from projections.runner import (
+    CampaignLog,
+    CampaignProjection,
+    MemoryRows,
+    catch_up,
+    fold_records,
+)
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
 MAX_RETRIES = 10
@@ -148,7 +155,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-class Refit(Application[UUID]):
+class Refit(AuditUseCases, Application[UUID]):
     """Campaign ledgers: create, command, read history, verify."""
 
     name = "refit"
@@ -175,8 +182,11 @@ class Refit(Application[UUID]):
             raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
                                  field="projection_runner")
         env |= {"REFIT_PROJECTION_POSTGRES_SCHEMA": env.get("POSTGRES_SCHEMA", "public")}
+        # An undo turns the view back to rows as of a version: the runner reads them here.
+        bound = type("BoundProjection", (CampaignProjection,),
+                     {"reader": staticmethod(self.rows_at)})
         return ProjectionRunner(application_class=CampaignLog,
-                                projection_class=CampaignProjection,
+                                projection_class=bound,
                                 view_class=PostgresProjectionView, env=env)
 
     def close(self) -> None:
@@ -218,16 +228,37 @@ class Refit(Application[UUID]):
     def replace_token(self, campaign_id: UUID, role: str, actor: str) -> str:
         """A new token for a role (the director's remedy for a lost one); the old one dies."""
         token = new_token()
+        self.run(campaign_id, lambda c: c.replace_token(role, token_hash(token), actor))
+        return token
+
+    def run(self, campaign_id: UUID, act: Callable[[Campaign], None],
+            expected_version: int | None = None) -> CommandResult:
+        """Do `act` to the campaign and save what it recorded, under the campaign's lock;
+        on a concurrent write from another process, again on the fresh state (bounded)."""
         with self._campaign_lock(campaign_id):
-            for _ in range(MAX_RETRIES):
+            for attempt in range(MAX_RETRIES):
+                if attempt:
+                    time.sleep(backoff(attempt))
                 campaign = self.campaign(campaign_id)
-                campaign.replace_token(role, token_hash(token), actor)
+                if expected_version is not None and campaign.version != expected_version:
+                    raise VersionConflict(
+                        f"campaign is at version {campaign.version}, not {expected_version}")
+                act(campaign)
                 try:
-                    self.save(campaign)
-                    return token
+                    recordings = self.save(campaign)
                 except IntegrityError:
-                    continue  # another process appended first: on the fresh state again
+                    if expected_version is not None:
+                        raise VersionConflict("another command was appended first") from None
+                    continue
+                return self._result(campaign, recordings, "")
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
+
+    @staticmethod
+    def _result(campaign: Campaign, recordings: list[Any], actor: str) -> CommandResult:
+        events = [r.domain_event.record() for r in recordings
+                  if isinstance(r.domain_event, Campaign.Event)]
+        return CommandResult(campaign.version, campaign.head_hash, events,
+                             campaign.phase == "ended", actor)
 
     def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         """The campaign as it stands (or stood at `version`)."""
@@ -287,10 +318,7 @@ class Refit(Application[UUID]):
                 if expected_version is not None:
                     raise VersionConflict("another command was appended first") from None
                 continue
-            events = [r.domain_event.record() for r in recordings
-                      if isinstance(r.domain_event, Campaign.Event)]
-            return CommandResult(campaign.version, campaign.head_hash, events,
-                                 campaign.phase == "ended", actor)
+            return self._result(campaign, recordings, actor)
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
 
     def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,
@@ -379,7 +407,7 @@ class Refit(Application[UUID]):
         """The projection and its materialized view, in the same database as the events."""
         view_class = view_class_for(self.env.get("PERSISTENCE_MODULE") or "")
         view = self.factory.tracking_recorder(view_class)
-        return CampaignProjection(cast(ProjectionView, view))
+        return CampaignProjection(cast(ProjectionView, view), reader=self.rows_at)
 
     @property
     def view(self) -> ProjectionView:
@@ -402,6 +430,10 @@ class Refit(Application[UUID]):
         if head is not None and (self.runner.view.max_tracking_id("refit") or 0) < head:
             raise ViewBehind(f"the projections are more than {self.settings.read_wait} s "
                              "behind the ledger; try again")
+
+    def rows_at(self, campaign_id: UUID, version: int) -> MemoryRows:
+        """A campaign's rows as of a version, folded in memory."""
+        return fold_records(self.records(campaign_id, lte=version))
 
     def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""

@@ -22,6 +22,7 @@ CONTROL = "control"
 LVP = "lvp"
 OBJECTIVE = "objective"
 HOLDING = "holding"
+STEP = "step"  # each RePh step (and CG Scenario) done: the versions it began and ended at
 
 
 class Rows(Protocol):
@@ -118,7 +119,30 @@ def _dice_rolled(rows: Rows, record: Record) -> None:
         "drm", "final", "target", "result", "cg_date", "step", "entered_by", "actor")}
     row |= {"version": record["version"], "timestamp": _iso(record["timestamp"]),
             "secret": record.get("sealed") is not None, "secret_for": data["secret_for"]}
+    slot, epoch = data["key"].rsplit("/", 1)
+    if epoch != "0":  # a director's re-roll: say why beside the new dice
+        row["reroll"] = _meta(rows).get("rerolls", {}).get(f"{slot}/{epoch}")
     rows.put(ROLL, f"{record['version']:09d}", record["version"], row)
+
+
+def _reroll(rows: Rows, record: Record) -> None:
+    data, meta = record["data"], _meta(rows)
+    meta.setdefault("rerolls", {})[f"{data['slot']}/{data['epoch']}"] = {
+        "key": data["key"], "reason": data["reason"], "version": record["version"]}
+    _put_meta(rows, meta, record)
+
+
+def _ruling(rows: Rows, record: Record) -> None:
+    """A ruling stands beside its roll wherever the roll is read."""
+    data = record["data"]
+    row = rows.get(ROLL, f"{data['roll_version']:09d}")
+    if row is None:  # its roll was undone since: the ruling stays in the log alone
+        return
+    row.setdefault("rulings", []).append({
+        "version": record["version"], "timestamp": _iso(record["timestamp"]),
+        "verdict": data["verdict"], "reason": data["reason"], "final": data["final"],
+        "result": data["result"], "actor": data["actor"]})
+    rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
 
 
 def _points(pool: str, column: str | None, sign: int) -> Fold:
@@ -353,6 +377,7 @@ def _scenario_recorded(rows: Rows, record: Record) -> None:
 
 def _step(rows: Rows, record: Record) -> None:
     meta = _meta(rows)
+    _step_done(rows, meta, record)
     meta["phase"], meta["step"] = record["data"]["phase"], record["data"]["step"]
     if meta["phase"] == "scenario":
         meta["recon"] = {}  # 3.620: Recon counts "not beyond the next CG scenario"
@@ -361,6 +386,17 @@ def _step(rows: Rows, record: Record) -> None:
         row["scenario_played"] = True
         _put_roster(rows, row)
     _put_meta(rows, meta, record)
+
+
+def _step_done(rows: Rows, meta: dict[str, Any], record: Record) -> None:
+    """Note the step the RePh leaves, under its CG Date: `as of` and undo name steps."""
+    left = record["data"]["previous"] or ("scenario" if meta["phase"] == "scenario" else None)
+    if left is not None:
+        entered = meta.get("step_entered", 1)
+        rows.put(STEP, f"{meta['cg_date']}/{left}", entered,
+                 {"cg_date": meta["cg_date"], "step": left, "entered": entered,
+                  "left": record["version"]})
+    meta["step_entered"] = record["version"]
 
 
 def _date_started(rows: Rows, record: Record) -> None:
@@ -420,4 +456,6 @@ _HANDLERS: dict[str, Fold] = {
     "CGDateStarted": _date_started,
     "CGEnded": _cg_ended,
     "SeedRevealed": _seed_revealed,
+    "RerollAuthorized": _reroll,
+    "RulingRecorded": _ruling,
 }

@@ -19,6 +19,7 @@ from projections.fold import (
     ROLL,
     ROSTER,
     SAN,
+    STEP,
 )
 
 DIRECTOR = None  # a viewer of None sees everything (director, or the operator's CLI)
@@ -149,6 +150,8 @@ class RollRow(BaseModel):
     step: str | None = None
     entered_by: str | None = None
     actor: str | None = None
+    rulings: list[dict[str, Any]] = []  # the director's rulings on this roll
+    reroll: dict[str, Any] | None = None  # the director's re-roll this roll was made under
 
 
 class CampaignStatus(BaseModel):
@@ -333,3 +336,17 @@ def holding(source: RowSource, viewer: str | None = DIRECTOR) -> list[dict[str, 
 def control(source: RowSource) -> list[dict[str, Any]]:
     """Who controls each Location whose control was recorded."""
     return source.select_rows(CONTROL)
+
+
+class StepRow(BaseModel):
+    """A RePh step (or CG Scenario) done: the versions it began and ended at."""
+
+    cg_date: str
+    step: str
+    entered: int
+    left: int
+
+
+def steps(source: RowSource) -> list[StepRow]:
+    """Every step done, in order (public: the RePh's pace is open to both sides)."""
+    return [StepRow.model_validate(row) for row in source.select_rows(STEP)]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -14,6 +14,7 @@ from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import Projection
 
 from domain.campaign import Campaign
+from domain.history import is_undone, undone_ranges
 from projections.fold import fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
@@ -38,16 +39,27 @@ class MemoryRows:
 
     def select_rows(self, kind: str) -> list[dict[str, Any]]:
         """The rows of a kind, in order."""
-        found = [(order, key, doc) for (k, key), (order, doc) in self.rows.items() if k == kind]
+        found = [(order, key, doc) for (k, key), (order, doc) in self.rows.items()
+                 if k == kind and doc is not None]
         return [doc for _, _, doc in sorted(found, key=lambda item: (item[0], item[1]))]
 
 
 def fold_records(records: Iterable[dict[str, Any]]) -> MemoryRows:
-    """Fold a campaign's history (or a prefix of it) into memory."""
+    """Fold a campaign's history (or a prefix of it) into memory: only what is live, so
+    the rows after an undo are the rows as of its target. A revealed seed stays revealed,
+    undone or not."""
+    history = list(records)
+    jumps = {r["version"]: r["data"]["to_version"] for r in history if r["type"] == "Undone"}
+    ranges = undone_ranges(jumps, history[-1]["version"]) if jumps else []
     rows = MemoryRows()
-    for record in records:
-        fold(rows, record)
+    for record in history:
+        if not ranges or record["type"] == "SeedRevealed" or \
+                not is_undone(record["version"], ranges):
+            fold(rows, record)
     return rows
+
+
+Reader = Callable[[UUID, int], MemoryRows]  # a campaign's rows as of a version
 
 
 class _Buffer:
@@ -82,6 +94,15 @@ class _CampaignRows:
     def put(self, kind: str, key: str, order: int, doc: dict[str, Any]) -> None:
         self.buffer.put((self.id, kind, key), (order, doc))
 
+    def put_row(self, kind: str, key: str, value: RowValue) -> None:
+        self.buffer.put((self.id, kind, key), value)
+
+    def row_keys(self) -> set[tuple[str, str]]:
+        """The (kind, key) of every row the campaign has, in the view or this batch."""
+        found = set(self.buffer.view.select_keys(self.id))
+        found |= {(k, key) for (c, k, key) in self.buffer.cache if c == self.id}
+        return found
+
 
 class CampaignLog(Application[UUID]):
     """The campaigns' event store as eventsourcing's ProjectionRunner subscribes to it."""
@@ -93,6 +114,12 @@ class CampaignProjection(Projection[Any]):
     """The campaign projection: the fold, written with eventsourcing's tracking."""
 
     name = "refit_projection"
+    reader: Reader | None = None  # rows as of a version, which an undo turns the view back to
+
+    def __init__(self, view: Any, reader: Reader | None = None) -> None:
+        super().__init__(view=view)
+        if reader is not None:
+            self.reader = reader
 
     def process_event(self, domain_event: Any, tracking: Tracking) -> None:
         """Fold one event and write its rows with its tracking (ProjectionRunner's path).
@@ -125,8 +152,21 @@ class CampaignProjection(Projection[Any]):
             rows = campaigns.get(event.originator_id)
             if rows is None:
                 rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
+            if type(event).__name__ == "Undone":
+                self._undone(rows, event)
             fold(rows, _fold_record(event, rows.id))
         return buffer.dirty
+
+    def _undone(self, rows: _CampaignRows, event: Any) -> None:
+        """Turn the campaign's rows to what they are after the undo (as of its target)."""
+        if self.reader is None:
+            raise RuntimeError("the projection folds an undo only with a reader of the log")
+        fresh = self.reader(event.originator_id, event.originator_version)
+        for kind, key in rows.row_keys():
+            if (kind, key) not in fresh.rows:
+                rows.put_row(kind, key, (0, None))
+        for (kind, key), value in fresh.rows.items():
+            rows.put_row(kind, key, value)
 
 
 def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:

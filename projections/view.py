@@ -11,8 +11,8 @@ from eventsourcing.sqlite import SQLiteTrackingRecorder
 from psycopg.sql import SQL, Identifier
 
 RowKey = tuple[str, str, str]  # campaign, kind, key
-RowValue = tuple[int, dict[str, Any]]  # order, document
-Encoded = list[tuple[str, str, str, int, str]]  # campaign, kind, key, order, JSON document
+RowValue = tuple[int, dict[str, Any] | None]  # order, document (None: the row is gone)
+Encoded = list[tuple[str, str, str, int, str | None]]  # campaign, kind, key, order, JSON
 
 TABLE = "refit_projection_rows"
 ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
@@ -46,6 +46,9 @@ class ProjectionView(Protocol):
 
     def select_all(self, kind: str) -> list[dict[str, Any]]:
         """Every campaign's rows of a kind."""
+
+    def select_keys(self, campaign: str) -> list[tuple[str, str]]:
+        """The (kind, key) of every row a campaign has."""
 
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
@@ -85,13 +88,21 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
             c.execute(f"SELECT doc FROM {TABLE} WHERE kind=? ORDER BY campaign, ord", (kind,))
             return [json.loads(row["doc"]) for row in c.fetchall()]
 
+    def select_keys(self, campaign: str) -> list[tuple[str, str]]:
+        """The (kind, key) of every row a campaign has."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT kind, key FROM {TABLE} WHERE campaign=?", (campaign,))
+            return [(row["kind"], row["key"]) for row in c.fetchall()]
+
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
+        kept, gone = split(rows)
         with self.datastore.transaction(commit=True) as c:
             # The empty update takes SQLite's write lock before tracking is read.
             c.execute(f"UPDATE {TABLE} SET ord = ord WHERE 0")
             check_after(self._max_tracking_id(tracking.application_name, c), after, tracking)
-            c.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", rows)
+            c.executemany(f"INSERT OR REPLACE INTO {TABLE} VALUES (?, ?, ?, ?, ?)", kept)
+            c.executemany(f"DELETE FROM {TABLE} WHERE campaign=? AND kind=? AND key=?", gone)
             self._insert_tracking(c, tracking)
 
 
@@ -112,6 +123,10 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         ).format(*table)
         self._lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
             f"{self.datastore.schema}.{TABLE}")
+        self._select_keys = SQL(
+            "SELECT kind, key FROM {0}.{1} WHERE campaign=%s").format(*table)
+        self._delete = SQL(
+            "DELETE FROM {0}.{1} WHERE campaign=%s AND kind=%s AND key=%s").format(*table)
         self._select_all = SQL(
             "SELECT doc FROM {0}.{1} WHERE kind=%s ORDER BY campaign, ord").format(*table)
         # One statement per batch: the rows travel as five binary arrays (keys are unique
@@ -140,20 +155,38 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             curs.execute(self._select_all, (kind,))
             return [json.loads(row["doc"]) for row in curs.fetchall()]
 
+    def select_keys(self, campaign: str) -> list[tuple[str, str]]:
+        """The (kind, key) of every row a campaign has."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_keys, (campaign,))
+            return [(row["kind"], row["key"]) for row in curs.fetchall()]
+
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
-        columns = [list(column) for column in zip(*rows, strict=True)]
+        kept, gone = split(rows)
+        columns = [list(column) for column in zip(*kept, strict=True)]
         with self.datastore.transaction(commit=True) as curs:
             curs.execute(self._lock)  # one writer of the view at a time, until commit
             check_after(self._max_tracking_id(tracking.application_name, curs), after, tracking)
             if columns:
                 curs.execute(self._upsert, columns)
+            if gone:
+                curs.executemany(self._delete, gone)
             self._insert_tracking(curs, tracking)
 
 
 def encode(rows: dict[RowKey, RowValue]) -> Encoded:
-    """Rows as the view stores them: the documents as compact JSON."""
-    return [(c, k, key, order, _dump(doc)) for (c, k, key), (order, doc) in rows.items()]
+    """Rows as the view stores them: the documents as compact JSON (None: delete it)."""
+    return [(c, k, key, order, None if doc is None else _dump(doc))
+            for (c, k, key), (order, doc) in rows.items()]
+
+
+def split(rows: Encoded) -> tuple[Encoded, list[tuple[str, str, str]]]:
+    """The rows to write, and the keys of those to delete (an undo's, see fold_undone)."""
+    if all(row[4] is not None for row in rows):
+        return rows, []
+    return ([row for row in rows if row[4] is not None],
+            [row[:3] for row in rows if row[4] is None])
 
 
 def view_class_for(persistence_module: str) -> type[TrackingRecorder]:

@@ -176,3 +176,21 @@ def test_two_service_processes_each_with_a_runner_count_every_event_once(
     finally:
         first.close()
         second.close()
+
+
+def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    refit = Refit(settings.model_copy(update={"projection_runner": True}))
+    try:
+        campaign = refit.create_campaign("pbr", "I", "Runner undo", "server").id
+        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
+        target = refit.campaign(campaign).version
+        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 7, "reason": "y"})
+        do(refit, campaign, {"type": "spend_cpp", "side": "Axis", "amount": 3, "reason": "z"})
+        refit.undo(campaign, "credited twice", "director", to_version=target)
+        assert refit.status(campaign).sides["Axis"]["cpp"] == 5
+        assert refit.roster(campaign) == refit.roster(campaign, as_of=target)
+        assert refit.cvp(campaign) == refit.cvp(campaign, as_of=target)
+    finally:
+        refit.close()

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from eventsourcing.domain import Snapshot
 from eventsourcing.utils import get_topic
 
 from domain.campaign import Campaign
 from infra.application import Refit
 from tests.story import abtf_campaign, do, to_reph_step
+
+
+def old_snapshot(live: Campaign, state: dict[str, Any]) -> Snapshot:
+    """A snapshot of `live` with a stored state shaped as an older class_version was."""
+    return Snapshot(originator_id=live.id, originator_version=live.version,  # type: ignore[call-arg]
+                    timestamp=Snapshot.create_timestamp(), topic=get_topic(Campaign),
+                    state=state)
 
 
 def test_a_v1_snapshot_loads_with_purchase_lines_and_empty_new_tallies(refit: Refit) -> None:
@@ -19,10 +28,7 @@ def test_a_v1_snapshot_loads_with_purchase_lines_and_empty_new_tallies(refit: Re
              if k not in ("_id", "_version", "_pending_events", "chits_chosen", "ww_box",
                           "conditions", "previous_conditions")}
     state["purchases"] = [[line["side"], line["rg"]] for line in live.purchases]  # v1 shape
-    old = Snapshot(originator_id=live.id, originator_version=live.version,  # type: ignore[call-arg]
-                   timestamp=Snapshot.create_timestamp(), topic=get_topic(Campaign),
-                   state=state)
-    loaded = old.mutate(None)
+    loaded = old_snapshot(live, state).mutate(None)
     assert isinstance(loaded, Campaign)
     assert [(line["side"], line["rg"], line["strength"]) for line in loaded.purchases] == [
         ("British", "I1", None), ("British", "I2", None)]
@@ -45,10 +51,7 @@ def test_a_v2_snapshot_loads_with_the_pbr_and_kgp_tallies_empty(refit: Refit) ->
     state["purchases"] = [{k: v for k, v in line.items() if k not in ("given", "removed")}
                           for line in live.purchases]
     state["class_version"] = 2
-    old = Snapshot(originator_id=live.id, originator_version=live.version,  # type: ignore[call-arg]
-                   timestamp=Snapshot.create_timestamp(), topic=get_topic(Campaign),
-                   state=state)
-    loaded = old.mutate(None)
+    loaded = old_snapshot(live, state).mutate(None)
     assert isinstance(loaded, Campaign)
     assert (loaded.lvp, loaded.objectives, loaded.off_map) == ({}, {}, {"British": False,
                                                                          "German": False})
@@ -56,10 +59,20 @@ def test_a_v2_snapshot_loads_with_the_pbr_and_kgp_tallies_empty(refit: Refit) ->
                for line in loaded.purchases)
 
 
-def test_a_snapshot_taken_now_records_class_version_3(refit: Refit) -> None:
+def test_a_v3_snapshot_loads_with_nothing_undone_and_no_re_roll(refit: Refit) -> None:
+    live = refit.campaign(abtf_campaign(refit, "v3 snapshot"))
+    state = {k: v for k, v in vars(live).items()
+             if k not in ("_id", "_version", "_pending_events", "rolled_before", "epochs")}
+    state["class_version"] = 3
+    loaded = old_snapshot(live, state).mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert (loaded.rolled_before, loaded.epochs) == ({}, {})
+
+
+def test_a_snapshot_taken_now_records_class_version_4(refit: Refit) -> None:
     live = refit.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 3
+    assert taken.state["class_version"] == 4
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
 

@@ -1,0 +1,158 @@
+"""The director's use cases at a disputed table: undo by replay, re-roll, rulings, the
+roll audit, and naming a point of the campaign by its step ("after 9.616 of 19PM")."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
+from uuid import UUID
+
+from domain.campaign import Campaign
+from domain.errors import InvalidCommand
+from projections.audit import RollAudit, roll_audit
+from projections.fold import META, ROLL, STEP
+from projections.read import RowSource
+
+if TYPE_CHECKING:
+    from infra.application import CommandResult, Refit
+
+STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
+
+
+def parse_point(text: str | int | None) -> int | tuple[str, str] | None:
+    """A point of the campaign: a version, or `CGDATE/STEP` (e.g. `19PM/9.616`)."""
+    if text is None or isinstance(text, int):
+        return text
+    if text.isdigit():
+        return int(text)
+    found = STEP_POINT.match(text)
+    if found is None:
+        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 19PM/9.616)",
+                             field="as_of")
+    return found["date"], found["step"]
+
+
+def _step_row(rows: RowSource, date: str, step: str) -> dict[str, Any] | None:
+    return next((row for row in rows.select_rows(STEP)
+                 if (row["cg_date"], row["step"]) == (date, step)), None)
+
+
+class AuditUseCases:
+    """Mixed into the Refit application: the use cases of an audit."""
+
+    def as_of(self, campaign_id: UUID, point: str | int | None) -> int | None:
+        """The version a point names: after step STEP of CG Date DATE is the version that
+        left it."""
+        found = parse_point(point)
+        if found is None or isinstance(found, int):
+            return found
+        app = cast("Refit", self)
+        row = _step_row(app.rows(campaign_id), *found)
+        if row is None:
+            meta = app.rows(campaign_id).select_rows(META)[0]
+            if (meta["cg_date"], meta["step"]) == found:
+                raise InvalidCommand(f"step {found[1]} of {found[0]} is not over yet",
+                                     field="as_of")
+            raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
+                                 field="as_of")
+        return cast(int, row["left"])
+
+    def _step_start(self, campaign_id: UUID, date: str, step: str) -> int:
+        """The version just before the RePh entered a step (its undo's target)."""
+        app = cast("Refit", self)
+        rows = app.rows(campaign_id)
+        row = _step_row(rows, date, step)
+        meta = rows.select_rows(META)[0]
+        if row is None and (meta["cg_date"], meta["step"]) == (date, step):
+            row = {"entered": meta.get("step_entered", 1)}
+        if row is None:
+            raise InvalidCommand(f"the RePh has not been at step {step} of {date}",
+                                 field="to_step")
+        return cast(int, row["entered"]) - 1
+
+    def undo(self, campaign_id: UUID, reason: str, actor: str, to_version: int | None = None,
+             to_step: str | None = None,
+             expected_version: int | None = None) -> CommandResult:
+        """Undo every event after a version (or a step and all after it); the undone stay
+        in the log, and redoing them rolls the same keys, so the same dice."""
+        if (to_version is None) == (to_step is None):
+            raise InvalidCommand("give to_version or to_step (CGDATE/STEP), not both",
+                                 field="to_version")
+        target = to_version
+        if to_step is not None:
+            point = parse_point(to_step)
+            if not isinstance(point, tuple):
+                raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
+            target = self._step_start(campaign_id, *point)
+
+        def act(campaign: Campaign) -> None:
+            self._undo_to(campaign, cast(int, target), reason, actor)
+        return self._change(campaign_id, act, expected_version)
+
+    def _undo_to(self, campaign: Campaign, target: int, reason: str, actor: str) -> None:
+        app = cast("Refit", self)
+        if not 1 <= target < campaign.version:  # the aggregate words the refusal
+            campaign.undo(target, reason, campaign, {}, actor)
+        before = app.campaign(campaign.id, version=target)
+        redo = {event.key: list(event.dice) for event in app.events.get(campaign.id, gt=target)
+                if isinstance(event, Campaign.DiceRolled)}
+        campaign.undo(target, reason, before, redo, actor)
+
+    def reroll(self, campaign_id: UUID, key: str, reason: str, actor: str) -> CommandResult:
+        """A director's re-roll: the roll is undone (with all after it) if it still stands,
+        and its slot rolls a new epoch, so the next roll there gets new dice."""
+        app = cast("Refit", self)
+
+        def act(campaign: Campaign) -> None:
+            version, roll = self._roll(campaign_id, key)
+            if app.rolls_standing(campaign_id).get(key) == version:
+                self._undo_to(campaign, version - 1, f"re-roll of {key}: {reason}", actor)
+            campaign.authorize_reroll(roll, reason, actor)
+        return self._change(campaign_id, act, None)
+
+    def record_ruling(self, campaign_id: UUID, key: str, verdict: str, reason: str,
+                      actor: str, final: int | None = None,
+                      result: str | None = None) -> CommandResult:
+        """The director's ruling on a standing roll: upheld, or corrected with a reason."""
+        app = cast("Refit", self)
+
+        def act(campaign: Campaign) -> None:
+            version = app.rolls_standing(campaign_id).get(key)
+            if version is None:
+                raise InvalidCommand(f"no standing roll has key {key}", field="key")
+            roll = next(r["data"] for r in app.records(campaign_id, lte=version)
+                        if r["version"] == version)
+            campaign.record_ruling(roll, version, verdict, reason, actor, final, result)
+        return self._change(campaign_id, act, None)
+
+    def rolls_standing(self, campaign_id: UUID) -> dict[str, int]:
+        """Each standing (not undone) roll's key and version."""
+        app = cast("Refit", self)
+        return {row["key"]: row["version"]
+                for row in app.rows(campaign_id).select_rows(ROLL)}
+
+    def _roll(self, campaign_id: UUID, key: str) -> tuple[int, dict[str, Any]]:
+        """The latest roll made with this key, standing or undone."""
+        app = cast("Refit", self)
+        found = None
+        for record in app.records(campaign_id):
+            if record["type"] == "DiceRolled" and record["data"]["key"] == key:
+                found = (record["version"], record["data"])
+        if found is None:
+            raise InvalidCommand(f"no roll has key {key}", field="key")
+        return found
+
+    def _change(self, campaign_id: UUID, act: Callable[[Campaign], None],
+                expected_version: int | None) -> CommandResult:
+        return cast("Refit", self).run(campaign_id, act, expected_version)
+
+    def roll_audit(self, campaign_id: UUID, key: str, viewer: str | None) -> RollAudit:
+        """Everything about one roll: each time its key was rolled, who asked and when,
+        its dice and DRM, whether it was secret and when revealed, the seed's recheck,
+        rulings, re-rolls, and the undo that undid it."""
+        app = cast("Refit", self)
+        found = roll_audit(key, app.history(campaign_id, viewer))
+        if found is None:
+            raise InvalidCommand(f"no roll with key {key} is open to this role", field="key")
+        return found

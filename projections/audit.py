@@ -1,0 +1,131 @@
+"""The roll audit: one roll's whole story, read from the log in one pass."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+
+from domain.dice import dice_from_seed
+from domain.history import is_undone, undone_ranges
+
+
+class SeedCheck(BaseModel):
+    """The server dice recomputed from the revealed seed: HMAC-SHA256(seed, key)."""
+
+    seed: str
+    revealed_at: int
+    dice: list[int]
+    matches: bool
+
+
+class RollMade(BaseModel):
+    """One time the key was rolled (a redo after an undo rolls it again, same dice)."""
+
+    version: int
+    timestamp: str
+    asked_by: str
+    side: str
+    rule: str
+    table: str
+    title: str
+    subject: str
+    kind: str
+    dice: list[int]
+    original: int
+    drm: list[dict[str, Any]]
+    final: int
+    target: int | None
+    result: str
+    cg_date: str
+    step: str
+    entered_by: str | None
+    secret: bool
+    revealed_at: int | None  # the version that opened it (CG End), if secret
+    standing: bool  # False: an undo undid it (it stays in the log)
+    undone_by: int | None
+    seed_check: SeedCheck | None
+
+
+class RollAudit(BaseModel):
+    """A roll's key, each time it was rolled, the director's rulings and re-rolls."""
+
+    key: str
+    rolls: list[RollMade]
+    rulings: list[dict[str, Any]]
+    rerolls: list[dict[str, Any]]
+
+
+class _Walk:
+    """What the pass over the log gathers."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.made: list[tuple[dict[str, Any], int]] = []  # the roll's records, seed index
+        self.jumps: dict[int, int] = {}
+        self.seeds: list[tuple[str, int]] = []  # each revealed seed, with its version
+        self.ended: int | None = None
+        self.rulings: list[dict[str, Any]] = []
+        self.rerolls: list[dict[str, Any]] = []
+        self.head = 0
+
+    def see(self, record: dict[str, Any]) -> None:
+        data, kind, version = record["data"], record["type"], record["version"]
+        self.head = version
+        if kind == "DiceRolled" and data.get("key") == self.key:
+            self.made.append((record, len(self.seeds)))
+        elif kind == "Undone":
+            self.jumps[version] = data["to_version"]
+        elif kind == "SeedRevealed":
+            self.seeds.append((data["seed"], version))
+        elif kind == "CGEnded":
+            self.ended = version
+        elif kind == "RulingRecorded" and data.get("key") == self.key:
+            self.rulings.append(_act(record, "verdict", "reason", "final", "result"))
+        elif kind == "RerollAuthorized" and data.get("key") == self.key:
+            self.rerolls.append(_act(record, "reason", "epoch"))
+
+
+def _act(record: dict[str, Any], *fields: str) -> dict[str, Any]:
+    data = record["data"]
+    return {"version": record["version"], "timestamp": record["timestamp"],
+            "actor": data["actor"]} | {name: data.get(name) for name in fields}
+
+
+def roll_audit(key: str, records: Iterable[dict[str, Any]]) -> RollAudit | None:
+    """The audit of the roll `key` from a history as its viewer reads it (None: unseen)."""
+    walk = _Walk(key)
+    for record in records:
+        walk.see(record)
+    if not walk.made:
+        return None
+    ranges = undone_ranges(walk.jumps, walk.head)
+    first_seed = walk.made[0][1]  # a redo keeps the dice the key first showed
+    made = [_made(walk, record, first_seed, ranges) for record, _ in walk.made]
+    return RollAudit(key=key, rolls=made, rulings=walk.rulings, rerolls=walk.rerolls)
+
+
+def _made(walk: _Walk, record: dict[str, Any], seed_index: int,
+          ranges: list[tuple[int, int]]) -> RollMade:
+    data, version = record["data"], record["version"]
+    secret = record.get("sealed") is not None
+    undone_by = next((undo for undo, target in sorted(walk.jumps.items())
+                      if undo > version and target < version), None)
+    return RollMade(
+        version=version, timestamp=record["timestamp"], asked_by=data["actor"],
+        **{name: data[name] for name in (
+            "side", "rule", "table", "title", "subject", "kind", "dice", "original", "drm",
+            "final", "target", "result", "cg_date", "step", "entered_by")},
+        secret=secret, revealed_at=walk.ended if secret else None,
+        standing=not is_undone(version, ranges), undone_by=undone_by,
+        seed_check=_seed_check(walk, data, seed_index))
+
+
+def _seed_check(walk: _Walk, data: dict[str, Any], seed_index: int) -> SeedCheck | None:
+    if data["entered_by"] is not None or seed_index >= len(walk.seeds):
+        return None
+    seed, revealed_at = walk.seeds[seed_index]
+    dice = dice_from_seed(bytes.fromhex(seed), data["key"], len(data["dice"]))
+    return SeedCheck(seed=seed, revealed_at=revealed_at, dice=dice,
+                     matches=dice == list(data["dice"]))

@@ -1,0 +1,196 @@
+"""Undo by replay (issue 6): a director turns a mistaken RePh step back; the undone events
+stay in the log, and a redo rolls the same keys, so the same dice."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from domain.errors import InvalidCommand, RefitError, RuleViolation
+from infra.application import Refit
+from tests.story import abtf_campaign, advance, do, to_reph_step
+
+
+def forms(refit: Refit, campaign: UUID, as_of: int | None = None) -> dict[str, Any]:
+    """Every projection a director reads, as data (the version fields aside)."""
+    status = refit.status(campaign, as_of).model_dump(exclude={"version", "head_hash"})
+    return {"status": status,
+            "roster": [r.model_dump() for r in refit.roster(campaign, as_of)],
+            "purchases": [r.model_dump() for r in refit.purchase_record(campaign, as_of)],
+            "cvp": refit.cvp(campaign, as_of).model_dump(),
+            "elr": refit.elr(campaign, as_of).model_dump(),
+            "san": [r.model_dump() for r in refit.san(campaign, as_of)],
+            "rolls": [r.model_dump() for r in refit.rolls(campaign, as_of)],
+            "control": refit.control(campaign, as_of)}
+
+
+def at_9_617(refit: Refit, name: str = "Undo", dice: str = "server") -> UUID:
+    """An ABtF CG I at 18AM's 9.617, with the 9.616 rolls made."""
+    campaign = abtf_campaign(refit, name, dice)
+    to_reph_step(refit, campaign, "9.617")
+    return campaign
+
+
+def mistakes(refit: Refit, campaign: UUID) -> None:
+    """A purchase, a casualty, an ELR change and a control change, all to be undone."""
+    do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
+    do(refit, campaign, {"type": "record_casualty", "side": "British", "unit": "4-5-7",
+                         "cvp": 2})
+    do(refit, campaign, {"type": "change_elr", "side": "German", "value": 2,
+                         "cause": "misread"})
+    do(refit, campaign, {"type": "change_control", "location": "A1", "side": "German"})
+
+
+def test_undo_turns_every_projection_back_to_the_as_of_answer(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    target = refit.campaign(campaign).version
+    mistakes(refit, campaign)
+    head = refit.campaign(campaign).version
+    done = refit.undo(campaign, "the purchase was meant for 18PM", "director",
+                      to_version=target)
+    assert done.version == head + 1
+    assert [e["type"] for e in done.events] == ["Undone"]
+    assert done.events[0]["data"]["to_version"] == target
+    assert forms(refit, campaign) == forms(refit, campaign, as_of=target)
+    assert refit.campaign(campaign).cpp == refit.campaign(campaign, version=target).cpp
+    assert len(list(refit.records(campaign))) == head + 1  # the undone stay in the log
+    assert refit.verify(campaign).ok
+
+
+def test_a_redo_rolls_the_same_key_and_gets_the_same_dice(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Redo")
+    to_reph_step(refit, campaign, "9.616")
+    target = refit.campaign(campaign).version
+    first = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"})
+    refit.undo(campaign, "rolled before the casualties were in", "director",
+               to_version=target)
+    again = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"})
+    rolled = [e["data"] for e in (*first.events, *again.events) if e["type"] == "DiceRolled"]
+    assert rolled[0]["key"] == rolled[1]["key"]
+    assert rolled[0]["dice"] == rolled[1]["dice"]
+    assert refit.verify(campaign).ok
+
+
+def test_entered_dice_cannot_be_changed_by_undoing_the_roll(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Physical dice", dice="entered")
+    to_reph_step(refit, campaign, "9.616")
+    target = refit.campaign(campaign).version
+    do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "German", "dice": [1, 2]})
+    refit.undo(campaign, "wrong table", "director", to_version=target)
+    head = refit.campaign(campaign).version
+    with pytest.raises(RuleViolation, match=r"showed \[1, 2\] before it was undone"):
+        do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "German",
+                             "dice": [6, 6]})
+    assert refit.campaign(campaign).version == head  # appended nothing
+    redone = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "German",
+                                  "dice": [1, 2]})
+    assert redone.events[0]["data"]["dice"] == [1, 2]
+    assert refit.verify(campaign).ok
+
+
+def test_undoing_an_undo_brings_the_undone_events_back(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    target = refit.campaign(campaign).version
+    mistakes(refit, campaign)
+    before_undo = refit.campaign(campaign).version
+    wanted = forms(refit, campaign)
+    refit.undo(campaign, "wrong campaign", "director", to_version=target)
+    refit.undo(campaign, "it was the right one after all", "director",
+               to_version=before_undo)
+    assert forms(refit, campaign) == wanted
+    assert refit.cvp(campaign).totals == refit.cvp(campaign, before_undo).totals
+    assert refit.verify(campaign).ok
+
+
+def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
+    target = refit.campaign(campaign).version
+    assert refit.campaign(campaign).cg_date == "18AM"
+    advance(refit, campaign, 3)  # on through 9.618-9.620 to 18PM's RePh... or scenario
+    while refit.campaign(campaign).cg_date == "18AM":
+        state = refit.campaign(campaign)
+        if state.phase == "scenario":
+            do(refit, campaign, {"type": "end_scenario"})
+        else:
+            _choose_chits(refit, campaign)
+            advance(refit, campaign)
+    assert refit.campaign(campaign).cg_date == "18PM"
+    refit.undo(campaign, "18AM's RePh was not finished", "director", to_version=target)
+    state = refit.campaign(campaign)
+    assert (state.cg_date, state.step) == ("18AM", "9.617")
+    assert [row.cg_date for row in refit.roster(campaign)] == \
+        [row.cg_date for row in refit.roster(campaign, as_of=target)]
+    assert refit.verify(campaign).ok
+
+
+def _choose_chits(refit: Refit, campaign: UUID) -> None:
+    state = refit.campaign(campaign)
+    module = refit.module(state.module_id)
+    if state.step in module.command_steps.get("select_initiative", []):
+        for side, chit in state.chits.items():
+            if chit is None:
+                do(refit, campaign, {"type": "select_initiative", "side": side,
+                                     "chit": "attack"}, actor=side)
+
+
+def test_undo_to_the_start_of_a_step_undoes_that_step_and_all_after(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    entered = next(r for r in refit.records(campaign)
+                   if r["type"] == "StepAdvanced" and r["data"]["step"] == "9.617")["version"]
+    mistakes(refit, campaign)
+    refit.undo(campaign, "redo 9.617", "director", to_step="18AM/9.617")
+    assert forms(refit, campaign) == forms(refit, campaign, as_of=entered - 1)
+    assert refit.campaign(campaign).step == "9.616"
+
+
+def test_as_of_a_step_answers_as_the_campaign_stood_after_it(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    left = next(r for r in refit.records(campaign)
+                if r["type"] == "StepAdvanced" and r["data"]["previous"] == "9.616")["version"]
+    assert refit.as_of(campaign, "18AM/9.616") == left
+    with pytest.raises(InvalidCommand, match="not over yet"):
+        refit.as_of(campaign, "18AM/9.617")
+    with pytest.raises(InvalidCommand, match=r"has not done step 9\.616 of 19AM"):
+        refit.as_of(campaign, "19AM/9.616")
+
+
+@pytest.mark.parametrize(("to_version", "reason", "field"), [
+    (0, "x", "to_version"), (10_000, "x", "to_version"), (3, "  ", "reason")])
+def test_a_bad_undo_names_its_field_and_appends_nothing(
+        refit: Refit, to_version: int, reason: str, field: str) -> None:
+    campaign = at_9_617(refit)
+    head = refit.campaign(campaign).version
+    with pytest.raises(RefitError) as refused:
+        refit.undo(campaign, reason, "director", to_version=to_version)
+    assert refused.value.field == field
+    assert refit.campaign(campaign).version == head
+
+
+def test_nothing_is_undone_after_cg_end(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "German"})
+    with pytest.raises(RuleViolation, match="CG has ended"):
+        refit.undo(campaign, "regret", "director", to_version=2)
+
+
+def test_an_undo_never_brings_back_a_replaced_token(refit: Refit) -> None:
+    campaign_id = at_9_617(refit)
+    target = refit.campaign(campaign_id).version
+    old_hash = refit.campaign(campaign_id).token_hashes["German"]
+    refit.replace_token(campaign_id, "German", "director")
+    refit.undo(campaign_id, "back to 9.617", "director", to_version=target)
+    assert refit.campaign(campaign_id).token_hashes["German"] != old_hash
+
+
+def test_the_materialized_view_equals_a_fresh_fold_after_undo_and_redo(
+        refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    target = refit.campaign(campaign).version
+    mistakes(refit, campaign)
+    refit.undo(campaign, "again", "director", to_version=target)
+    do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
+    head = refit.campaign(campaign).version
+    assert forms(refit, campaign) == forms(refit, campaign, as_of=head)
