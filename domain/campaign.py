@@ -447,6 +447,7 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
         if entered is not None:
             raise InvalidCommand("this campaign rolls server dice: do not give `dice`",
                                  field="dice")
+        self._has_seed()
         return dice_from_seed(bytes.fromhex(cast(str, self.seed)), key, DICE_PER_KIND[kind])
 
     class SeedRevealed(Event):
@@ -468,10 +469,17 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
         if self.dice_mode != "server":
             raise InvalidCommand("this campaign's dice are entered: it has no seed")
         self._not_ended()
+        self._has_seed()
         if self.sealed_rolls_on_seed:  # their keys are known: the seed would open them
             raise RuleViolation(f"{self.sealed_rolls_on_seed} secret roll(s) were made with "
                                 "this seed; it is revealed at CG End, with them")
         self._reveal(actor, commit_next=True)
+
+    def _has_seed(self) -> None:
+        if self.seed is None:
+            raise RuleViolation("this campaign was imported without its private dice seed, "
+                                "so its server dice cannot go on: import the operator's "
+                                "export made with the seed (refit export --with-seed)")
 
     def _reveal(self, actor: str, commit_next: bool) -> None:
         following = secrets.token_bytes(32) if commit_next else None
@@ -960,7 +968,7 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
 
     def _end_cg(self, actor: str) -> None:
         self._record(self.CGEnded, actor, cg_date=self.cg_date)
-        if self.dice_mode == "server":
+        if self.dice_mode == "server" and self.seed is not None:  # not an import without it
             self._reveal(actor, commit_next=False)
 
     class PointsAdjusted(Event):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from domain.hashing import GENESIS_HASH, commitment, link_hash
@@ -102,3 +102,15 @@ def is_undone(version: int, ranges: list[tuple[int, int]]) -> bool:
     """Whether `version` lies in one of `undone_ranges`."""
     index = bisect.bisect_right(ranges, (version, float("inf"))) - 1
     return index >= 0 and ranges[index][0] <= version <= ranges[index][1]
+
+
+def redacted(records: Iterable[dict[str, Any]], viewer: str | None,
+             ended: bool) -> Iterator[dict[str, Any]]:
+    """Records as a viewer may read them: another side's sealed events redacted (they
+    still verify) until CG End; `viewer` None is the director."""
+    for record in records:
+        owner = record["data"].get("secret_for")
+        if viewer is None or ended or record.get("sealed") is None or owner == viewer:
+            yield record
+        else:
+            yield redact(record)

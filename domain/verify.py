@@ -222,6 +222,8 @@ def verify_export(lines: Iterable[dict[str, Any]]) -> VerifyReport:
             yield line
 
     report = verify_records(records())
+    if not report.ok:
+        return report
     if not tail:
         return VerifyReport(False, report.events, report.rolls_verified, None,
                             report.head_hash, "the export has no tail line: it was cut short")

@@ -8,7 +8,7 @@ import secrets
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
@@ -21,14 +21,15 @@ from eventsourcing.projection import ProjectionRunner
 from domain import commands as cmd
 from domain.campaign import Campaign, token_hash
 from domain.errors import CampaignNotFound, InvalidCommand, RefitError, RuleViolation
-from domain.hashing import GENESIS_HASH, sha256_hex
-from domain.history import record_hash, redact
+from domain.hashing import sha256_hex
+from domain.history import record_hash, redacted
 from domain.rules import Module
 from domain.verify import VerifyReport, verify_records
 from infra.audit import AuditUseCases
 from infra.mapper import LedgerMapper
 from infra.modules import load_modules
 from infra.settings import Settings
+from infra.transfer import TransferUseCases
 from projections import read
 from projections.read import RowSource
 from projections.runner import (
@@ -92,18 +93,6 @@ class _Lock:
         self._lock.release()
 
 
-def redacted(records: Iterable[dict[str, Any]], viewer: str | None,
-             ended: bool) -> Iterator[dict[str, Any]]:
-    """Records as a viewer may read them: another side's sealed events redacted (they
-    still verify) until CG End; `viewer` None is the director."""
-    for record in records:
-        owner = record["data"].get("secret_for")
-        if viewer is None or ended or record.get("sealed") is None or owner == viewer:
-            yield record
-        else:
-            yield redact(record)
-
-
 def new_token() -> str:
     """A bearer token: 32 random bytes, URL-safe."""
     return secrets.token_urlsafe(32)
@@ -155,7 +144,7 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
-class Refit(AuditUseCases, Application[UUID]):
+class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
     """Campaign ledgers: create, command, read history, verify."""
 
     name = "refit"
@@ -335,7 +324,7 @@ class Refit(AuditUseCases, Application[UUID]):
     def records(self, campaign_id: UUID, lte: int | None = None) -> Iterator[dict[str, Any]]:
         """The campaign's history records, oldest first (up to version `lte`)."""
         found = False
-        for event in self.events.get(campaign_id, lte=lte):
+        for event in self.stored_events(campaign_id, lte=lte):
             found = True
             yield cast(Campaign.Event, event).record()
         if not found:
@@ -348,25 +337,6 @@ class Refit(AuditUseCases, Application[UUID]):
         state = self.campaign(campaign_id)
         _check_as_of(lte, state.version)
         yield from redacted(self.records(campaign_id, lte), viewer, state.phase == "ended")
-
-    def export(self, campaign_id: UUID, viewer: str | None = None) -> Iterator[dict[str, Any]]:
-        """The history as lines: a header, every event (as `history` shows it), the head;
-        one record at a time, so a long campaign streams in constant memory. A campaign
-        that does not exist fails here, before any line."""
-        return self._export_lines(self.campaign(campaign_id), viewer)
-
-    def _export_lines(self, state: Campaign, viewer: str | None) -> Iterator[dict[str, Any]]:
-        campaign_id = state.id
-        yield {"format": "refit-export/1", "campaign": str(state.id),
-               "module": state.module_id, "cg": state.cg, "name": state.name,
-               "schema_version": Campaign.class_version,
-               "seed_commitment": next(self.records(campaign_id, lte=1))["data"][
-                   "seed_commitment"]}
-        events, head = 0, GENESIS_HASH
-        for record in self.history(campaign_id, viewer):
-            events, head = events + 1, record_hash(record)
-            yield record
-        yield {"head_hash": head, "events": events}
 
     def verify(self, campaign_id: UUID) -> VerifyReport:
         """Recompute the hash chain and every server roll whose seed is revealed.

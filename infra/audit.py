@@ -11,6 +11,7 @@ from uuid import UUID
 from domain.campaign import Campaign
 from domain.errors import InvalidCommand
 from projections.audit import RollAudit, roll_audit
+from projections.diff import Change, diff
 from projections.fold import META, ROLL, STEP
 from projections.read import RowSource
 
@@ -57,6 +58,14 @@ class AuditUseCases:
             raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
                                  field="as_of")
         return cast(int, row["left"])
+
+    def diff(self, campaign_id: UUID, start: str | int, end: str | int | None,
+             viewer: str | None) -> list[Change]:
+        """What changed in the roster, purchase record, CVP and ELR from one point to
+        another (the head, if no end is given)."""
+        app = cast("Refit", self)
+        before = app.rows(campaign_id, self.as_of(campaign_id, start))
+        return diff(before, app.rows(campaign_id, self.as_of(campaign_id, end)), viewer)
 
     def _step_start(self, campaign_id: UUID, date: str, step: str) -> int:
         """The version just before the RePh entered a step (its undo's target)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -35,7 +36,14 @@ def postgres_problem() -> str | None:
 def database_url(request: pytest.FixtureRequest, tmp_path: Path,
                  postgres_problem: str | None) -> Iterator[str]:
     """A fresh, empty database of each kind, removed afterwards."""
-    if request.param == "sqlite":
+    with fresh_database(request.param, tmp_path, postgres_problem) as url:
+        yield url
+
+
+@contextmanager
+def fresh_database(kind: str, tmp_path: Path, postgres_problem: str | None) -> Iterator[str]:
+    """A fresh, empty database of a kind (sqlite or postgres), removed afterwards."""
+    if kind == "sqlite":
         yield f"sqlite:///{tmp_path / 'refit.db'}"
         return
     if postgres_problem is not None:

@@ -194,3 +194,20 @@ def test_the_materialized_view_equals_a_fresh_fold_after_undo_and_redo(
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
     head = refit.campaign(campaign).version
     assert forms(refit, campaign) == forms(refit, campaign, as_of=head)
+
+
+def test_a_diff_lists_what_a_step_changed_in_each_form(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    start = refit.campaign(campaign).version
+    mistakes(refit, campaign)
+    changes = refit.diff(campaign, start, None, None)
+    found = {(c.form, c.line, c.field, c.change) for c in changes}
+    assert ("purchase_record", "#1", None, "added") not in found  # 9.6152 gave #1 and #2
+    assert any(c.form == "purchase_record" and c.change == "added" and
+               c.after["rg"] == "I1" for c in changes)
+    assert ("roster", "18AM", "sides.German.elr", "changed") in found
+    assert ("elr", "current", "German", "changed") in found
+    assert refit.diff(campaign, start, start, None) == []
+    british = refit.diff(campaign, start, None, "British")
+    assert all(c.after.get("hidden") for c in british
+               if c.form == "purchase_record" and c.change == "added")

@@ -1,0 +1,226 @@
+"""Export and import (issue 6): a campaign's history as JSON lines, and a campaign rebuilt
+from one, verified first, so that export -> import -> export gives the same bytes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
+from uuid import UUID
+
+from eventsourcing.utils import get_topic
+
+from domain.audit import restorable
+from domain.campaign import Campaign
+from domain.errors import CampaignNotFound, RefitError
+from domain.hashing import GENESIS_HASH, sha256_hex
+from domain.history import record_hash, redacted
+from domain.verify import VerifyReport, verify_export
+
+if TYPE_CHECKING:
+    from infra.application import Refit
+
+FORMAT = "refit-export/1"
+PAGE = 1000  # events read (and written) at a time: an export runs in constant memory
+PRIVATE = {"Created": "seed", "SeedRevealed": "next_seed"}  # the server's own secret
+
+
+class ImportRefused(RefitError):
+    """An export that does not verify, or cannot be rebuilt (422), naming where."""
+
+    code = "import_refused"
+
+
+class CampaignExists(RefitError):
+    """The campaign an export names is already here (409)."""
+
+    code = "conflict"
+
+
+@dataclass(frozen=True)
+class Imported:
+    """What an import rebuilt."""
+
+    id: str
+    events: int
+    head_hash: str
+    rolls_verified: int
+    seed: bool  # whether the private seed came with it (server rolls can go on)
+
+
+def dump_line(line: dict[str, Any]) -> str:
+    """One export line: canonical JSON, so the same history gives the same bytes."""
+    return json.dumps(line, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def header_of(state: Campaign, commitment: str | None, viewer: str | None,
+              private: bool) -> dict[str, Any]:
+    """The export's first line: what campaign, whose view, which schema."""
+    return {"format": FORMAT, "campaign": str(state.id), "module": state.module_id,
+            "cg": state.cg, "name": state.name, "schema_version": Campaign.class_version,
+            "seed_commitment": commitment, "view": viewer or "director",
+            "private_seed": private}
+
+
+class TransferUseCases:
+    """Mixed into the Refit application: export and import."""
+
+    def stored_events(self, campaign_id: UUID, lte: int | None = None) -> Iterator[Any]:
+        """The campaign's events, oldest first, read a page at a time."""
+        app = cast("Refit", self)
+        last = 0
+        while True:
+            page = app.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
+            for stored in page:
+                yield app.mapper.to_domain_event(stored)
+            if len(page) < PAGE:
+                return
+            last = page[-1].originator_version
+
+    def export(self, campaign_id: UUID, viewer: str | None = None,
+               private: bool = False) -> Iterator[dict[str, Any]]:
+        """The history as lines: a header, every event (as `history` shows it), the tail
+        naming the head hash. `private` (the operator's, for moving a campaign) adds the
+        dice seed, so server rolls can go on after an import. A campaign that does not
+        exist fails here, before any line."""
+        app = cast("Refit", self)
+        state = app.campaign(campaign_id)
+        return self._export_lines(state, viewer, private and viewer is None)
+
+    def _export_lines(self, state: Campaign, viewer: str | None,
+                      private: bool) -> Iterator[dict[str, Any]]:
+        events = self.stored_events(state.id)
+        first = cast(Campaign.Event, next(events))
+        created = first.record()
+        yield header_of(state, created["data"]["seed_commitment"], viewer, private)
+        count, last = 0, None
+
+        def records() -> Iterator[dict[str, Any]]:
+            yield created | _private(first, private)
+            for event in events:
+                yield event.record() | _private(event, private)
+        for record in redacted(records(), viewer, state.phase == "ended"):
+            count, last = count + 1, record
+            yield record
+        yield {"events": count, "head_hash": record_hash(last) if last else GENESIS_HASH}
+
+    def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]]) -> Imported:
+        """Rebuild a campaign from an export: verified in full first (nothing is written
+        for one that does not verify), then written a page at a time."""
+        report = verify_export(lines())
+        if not report.ok:
+            where = f" at version {report.first_bad_version}" if report.first_bad_version else ""
+            raise ImportRefused(f"the export does not verify{where}: {report.problem}",
+                                field="export")
+        iterator = iter(lines())
+        header = next(iterator)
+        self._check_header(header)
+        return self._write(iterator, header, report)
+
+    def _check_header(self, header: dict[str, Any]) -> None:
+        app = cast("Refit", self)
+        if header.get("view", "director") != "director":
+            raise ImportRefused(f"this is the {header['view']}'s redacted export: only the "
+                                "director's complete export rebuilds a campaign",
+                                field="export")
+        if int(header.get("schema_version", 0)) > Campaign.class_version:
+            raise ImportRefused(f"schema {header['schema_version']} is newer than this "
+                                f"service's {Campaign.class_version}", field="schema_version")
+        try:
+            ident = UUID(str(header.get("campaign")))
+        except ValueError:
+            raise ImportRefused("the header names no campaign id", field="campaign") from None
+        try:
+            app.campaign(ident)
+        except CampaignNotFound:
+            return
+        raise CampaignExists(f"campaign {ident} is already here", field="campaign")
+
+    def _write(self, lines: Iterator[dict[str, Any]], header: dict[str, Any],
+               report: VerifyReport) -> Imported:
+        app = cast("Refit", self)
+        ident = UUID(header["campaign"])
+        batch: list[Any] = []
+        seed = False
+        for line in lines:
+            if "version" not in line:
+                break  # the tail
+            if line.get("redacted"):
+                raise ImportRefused(f"version {line['version']} is redacted: only the "
+                                    "director's complete export rebuilds a campaign",
+                                    field="export")
+            if line["type"] == "Undone":  # its state is worked out from what is written
+                self._flush(batch)
+            event = self._event(ident, line)
+            seed = seed or line.get("private") is not None
+            batch.append(event)
+            if len(batch) >= PAGE:
+                self._flush(batch)
+        self._flush(batch)
+        app.take_snapshot(ident)
+        return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
+                        seed)
+
+    def _flush(self, batch: list[Any]) -> None:
+        app = cast("Refit", self)
+        if batch:
+            app.recorder.insert_events([app.mapper.to_stored_event(e) for e in batch])
+            batch.clear()
+
+    def _event(self, ident: UUID, line: dict[str, Any]) -> Any:
+        """The domain event a record was made from; refused unless it gives the record back
+        exactly (so a re-export gives the same bytes)."""
+        kind = line["type"]
+        cls = getattr(Campaign, kind, None)
+        if not (isinstance(cls, type) and issubclass(cls, Campaign.Event)):
+            raise ImportRefused(f"version {line['version']}: no event type {kind!r}",
+                                field="type")
+        fields: dict[str, Any] = dict(line["data"])
+        fields |= {"originator_id": ident, "originator_version": line["version"],
+                   "timestamp": datetime.fromisoformat(line["timestamp"]),
+                   "prev_hash": line["prev_hash"], "sealed": line["sealed"],
+                   "salt": line["salt"]}
+        fields |= self._hidden(ident, kind, line)
+        try:
+            event = cls(**fields)
+        except TypeError as error:
+            raise ImportRefused(f"version {line['version']} ({kind}) cannot be rebuilt: "
+                                f"{error}", field="data") from None
+        expected = {k: v for k, v in line.items() if k != "private"}
+        if cast(Campaign.Event, event).record() != expected:
+            raise ImportRefused(f"version {line['version']} ({kind}) does not rebuild to "
+                                "the same record", field="data")
+        return event
+
+    def _hidden(self, ident: UUID, kind: str, line: dict[str, Any]) -> dict[str, Any]:
+        """The fields an event keeps out of its record: the private seed (if exported),
+        the Created topic, and an undo's state (worked out again from the log)."""
+        private = line.get("private") or {}
+        if kind == "Created":
+            seed = private.get("seed")
+            if seed is not None and sha256_hex(bytes.fromhex(seed)) != \
+                    line["data"]["seed_commitment"]:
+                raise ImportRefused("the private seed does not match its commitment",
+                                    field="private")
+            return {"originator_topic": get_topic(Campaign), "seed": seed}
+        if kind == "SeedRevealed":
+            return {"next_seed": private.get("next_seed")}
+        if kind == "Undone":
+            app = cast("Refit", self)
+            target = line["data"]["to_version"]
+            before = app.campaign(ident, version=target)
+            redo = {e.key: list(e.dice) for e in app.events.get(ident, gt=target)
+                    if isinstance(e, Campaign.DiceRolled)}
+            return {"state": restorable(before.__dict__),
+                    "state_version": Campaign.class_version, "redo_dice": redo}
+        return {}
+
+
+def _private(event: Any, private: bool) -> dict[str, Any]:
+    """The server's own secret beside the record, for the operator's export only."""
+    name = PRIVATE.get(type(event).__name__)
+    if not private or name is None or event.__dict__.get(name) is None:
+        return {}
+    return {"private": {name: event.__dict__[name]}}

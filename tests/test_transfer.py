@@ -1,0 +1,147 @@
+"""Export and import (issue 6): a campaign moves between databases of either kind and
+comes back byte for byte; an export that does not verify is refused, saying where."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from domain.errors import CampaignNotFound, RuleViolation
+from infra.application import Refit
+from infra.demo import play_demo
+from infra.settings import Settings
+from infra.transfer import CampaignExists, ImportRefused, dump_line
+from tests.conftest import fresh_database
+from tests.story import advance_to, do
+
+
+@pytest.fixture
+def other_url(database_url: str, tmp_path: Path,
+              postgres_problem: str | None) -> Iterator[str]:
+    """An empty database of the other kind."""
+    kind = "postgres" if database_url.startswith("sqlite") else "sqlite"
+    (tmp_path / "other").mkdir()
+    with fresh_database(kind, tmp_path / "other", postgres_problem) as url:
+        yield url
+
+
+@pytest.fixture
+def other(other_url: str, tmp_path: Path) -> Iterator[Refit]:
+    """The application on the other database."""
+    app = Refit(Settings(database_url=other_url, module_dir=tmp_path / "modules"))
+    yield app
+    app.close()
+
+
+def disputed_demo(refit: Refit) -> UUID:
+    """The PBr demo, then a ruling, an undo and a director's re-roll at 15PM's end."""
+    campaign, _ = play_demo(refit)
+    key = refit.rolls(campaign)[-1].key
+    assert key is not None
+    refit.record_ruling(campaign, key, "upheld", "the dice were seen by both", "director")
+    target = refit.campaign(campaign).version
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 3, "reason": "x"})
+    refit.undo(campaign, "credited by mistake", "director", to_version=target)
+    return campaign
+
+
+def exported(refit: Refit, campaign: UUID, **how: Any) -> bytes:
+    return "".join(dump_line(line) for line in refit.export(campaign, **how)).encode()
+
+
+def lines_of(data: bytes) -> Any:
+    return lambda: (json.loads(line) for line in data.decode().splitlines())
+
+
+def test_export_import_export_gives_the_same_bytes_on_the_other_database(
+        refit: Refit, other: Refit) -> None:
+    campaign = disputed_demo(refit)
+    first = exported(refit, campaign, private=True)
+    imported = other.import_export(lines_of(first))
+    assert imported.id == str(campaign) and imported.seed
+    assert imported.head_hash == refit.campaign(campaign).head_hash
+    assert exported(other, campaign, private=True) == first
+    assert exported(other, campaign) == exported(refit, campaign)
+    assert other.roster(campaign) == refit.roster(campaign)
+    assert other.rolls(campaign) == refit.rolls(campaign)
+    assert other.verify(campaign).ok
+
+
+def test_an_imported_campaign_rolls_on_with_the_same_dice(refit: Refit, other: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Moved", "server").id
+    other.import_export(lines_of(exported(refit, campaign, private=True)))
+    for app in (refit, other):
+        to_the_3_613_elr_rolls(app, campaign)
+    rolled = [[row.dice for row in app.rolls(campaign)] for app in (refit, other)]
+    assert rolled[0] and rolled[0] == rolled[1]
+
+
+def to_the_3_613_elr_rolls(refit: Refit, campaign: UUID) -> None:
+    """Through the Initial Scenario to 3.613, where each side rolls for its ELR."""
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.613")
+    for side in ("Axis", "British"):
+        do(refit, campaign, {"type": "roll", "table": "3.613", "side": side})
+
+
+def test_without_its_seed_an_import_keeps_the_history_but_rolls_no_server_dice(
+        refit: Refit, other: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Archive", "server").id
+    data = exported(refit, campaign)
+    assert other.import_export(lines_of(data)).seed is False
+    assert exported(other, campaign) == data
+    with pytest.raises(RuleViolation, match="without its private dice seed"):
+        to_the_3_613_elr_rolls(other, campaign)
+
+
+def test_an_altered_export_is_refused_naming_the_version_and_nothing_is_written(
+        refit: Refit, other: Refit) -> None:
+    campaign, _ = play_demo(refit)
+    lines = exported(refit, campaign).decode().splitlines()
+    record = json.loads(lines[12])
+    record["data"]["actor"] = "someone else"
+    lines[12] = json.dumps(record)
+    # The altered event no longer links to its successor: the refusal names both.
+    with pytest.raises(ImportRefused, match=f"version {record['version'] + 1} does not link "
+                                            f"to version {record['version']}"):
+        other.import_export(lines_of("\n".join(lines).encode()))
+    with pytest.raises(CampaignNotFound):
+        other.campaign(campaign)
+
+
+def test_a_cut_export_is_refused(refit: Refit, other: Refit) -> None:
+    campaign, _ = play_demo(refit)
+    lines = exported(refit, campaign).decode().splitlines()
+    with pytest.raises(ImportRefused, match="cut short"):
+        other.import_export(lines_of("\n".join(lines[:-1]).encode()))
+
+
+def test_a_sides_redacted_export_cannot_rebuild_a_campaign(refit: Refit, other: Refit) -> None:
+    campaign, _ = play_demo(refit)
+    with pytest.raises(ImportRefused, match="redacted export"):
+        other.import_export(lines_of(exported(refit, campaign, viewer="British")))
+
+
+def test_a_campaign_already_here_is_not_imported_again(refit: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Twice", "server").id
+    head = refit.campaign(campaign).version
+    with pytest.raises(CampaignExists):
+        refit.import_export(lines_of(exported(refit, campaign)))
+    assert refit.campaign(campaign).version == head
+
+
+def test_a_private_seed_that_is_not_the_committed_one_is_refused(
+        refit: Refit, other: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Forged seed", "server").id
+    lines = exported(refit, campaign, private=True).decode().splitlines()
+    created = json.loads(lines[1])
+    created["private"]["seed"] = "00" * 32
+    lines[1] = json.dumps(created)
+    with pytest.raises(ImportRefused, match="private seed does not match"):
+        other.import_export(lines_of("\n".join(lines).encode()))
