@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Annotated, Any, cast
 from uuid import UUID
 
-from domain.campaign import Campaign
+from fastapi import Depends, Query
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel
+
+from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
 
@@ -64,11 +68,17 @@ class Caller:
 
 
 def require_admin(token: str | None, admin_token: str | None) -> None:
-    """Only the service's admin token creates and lists campaigns."""
+    """Only the service's admin token creates, lists and imports campaigns."""
     if token is None:
         raise Unauthorized("give the admin token: Authorization: Bearer TOKEN")
-    if admin_token is None or not hmac.compare_digest(token.encode(), admin_token.encode()):
+    if not is_admin(token, admin_token):
         raise Forbidden("this needs the admin token")
+
+
+def is_admin(token: str | None, admin_token: str | None) -> bool:
+    """Whether the token is the service's admin token (compared in constant time)."""
+    return token is not None and admin_token is not None and \
+        hmac.compare_digest(token.encode(), admin_token.encode())
 
 
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
@@ -90,3 +100,28 @@ def caller_on(campaign: Campaign, token: str | None) -> Caller:
     if role is None:
         raise Unauthorized("this token opens nothing in this campaign")
     return Caller(role)
+
+
+bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
+# A version, or CGDATE/STEP: the campaign as it stood after that step (e.g. 19PM/9.616).
+AsOf = Annotated[str | None, Query(pattern=r"^([1-9][0-9]{0,8}|[^/\s]{1,12}/[^/\s]{1,20})$",
+                                   description="A version, or CGDATE/STEP (after that step)")]
+
+
+class CommandAnswer(BaseModel):
+    """What a command appended."""
+
+    version: int
+    head_hash: str
+    events: list[dict[str, Any]]
+
+
+def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:
+    return credentials.credentials if credentials is not None else None
+
+
+def caller_for(refit: Refit, campaign: str,
+            credentials: HTTPAuthorizationCredentials | None) -> tuple[UUID, Caller]:
+    ident = campaign_id(campaign)
+    return ident, caller_of(refit, ident, token_of(credentials))

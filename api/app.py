@@ -3,34 +3,39 @@ Refit application, and every refusal to the contract's error body in one place."
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Annotated, Any
-from uuid import UUID
 
 from eventsourcing.persistence import PersistenceError
-from fastapi import APIRouter, Body, Depends, FastAPI, Header, Request
+from fastapi import APIRouter, Body, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from swagger_ui_bundle import swagger_ui_path
 
-from api.access import Caller, caller_of, caller_on, require_admin, require_token
+from api.access import (
+    AsOf,
+    Caller,
+    CommandAnswer,
+    Credentials,
+    caller_for,
+    caller_on,
+    require_admin,
+    require_token,
+    token_of,
+)
 from api.errors import http_body, status_of
+from api.routes_audit import audit_routes
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
-from infra.application import Refit, redacted
+from domain.history import redacted
+from infra.application import Refit
 from infra.settings import Settings
-
-bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-AsOf = Annotated[int | None, Field(ge=1)]
 
 
 class NewCampaign(BaseModel):
@@ -92,18 +97,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
-class CommandAnswer(BaseModel):
-    """What a command appended."""
-
-    version: int
-    head_hash: str
-    events: list[dict[str, Any]]
-
-
-def _token(credentials: HTTPAuthorizationCredentials | None) -> str | None:
-    return credentials.credentials if credentials is not None else None
-
-
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The FastAPI app over one Refit application (closed at shutdown)."""
     conf = settings or Settings()
@@ -123,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
     _campaign_routes(routes, refit, conf)
     _read_routes(routes, refit)
+    audit_routes(routes, refit, conf)
     app.include_router(routes)
     return app
 
@@ -173,7 +167,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     @app.post("/campaigns", status_code=201)
     def new_campaign(body: NewCampaign, credentials: Credentials) -> CreatedCampaign:
         """Admin: start a campaign; its director, observer and side tokens come back once."""
-        require_admin(_token(credentials), conf.admin_token)
+        require_admin(token_of(credentials), conf.admin_token)
         campaign, tokens = refit.open_campaign(body.module, body.cg, body.name, body.dice,
                                                "admin", body.start, body.balance)
         return CreatedCampaign(id=str(campaign.id), seed_commitment=campaign.seed_commitment,
@@ -182,7 +176,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     @app.get("/campaigns")
     def campaigns(credentials: Credentials) -> list[CampaignLine]:
         """Admin: every campaign, one line each (no side's secrets)."""
-        require_admin(_token(credentials), conf.admin_token)
+        require_admin(token_of(credentials), conf.admin_token)
         return [CampaignLine.model_validate(line.model_dump()) for line in refit.campaigns()]
 
     @app.post("/campaigns/{campaign}/commands")
@@ -192,7 +186,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
                 idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
                 ) -> CommandAnswer:
         """Director or a side acting for itself: one command (a union on `type`)."""
-        ident, token = campaign_id(campaign), _token(credentials)
+        ident, token = campaign_id(campaign), token_of(credentials)
         require_token(token)  # before any work, so an anonymous caller costs nothing
 
         def authorize(state: Campaign) -> str:
@@ -206,23 +200,17 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:
         """Director: a new token for a role (e.g. a side's lost one); the old one dies."""
-        ident, caller = _caller(refit, campaign, credentials)
+        ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("replacing a token")
         return {"role": role, "token": refit.replace_token(ident, role, caller.role)}
-
-
-def _caller(refit: Refit, campaign: str,
-            credentials: HTTPAuthorizationCredentials | None) -> tuple[UUID, Caller]:
-    ident = campaign_id(campaign)
-    return ident, caller_of(refit, ident, _token(credentials))
 
 
 def _read_routes(app: APIRouter, refit: Refit) -> None:
     def reader(path: str, answer: Any, summary: str) -> None:
         def read_it(campaign: str, credentials: Credentials,
                     as_of: AsOf = None) -> Any:
-            ident, caller = _caller(refit, campaign, credentials)
-            return answer(ident, as_of, caller.viewer)
+            ident, caller = caller_for(refit, campaign, credentials)
+            return answer(ident, refit.as_of(ident, as_of), caller.viewer)
         read_it.__doc__ = summary
         app.get(f"/campaigns/{{campaign}}{path}", summary=summary)(read_it)
 
@@ -241,15 +229,3 @@ def _read_routes(app: APIRouter, refit: Refit) -> None:
            "The event log (another side's secrets redacted)")
     reader("/verify", lambda i, v, w: refit.verify(i).as_dict(),
            "The hash chain and every revealed server roll, rechecked")
-
-    @app.get("/campaigns/{campaign}/export")
-    def export(campaign: str, credentials: Credentials) -> StreamingResponse:
-        """The history as JSON lines: header, events (redacted for a side), head hash."""
-        ident, caller = _caller(refit, campaign, credentials)
-        lines = refit.export(ident, caller.viewer)  # a bad campaign fails before streaming
-
-        def stream() -> Iterator[str]:
-            for line in lines:
-                yield json.dumps(line, sort_keys=True) + "\n"
-        return StreamingResponse(stream(), media_type="application/x-ndjson")
-

@@ -45,7 +45,8 @@ Db = Annotated[str | None,
                typer.Option("--db", help="Database URL (overrides REFIT_DATABASE_URL).")]
 Json = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 Id = Annotated[str, typer.Argument(help="Campaign id.")]
-AsOf = Annotated[int | None, typer.Option("--as-of", help="Answer as of this version.")]
+AsOf = Annotated[str | None, typer.Option(
+    "--as-of", help="Answer as of a version, or after a step: CGDATE/STEP, e.g. 19PM/9.616.")]
 By = Annotated[str, typer.Option("--by", help="Who is acting (recorded in the event).")]
 T = TypeVar("T")
 
@@ -266,16 +267,6 @@ def rolls(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False
 
 
 @app.command()
-def export(campaign: Id, viewer: Annotated[str | None, typer.Option(
-        "--as", help="A side: its export, the other side's secrets redacted.")] = None,
-        db: Db = None) -> None:
-    """The campaign's history as JSON lines: a header, every event, the head hash."""
-    with ledger(db) as refit:
-        for line in guarded(False, lambda: refit.export(campaign_id(campaign), viewer)):
-            typer.echo(json.dumps(line, sort_keys=True))
-
-
-@app.command()
 def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an export file.")],
            db: Db = None, as_json: Json = False) -> None:
     """Recompute the hash chain and every server roll whose seed is revealed: of a
@@ -478,6 +469,8 @@ def main() -> None:
     """Console entry point."""
     app(prog_name="refit")
 
+
+from api import cli_audit  # noqa: E402,F401  (registers its commands on `app`)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -40,6 +40,16 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path,
         yield url
 
 
+@pytest.fixture
+def other_database_url(database_url: str, tmp_path: Path,
+                       postgres_problem: str | None) -> Iterator[str]:
+    """A fresh, empty database of the other kind (for moving a campaign between them)."""
+    kind = "postgres" if database_url.startswith("sqlite") else "sqlite"
+    (tmp_path / "other").mkdir()
+    with fresh_database(kind, tmp_path / "other", postgres_problem) as url:
+        yield url
+
+
 @contextmanager
 def fresh_database(kind: str, tmp_path: Path, postgres_problem: str | None) -> Iterator[str]:
     """A fresh, empty database of a kind (sqlite or postgres), removed afterwards."""

@@ -238,7 +238,7 @@ def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) 
           '"cause": "OB"}', "--db", db)
     lines = exported(db, created["id"])
     forged = tmp_path / "forged.jsonl"
-    forged.write_text("\n".join(lines).replace('"after": 3', '"after": 5') + "\n")
+    forged.write_text("\n".join(lines).replace('"after":3', '"after":5') + "\n")
     bad = runner.invoke(app, ["verify", str(forged), "--json"])
     assert bad.exit_code == 1 and json.loads(bad.stdout)["first_bad_version"] == 2
     cut = tmp_path / "cut.jsonl"

@@ -233,7 +233,9 @@ def test_a_server_roll_passed_off_as_entered_dice_is_found(refit: Refit) -> None
 
 
 def test_a_roll_whose_key_was_shopped_for_is_found(refit: Refit) -> None:
-    assert "does not name" in forged(refit, {"key": "17N/9.610/9.6101/British/1/5"})["problem"]
+    problem = forged(refit, {"key": "17N/9.610/9.6101/British/1/5"})["problem"]
+    assert "re-roll epoch 5, which no director authorized" in problem
+    assert "does not name" in forged(refit, {"key": "17N/9.610/9.6101/German/1/0"})["problem"]
 
 
 def test_a_final_roll_that_does_not_add_up_is_found(refit: Refit) -> None:

@@ -16,24 +16,13 @@ from infra.application import Refit
 from infra.demo import play_demo
 from infra.settings import Settings
 from infra.transfer import CampaignExists, ImportRefused, dump_line
-from tests.conftest import fresh_database
 from tests.story import advance_to, do
 
 
 @pytest.fixture
-def other_url(database_url: str, tmp_path: Path,
-              postgres_problem: str | None) -> Iterator[str]:
-    """An empty database of the other kind."""
-    kind = "postgres" if database_url.startswith("sqlite") else "sqlite"
-    (tmp_path / "other").mkdir()
-    with fresh_database(kind, tmp_path / "other", postgres_problem) as url:
-        yield url
-
-
-@pytest.fixture
-def other(other_url: str, tmp_path: Path) -> Iterator[Refit]:
+def other(other_database_url: str, tmp_path: Path) -> Iterator[Refit]:
     """The application on the other database."""
-    app = Refit(Settings(database_url=other_url, module_dir=tmp_path / "modules"))
+    app = Refit(Settings(database_url=other_database_url, module_dir=tmp_path / "modules"))
     yield app
     app.close()
 

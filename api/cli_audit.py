@@ -1,0 +1,202 @@
+"""`refit` commands for a director's audit: export/import, undo, re-roll, rulings, the roll
+audit, diffs, the paper forms and the history report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from api.cli import AsOf, By, Db, Id, Json, app, emit, guarded, ledger, query
+from api.forms import cvp_csv, elr_csv, forms_html, purchases_csv, roster_csv
+from api.render import print_table
+from api.report import history_report
+from domain.campaign import campaign_id
+from infra.application import CommandResult, Refit
+from infra.transfer import dump_line
+
+Viewer = Annotated[str | None, typer.Option(
+    "--as", help="A side: as that side may read it (the other side's secrets kept).")]
+Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
+Form = Literal["roster", "purchases", "cvp", "elr", "html"]
+
+
+def _answer(as_json: bool, result: CommandResult) -> None:
+    body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
+
+    def human() -> None:
+        for record in result.events:
+            typer.echo(f"v{record['version']} {record['type']}")
+        typer.echo(f"head {result.head_hash}")
+    emit(as_json, body, human)
+
+
+@app.command()
+def export(campaign: Id, viewer: Viewer = None,
+           with_seed: Annotated[bool, typer.Option(
+               "--with-seed", help="The operator's export for moving a campaign: it carries "
+                                   "the private dice seed, so server rolls can go on.")] = False,
+           db: Db = None) -> None:
+    """The campaign's history as JSON lines: a header, every event, the head hash."""
+    with ledger(db) as refit:
+        lines = guarded(False, lambda: refit.export(campaign_id(campaign), viewer, with_seed))
+        for line in lines:
+            sys.stdout.write(dump_line(line))
+
+
+def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path} line {number} is not JSON: {error}") from None
+
+
+@app.command("import")
+def import_(file: Annotated[Path, typer.Argument(help="An export (JSON lines).")],
+            db: Db = None, as_json: Json = False) -> None:
+    """Rebuild a campaign from the director's export, refusing one that does not verify."""
+    if not file.is_file():
+        raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
+    done = query(db, as_json, lambda refit: refit.import_export(lambda: _read_lines(file)))
+    emit(as_json, done.__dict__, lambda: typer.echo(
+        f"imported {done.id}: {done.events} events, {done.rolls_verified} rolls verified, "
+        f"head {done.head_hash}" + ("" if done.seed else " (no private seed: no more "
+                                                        "server dice)")))
+
+
+@app.command()
+def undo(campaign: Id, reason: Reason,
+         to_version: Annotated[int | None, typer.Option(help="Undo every event after it.")]
+         = None,
+         to_step: Annotated[str | None, typer.Option(
+             help="Undo a step and all after it: CGDATE/STEP, e.g. 19PM/9.616.")] = None,
+         by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
+    _answer(as_json, query(db, as_json, lambda refit: refit.undo(
+        campaign_id(campaign), reason, by, to_version, to_step)))
+
+
+@app.command()
+def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+           reason: Reason, by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """A director's re-roll: the roll is undone and its slot gets new dice."""
+    _answer(as_json, query(db, as_json, lambda refit: refit.reroll(
+        campaign_id(campaign), key, reason, by)))
+
+
+@app.command()
+def ruling(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+           verdict: Annotated[str, typer.Option(help="upheld or corrected.")],
+           reason: Reason,
+           final: Annotated[int | None, typer.Option(help="The corrected Final roll.")] = None,
+           result: Annotated[str | None, typer.Option(help="The corrected result.")] = None,
+           by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """Record a ruling on a disputed roll; it shows beside the roll everywhere."""
+    _answer(as_json, query(db, as_json, lambda refit: refit.record_ruling(
+        campaign_id(campaign), key, verdict, reason, by, final, result)))
+
+
+@app.command()
+def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+          viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
+    """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
+    seed's recheck, rulings, re-rolls and undos."""
+    found = query(db, as_json, lambda refit: refit.roll_audit(campaign_id(campaign), key,
+                                                               viewer))
+
+    def human() -> None:
+        for made in found.rolls:
+            drm = " ".join(f"{d['value']:+d} {d['reason']}" for d in made.drm) or "no DRM"
+            seed = made.seed_check
+            check = "" if seed is None else \
+                f"; seed recheck {seed.dice} {'OK' if seed.matches else 'BAD'}"
+            state = "standing" if made.standing else f"undone by v{made.undone_by}"
+            typer.echo(f"v{made.version} {made.timestamp} asked by {made.asked_by}: "
+                       f"{made.side} {made.kind} {made.rule} {made.title}: dice {made.dice} "
+                       f"{drm} = Final {made.final}: {made.result} ({state}{check})")
+        for item in found.rulings:
+            typer.echo(f"ruling v{item['version']}: {item['verdict']}: {item['reason']}")
+        for item in found.rerolls:
+            typer.echo(f"re-roll v{item['version']} (epoch {item['epoch']}): {item['reason']}")
+    emit(as_json, found, human)
+
+
+@app.command()
+def diff(campaign: Id,
+         start: Annotated[str, typer.Option("--from", help="A version or CGDATE/STEP.")],
+         end: Annotated[str | None, typer.Option("--to", help="A version or CGDATE/STEP "
+                                                              "(default: now).")] = None,
+         viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
+    """What changed in the roster, purchase record, CVP and ELR between two points."""
+    changes = query(db, as_json, lambda refit: refit.diff(campaign_id(campaign), start, end,
+                                                           viewer))
+    emit(as_json, changes, lambda: print_table(
+        ["form", "line", "field", "change", "before", "after"],
+        [[c.form, c.line, c.field or "", c.change, _short(c.before), _short(c.after)]
+         for c in changes]))
+
+
+def _short(value: Any) -> str:
+    text = "" if value is None else json.dumps(value) if isinstance(value, dict) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@app.command()
+def forms(campaign: Id, form: Annotated[str, typer.Option(
+              help="roster, purchases, cvp, elr (CSV) or html (all four, printable).")]
+          = "html", as_of: AsOf = None, viewer: Viewer = None, db: Db = None) -> None:
+    """The paper forms: the CG Roster, RG Purchase Record, CVP and ELR history."""
+    text = guarded(False, lambda: _form(db, campaign, form, as_of, viewer))
+    sys.stdout.write(text)
+
+
+def _form(db: str | None, campaign: str, form: str, as_of: str | None,
+          viewer: str | None) -> str:
+    with ledger(db) as refit:
+        return render_form(refit, campaign_id(campaign), form, as_of, viewer)
+
+
+def render_form(refit: Refit, ident: Any, form: str, as_of: str | int | None,
+                viewer: str | None) -> str:
+    """One paper form as CSV, or all of them as a printable HTML page."""
+    if form == "roster":
+        return roster_csv(refit.roster(ident, as_of, viewer))
+    if form == "purchases":
+        return purchases_csv(refit.purchase_record(ident, as_of, viewer))
+    if form == "cvp":
+        return cvp_csv(refit.cvp(ident, as_of))
+    if form == "elr":
+        return elr_csv(refit.elr(ident, as_of))
+    if form == "html":
+        status = refit.status(ident, as_of, viewer)
+        return forms_html(status.name, refit.roster(ident, as_of, viewer),
+                          refit.purchase_record(ident, as_of, viewer), refit.cvp(ident, as_of),
+                          refit.elr(ident, as_of),
+                          subtitle=f"{status.module.upper()} CG {status.cg}, "
+                                   f"as of version {status.version}")
+    raise ValueError(f"form is roster, purchases, cvp, elr or html, not {form!r}")
+
+
+@app.command()
+def report(campaign: Id, fmt: Annotated[str, typer.Option(
+               "--format", help="text or html.")] = "text",
+           viewer: Viewer = None, db: Db = None) -> None:
+    """The campaign's full history, CG Date by CG Date and step by step, for a person."""
+    sys.stdout.write(guarded(False, lambda: _report(db, campaign, fmt, viewer)))
+
+
+def _report(db: str | None, campaign: str, fmt: str, viewer: str | None) -> str:
+    if fmt not in ("text", "html"):
+        raise ValueError(f"format is text or html, not {fmt!r}")
+    with ledger(db) as refit:
+        ident = campaign_id(campaign)
+        return history_report(refit.history(ident, viewer), "html" if fmt == "html" else "text",
+                              refit.undone_versions(ident))

@@ -1,0 +1,347 @@
+"""A campaign's history as a report for a tournament director: every CG Date, step by step."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from html import escape
+from typing import Any, Literal, NamedTuple
+
+from api.render import dice_text
+
+Format = Literal["text", "html"]
+Data = dict[str, Any]
+ENVELOPE = frozenset({"campaign", "version", "type", "timestamp", "prev_hash", "sealed", "salt",
+                      "redacted"})
+NOT_SHOWN = frozenset({"actor", "secret_for", "state", "token_hashes"})  # noted, or internal
+
+
+class Line(NamedTuple):
+    """One line of the report: the title, a CG Date or step heading, an event, the end."""
+
+    kind: str  # title, date, step, event, end
+    text: str
+    version: int | None = None
+    when: str = ""
+    note: str = ""
+    undone: bool = False
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_value(v)}" for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(_value(v) for v in value)
+    return str(value)
+
+
+def _words(kind: str) -> str:
+    """`RerollAuthorized` -> `Reroll authorized`."""
+    words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", kind).split(" ")
+    return " ".join([words[0], *(w if w.isupper() else w.lower() for w in words[1:])])
+
+
+def generic(kind: str, data: Data) -> str:
+    """Any event: its type in words, then each field that has a value."""
+    fields = "; ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in data.items()
+                       if k not in NOT_SHOWN and v not in (None, "", [], {}))
+    return f"{_words(kind)}: {fields}" if fields else _words(kind)
+
+
+def _rule(d: Data) -> str:
+    return f" ({d['rule']})" if d.get("rule") else ""
+
+
+def _drm(item: Data) -> str:
+    return f"{item['value']:+d} {item['reason']}{_rule(item)}"
+
+
+def _roll(d: Data) -> str:
+    subject = f" for {d['subject']}" if d.get("subject") else ""
+    drm = ", ".join(_drm(item) for item in d["drm"]) or "none"
+    target = f" against {d['target']}" if d.get("target") is not None else ""
+    entered = f"; dice entered by {d['entered_by']}" if d.get("entered_by") else ""
+    return (f"{d['side']} {d['kind']} on {d['table']} {d['title']} (rule {d['rule']}){subject}: "
+            f"dice {dice_text(d['dice'])} = Original {d['original']}; DRM {drm}; "
+            f"Final {d['final']}{target} -> {d['result']}; key {d['key']}{entered}")
+
+
+def _points(verb: str, pool: str) -> Callable[[Data], str]:
+    return lambda d: f"{d['side']} {verb} {d['amount']} {pool}: {d['reason']}{_rule(d)}"
+
+
+def _rating(name: str) -> Callable[[Data], str]:
+    def text(d: Data) -> str:
+        change = f"{d['before']} -> {d['after']}" if d["before"] is not None else \
+            f"set to {d['after']}"
+        return f"{d['side']} {name} {change}: {d['cause']}{_rule(d)}"
+    return text
+
+
+def _purchase(d: Data) -> str:
+    kg = f"({d['kg']})" if d.get("kg") else ""
+    mode = f", {d['mode']}" if d.get("mode") else ""
+    of = f" of {d['cg_max']}" if d.get("cg_max") is not None else ""
+    return (f"{d['side']} purchased RG #{d['purchase']}: {d['rg']}{kg} {d['group_type']} for "
+            f"{d['cost']} CPP{mode} (#{d['number']}{of} this CG)")
+
+
+def _determined(d: Data) -> str:
+    parts = [d.get("strength") and {"F": "Full", "D": "Depleted"}.get(d["strength"],
+                                                                       d["strength"]),
+             d.get("units"), d.get("sw") and f"SW {_value(d['sw'])}",
+             d.get("leader") and f"leader {d['leader']}", d.get("composition")]
+    return f"{d['side']} RG #{d['purchase']}: " + ", ".join(p for p in parts if p)
+
+
+def _control(d: Data) -> str:
+    lvp = f", {d['lvp']} LVP" if d.get("lvp") else ""
+    return (f"{d['location']} ({d['kind']}{lvp}) now controlled by {d['side'] or 'nobody'} "
+            f"(was {d['previous'] or 'nobody'}){_rule(d)}")
+
+
+def _step(d: Data) -> str:
+    skipped = f"; rolls skipped: {'; '.join(d['skipped'])}" if d.get("skipped") else ""
+    done = f"step {d['previous']} complete" if d.get("previous") else "the RePh begins"
+    return done + skipped
+
+
+def _casualty(d: Data) -> str:
+    ww = f", {d['ww_half_squads']} HS to the WW box" if d.get("ww_half_squads") else ""
+    return f"{d['side']} lost {d['unit']}: {d['cvp']} CVP (scenario {d['scenario']}){ww}"
+
+
+def _created(d: Data) -> str:
+    seed = f", seed commitment {d['seed_commitment']}" if d.get("seed_commitment") else ""
+    return (f"campaign {d['name']!r} opened: {d['module']} CG {d['cg']}, "
+            f"{' vs '.join(d['sides'])}, {d['dice']} dice{seed}")
+
+
+def _ruling(d: Data) -> str:
+    roll = f" (v{d['roll_version']})" if d.get("roll_version") else ""
+    fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
+    corrected = f" (corrected: {', '.join(fixed)})" if fixed else ""
+    return f"ruling on roll {d['key']}{roll}: {d['verdict']}{corrected}: {d['reason']}"
+
+
+DESCRIBE: dict[str, Callable[[Data], str]] = {
+    "Created": _created,
+    "DiceRolled": _roll,
+    "CPPCredited": _points("credited", "CPP"),
+    "CPPSpent": _points("spent", "CPP"),
+    "FPPCredited": _points("credited", "FPP"),
+    "FortificationPurchased": lambda d: (f"{d['side']} purchased {d.get('count', 1)} x "
+                                         f"{d['reason']} for {d['amount']} FPP{_rule(d)}"),
+    "CPPForgone": lambda d: f"{d['side']} forgo {d['amount']} CPP{_rule(d)}",
+    "PointsAdjusted": lambda d: (f"{d['side']} {d['pool'].upper()} {d['before']} -> "
+                                 f"{d['after']}{_rule(d)}"),
+    "RGPurchased": _purchase,
+    "RGReceived": lambda d: (f"{d['side']} received RG #{d['purchase']}: {d['rg']} "
+                             f"{d['group_type']}: {d['reason']}{_rule(d)}"),
+    "RGDetermined": _determined,
+    "RGRemoved": lambda d: f"{d['side']} RG #{d['purchase']} removed: {d['reason']}{_rule(d)}",
+    "CasualtyRecorded": _casualty,
+    "ControlChanged": _control,
+    "ELRChanged": _rating("ELR"),
+    "SANChanged": _rating("SAN"),
+    "LevelChanged": lambda d: (f"{d['level']} ({d['side']}) {d['before']} -> {d['after']}: "
+                               f"{d['cause']}{_rule(d)}"),
+    "InitiativeSelected": lambda d: f"{d['side']} chose the {d['chit']} Initiative chit",
+    "ChitsRevealed": lambda d: (f"Initiative chits: {_value(d['chits'])}"
+                                + (f" = {d['scenario_type']}" if d.get("scenario_type") else "")),
+    "ReconRolled": lambda d: f"{d['side']} reconnoitre {d['locations']} Locations{_rule(d)}",
+    "StepAdvanced": _step,
+    "CGDateStarted": lambda d: f"CG Date {d['cg_date']} begins (after {d['previous']})",
+    "ScenarioEnded": lambda d: f"the CG Scenario of {d['cg_date']} ended",
+    "CGEnded": lambda d: f"CG End ({d['cg_date']}): every secret is open",
+    "CGDecided": lambda d: (f"CG decided: {d['side']} {d['reason'].replace('_', ' ')}, "
+                            f"{d['winner']} win{_rule(d)}"),
+    "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
+    "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
+    "Undone": lambda d: (f"UNDO back to version {d['to_version']}"
+                         + (f" ({d['events']} events undone)" if d.get("events") else "")
+                         + f": {d['reason']}"),
+    "RulingRecorded": _ruling,
+    "RerollAuthorized": lambda d: (f"re-roll of {d['key']} authorized"
+                                   + (f" (epoch {d['epoch']})" if d.get("epoch") else "")
+                                   + f": {d['reason']}"),
+}
+
+
+def describe(kind: str, data: Data) -> str:
+    """An event in words; an unknown or unexpected one generically, never an error."""
+    try:
+        return DESCRIBE[kind](data) if kind in DESCRIBE else generic(kind, data)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError):
+        return generic(kind, data)
+
+
+def _step_title(phase: Any, step: Any) -> str:
+    if step is None:
+        return {"scenario": "CG Scenario in play", "ended": "CG ended"}.get(str(phase),
+                                                                             str(phase))
+    return f"Step {step} (before the Initial Scenario)" if phase == "setup" else \
+        f"RePh step {step}"
+
+
+def _note(record: Data, data: Data) -> str:
+    """Who acted, and for whom a sealed event is kept secret."""
+    secret = data.get("secret_for") if record.get("sealed") is not None else None
+    parts = [f"secret to {secret}" if secret and not record.get("redacted") else "",
+             f"by {data['actor']}" if data.get("actor") else ""]
+    return "; ".join(p for p in parts if p)
+
+
+def _parts(record: Any) -> tuple[str, Data]:
+    """A record's type and data (a record without them: itself, as `record`)."""
+    if not isinstance(record, dict):
+        return "Record", {"value": record}
+    data = record.get("data")
+    if not isinstance(data, dict):
+        data = {k: v for k, v in record.items() if k not in ENVELOPE}
+    return str(record.get("type") or "Record"), data
+
+
+def _event(record: Any, kind: str, data: Data, undone: bool) -> Line:
+    rec: Data = record if isinstance(record, dict) else {}
+    version = rec.get("version") if isinstance(rec.get("version"), int) else None
+    when = str(rec.get("timestamp") or "")[:19].replace("T", " ")
+    if rec.get("redacted"):
+        side = data.get("side") or data.get("secret_for") or "another side"
+        return Line("event", f"secret act by {side}", version, when, _note(rec, data), undone)
+    return Line("event", describe(kind, data), version, when, _note(rec, data), undone)
+
+
+def _version(record: Any) -> int | None:
+    version = record.get("version") if isinstance(record, dict) else None
+    return version if isinstance(version, int) else None
+
+
+class _Walk:
+    """The report's state as the records stream by: the heading each version stood under."""
+
+    def __init__(self, undone: set[int] | None) -> None:
+        self.struck = undone or set()
+        self.count = self.undone = 0
+        self.date = self.step = ""
+        self.marks: list[tuple[int, str, str]] = []  # (version, date, step) at each heading
+
+    def feed(self, record: Any) -> Iterator[Line]:
+        """The lines one record adds: its event line, and the headings it opens."""
+        kind, data = _parts(record)
+        version = _version(record)
+        mark = version is not None and version in self.struck
+        if self.count == 0:
+            yield Line("title", str(data.get("name") or "Campaign history")
+                       if kind == "Created" else "Campaign history")
+        self.count, self.undone = self.count + 1, self.undone + mark
+        if kind == "CGDateStarted":
+            yield from self._headings(kind, data, mark, version)
+        yield _event(record, kind, data, mark)
+        if kind == "Undone" and not mark:
+            yield from self._back_to(data.get("to_version"))
+        elif kind != "CGDateStarted":
+            yield from self._headings(kind, data, mark, version)
+
+    def _headings(self, kind: str, data: Data, mark: bool, version: int | None) -> Iterator[Line]:
+        if kind in ("Created", "CGDateStarted") and data.get("cg_date"):
+            self.date = f"CG Date {data['cg_date']}"
+            yield Line("date", self.date, undone=mark)
+        if kind in ("Created", "StepAdvanced") and "step" in data:
+            self.step = _step_title(data.get("phase"), data["step"])
+            yield Line("step", self.step, undone=mark)
+        if kind in ("Created", "CGDateStarted", "StepAdvanced") and version is not None:
+            self.marks.append((version, self.date, self.step))
+
+    def _back_to(self, to_version: Any) -> Iterator[Line]:
+        """After an undo: the CG Date and step the campaign is back at."""
+        earlier = [m for m in self.marks if isinstance(to_version, int) and m[0] <= to_version]
+        if not earlier:
+            return
+        _, date, step = earlier[-1]
+        if date != self.date:
+            self.date = date
+            yield Line("date", f"{date} (again, after the undo)")
+        self.step = step
+        yield Line("step", f"{step} (again, after the undo to version {to_version})")
+
+    def end(self) -> Iterator[Line]:
+        """The closing line: how many events, how many undone."""
+        if self.count == 0:
+            yield Line("title", "Campaign history")
+        undone = f", {self.undone} undone" if self.undone else ""
+        yield Line("end", f"{self.count} events{undone}")
+
+
+def report_lines(records: Iterable[Any], undone: set[int] | None = None) -> Iterator[Line]:
+    """The report's lines, reading each record once, as it comes."""
+    walk = _Walk(undone)
+    for record in records:
+        yield from walk.feed(record)
+    yield from walk.end()
+
+
+def _text(line: Line) -> list[str]:
+    """A line as plain text: headings underlined, events indented under their step."""
+    heading = f"{line.text}{' [undone]' if line.undone else ''}"
+    if line.kind == "title":
+        return [heading, "=" * len(heading)]
+    if line.kind == "date":
+        return ["", heading, "-" * len(heading)]
+    if line.kind == "step":
+        return [f"  {heading}"]
+    if line.kind == "end":
+        return ["", line.text]
+    note = f"  ({line.note})" if line.note else ""
+    version = "?" if line.version is None else line.version
+    mark = "[undone] " if line.undone else ""
+    return [f"    v{version:<4} {line.when}  {mark}{line.text}{note}"]
+
+
+CSS = """
+body{font:10pt/1.35 Georgia,"Times New Roman",serif;margin:1.5em;color:#000;background:#fff}
+h1{font-size:16pt;margin:0 0 .5em}
+h2{font-size:13pt;border-bottom:2px solid #000;margin:1.4em 0 .3em}
+h3{font-size:10.5pt;margin:.8em 0 .2em;font-style:italic}
+p.ev{margin:.1em 0 .1em 1.2em;text-indent:-1.2em}
+span.v{font-weight:bold;display:inline-block;min-width:3.2em}
+span.t,span.note{color:#444;font-size:8.5pt}
+p.undone{color:#777}
+del{text-decoration:line-through}
+span.tag{font-weight:bold;color:#000}
+p.end{margin-top:1.5em;border-top:1px solid #000}
+@page{margin:12mm}
+@media print{body{margin:0;font-size:9pt}h2,h3{break-after:avoid}p.ev{break-inside:avoid}}
+"""
+
+
+def _html(line: Line) -> str:
+    text = escape(line.text)
+    if line.undone:
+        text = f"<del>{text}</del> <span class=\"tag\">[undone]</span>"
+    if line.kind in ("title", "date", "step"):
+        tag = {"title": "h1", "date": "h2", "step": "h3"}[line.kind]
+        return f"<{tag}>{text}</{tag}>"
+    if line.kind == "end":
+        return f'<p class="end">{text}</p>'
+    note = f' <span class="note">({escape(line.note)})</span>' if line.note else ""
+    version = "?" if line.version is None else line.version
+    return (f'<p class="ev{" undone" if line.undone else ""}"><span class="v">v{version}</span> '
+            f'<span class="t">{escape(line.when)}</span> {text}{note}</p>')
+
+
+def history_report(records: Iterable[dict[str, Any]], fmt: Format = "text",
+                   undone: set[int] | None = None) -> str:
+    """The whole history, readable by a person: plain text, or one printable HTML page."""
+    if fmt not in ("text", "html"):
+        raise ValueError(f"report format is text or html, not {fmt!r}")
+    lines = report_lines(records, undone)
+    if fmt == "text":
+        return "\n".join(text for line in lines for text in _text(line)) + "\n"
+    body, title = [], "Campaign history"
+    for line in lines:
+        title = line.text if line.kind == "title" else title
+        body.append(_html(line))
+    return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+                      f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+                      *body, "</body></html>", ""])

@@ -1,0 +1,205 @@
+"""HTTP routes for a director's audit (issue 6): undo, re-roll, rulings, the roll audit,
+diffs, steps, the paper forms, the history report, export and import."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Iterator
+from typing import IO, Annotated, Any, Literal
+
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
+from pydantic import Field
+
+from api.access import (
+    AsOf,
+    CommandAnswer,
+    Credentials,
+    Forbidden,
+    caller_for,
+    is_admin,
+    require_admin,
+    token_of,
+)
+from api.cli_audit import render_form
+from api.report import history_report
+from domain.campaign import campaign_id
+from domain.commands import Strict
+from domain.history import redacted
+from infra.application import CommandResult, Refit
+from infra.settings import Settings
+from infra.transfer import Imported, ImportRefused, dump_line
+from projections.audit import RollAudit
+from projections.diff import Change
+from projections.read import StepRow, steps
+
+Text = Annotated[str, Field(min_length=1, max_length=500)]
+Key = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[^\s]+$")]
+SPOOL = 8 * 1024 * 1024  # an import body kept in memory up to this, then on disk
+
+
+class UndoBody(Strict):
+    """Undo every event after `to_version`, or a step and all after it (`to_step`)."""
+
+    to_version: int | None = Field(default=None, ge=1, le=10**9)
+    to_step: str | None = Field(default=None, max_length=40, examples=["19PM/9.616"])
+    reason: Text
+
+
+class RerollBody(Strict):
+    """A director's re-roll of the roll `key`, and why."""
+
+    key: Key
+    reason: Text
+
+
+class RulingBody(Strict):
+    """A ruling on a disputed roll: upheld, or corrected (a Final roll or result)."""
+
+    key: Key
+    verdict: Literal["upheld", "corrected"]
+    reason: Text
+    final: int | None = Field(default=None, ge=-100, le=100)
+    result: str | None = Field(default=None, max_length=200)
+
+
+def _answer(done: CommandResult, viewer: str | None) -> CommandAnswer:
+    return CommandAnswer(version=done.version, head_hash=done.head_hash,
+                         events=list(redacted(done.events, viewer, done.ended)))
+
+
+def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
+    """Add the audit routes to the service."""
+    _director_routes(app, refit)
+    _reading_routes(app, refit)
+    _transfer_routes(app, refit, conf)
+
+
+def _director_routes(app: APIRouter, refit: Refit) -> None:
+    @app.post("/campaigns/{campaign}/undo")
+    def undo(campaign: str, body: UndoBody, credentials: Credentials,
+             if_match: Annotated[int | None, Header()] = None) -> CommandAnswer:
+        """Director: undo by replay. The undone events stay in the log; a redo rolls the
+        same keys, so the same dice."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        caller.require_director("an undo")
+        return _answer(refit.undo(ident, body.reason, caller.role, body.to_version,
+                                  body.to_step, if_match), None)
+
+    @app.post("/campaigns/{campaign}/rerolls")
+    def reroll(campaign: str, body: RerollBody, credentials: Credentials) -> CommandAnswer:
+        """Director: re-roll a roll (undone if it stands); its slot gets new dice."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        caller.require_director("a re-roll")
+        return _answer(refit.reroll(ident, body.key, body.reason, caller.role), None)
+
+    @app.post("/campaigns/{campaign}/rulings")
+    def ruling(campaign: str, body: RulingBody, credentials: Credentials) -> CommandAnswer:
+        """Director: a ruling on a disputed roll, shown beside it everywhere."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        caller.require_director("a ruling")
+        return _answer(refit.record_ruling(ident, body.key, body.verdict, body.reason,
+                                           caller.role, body.final, body.result), None)
+
+
+def _reading_routes(app: APIRouter, refit: Refit) -> None:
+    @app.get("/campaigns/{campaign}/rolls/audit")
+    def audit(campaign: str, credentials: Credentials,
+              key: Annotated[str, Query(min_length=3, max_length=200)]) -> RollAudit:
+        """One roll's story: who asked and when, dice, DRM, result, secrecy, the seed's
+        recheck, rulings, re-rolls and undos (another side's secret roll is not found)."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        return refit.roll_audit(ident, key, caller.viewer)
+
+    @app.get("/campaigns/{campaign}/diff")
+    def diff(campaign: str, credentials: Credentials,
+             start: Annotated[AsOf, Query(alias="from")] = None,
+             end: Annotated[AsOf, Query(alias="to")] = None) -> list[Change]:
+        """What changed in the roster, purchase record, CVP and ELR from one point to
+        another (versions or CGDATE/STEP; `to` defaults to now)."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        return refit.diff(ident, start or 1, end, caller.viewer)
+
+    @app.get("/campaigns/{campaign}/steps")
+    def steps_done(campaign: str, credentials: Credentials, as_of: AsOf = None) -> list[StepRow]:
+        """Each RePh step done, with the versions it began and ended at (for `as_of`)."""
+        ident, _ = caller_for(refit, campaign, credentials)
+        return steps(refit.rows(ident, refit.as_of(ident, as_of)))
+
+    @app.get("/campaigns/{campaign}/forms", response_model=None,
+             responses={200: {"content": {"text/csv": {}, "text/html": {}}}})
+    def forms(campaign: str, credentials: Credentials, as_of: AsOf = None,
+              form: Literal["html", "roster", "purchases", "cvp", "elr"] = "html",
+              ) -> HTMLResponse | PlainTextResponse:
+        """The paper forms: CSV per form, or one printable HTML page of all four."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        text = render_form(refit, ident, form, refit.as_of(ident, as_of), caller.viewer)
+        if form == "html":
+            return HTMLResponse(text)
+        return PlainTextResponse(text, media_type="text/csv")
+
+    @app.get("/campaigns/{campaign}/report", response_model=None,
+             responses={200: {"content": {"text/plain": {}, "text/html": {}}}})
+    def report(campaign: str, credentials: Credentials,
+               format: Literal["text", "html"] = "text",
+               ) -> HTMLResponse | PlainTextResponse:
+        """The full history, CG Date by CG Date and step by step (a side's is redacted)."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        text = history_report(refit.history(ident, caller.viewer), format,
+                              refit.undone_versions(ident))
+        return HTMLResponse(text) if format == "html" else PlainTextResponse(text)
+
+
+def _transfer_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
+    @app.get("/campaigns/{campaign}/export", response_class=StreamingResponse,
+             responses={200: {"content": {"application/x-ndjson": {}}}})
+    def export(campaign: str, credentials: Credentials,
+               with_seed: bool = False) -> StreamingResponse:
+        """The history as JSON lines: header, events (redacted for a side), head hash.
+        The admin may add `with_seed=true` to move a campaign with its private seed."""
+        token = token_of(credentials)
+        if is_admin(token, conf.admin_token):
+            ident, viewer = campaign_id(campaign), None
+        else:
+            ident, caller = caller_for(refit, campaign, credentials)
+            if with_seed:
+                raise Forbidden("only the admin exports the private seed", field="with_seed")
+            viewer = caller.viewer
+        lines = refit.export(ident, viewer, with_seed)  # a bad campaign fails here
+
+        def stream() -> Iterator[str]:
+            for line in lines:
+                yield dump_line(line)
+        return StreamingResponse(stream(), media_type="application/x-ndjson")
+
+    @app.post("/campaigns/import", status_code=201,
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/x-ndjson": {"schema": {"type": "string"}}}}})
+    async def import_(request: Request, credentials: Credentials) -> dict[str, Any]:
+        """Admin: rebuild a campaign from the director's export (JSON lines), refusing one
+        whose chain or rolls do not verify, saying where."""
+        require_admin(token_of(credentials), conf.admin_token)
+        with tempfile.SpooledTemporaryFile(max_size=SPOOL, mode="w+b") as body:
+            async for chunk in request.stream():
+                body.write(chunk)
+            done: Imported = await run_in_threadpool(
+                refit.import_export, lambda: _lines(body))
+        return done.__dict__
+
+
+def _lines(body: IO[bytes]) -> Iterator[dict[str, Any]]:
+    """The export's lines, read again from the start of the spooled body."""
+    body.seek(0)
+    for number, line in enumerate(body, start=1):
+        if line.strip():
+            try:
+                parsed = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+                raise ImportRefused(f"line {number} of the export is not JSON: {error}",
+                                    field="export") from None
+            if not isinstance(parsed, dict):
+                raise ImportRefused(f"line {number} of the export is not a JSON object",
+                                    field="export")
+            yield parsed

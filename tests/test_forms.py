@@ -1,0 +1,155 @@
+"""The paper forms, printed from the PBr demo campaign: CSV for each form, one HTML page."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from uuid import UUID
+
+import pytest
+
+from api.forms import SECRET, cvp_csv, elr_csv, forms_html, purchases_csv, roster_csv
+from infra.application import Refit
+from infra.demo import play_demo
+from infra.settings import Settings
+from tests.story import do
+
+AXIS_ONLY_RGS = ("I5", "I7", "G3")  # the demo's Axis buys these; the British never do
+ELR_CAUSE = "Heavy losses <in> 15AM & more"
+
+
+@dataclass(frozen=True)
+class Played:
+    """The demo campaign, played once on its own SQLite database."""
+
+    refit: Refit
+    campaign: UUID
+
+
+def play_the_demo(folder: Path) -> Played:
+    """PBr CG I as `refit demo` plays it, then an ELR loss and a control change."""
+    refit = Refit(Settings(database_url=f"sqlite:///{folder / 'refit.db'}",
+                           module_dir=folder / "modules"))
+    campaign, _ = play_demo(refit)
+    do(refit, campaign, {"type": "change_elr", "side": "Axis", "value": 3,
+                         "cause": ELR_CAUSE, "rule": "3.613"})
+    do(refit, campaign, {"type": "change_control", "location": "Bénouville Bridge",
+                         "kind": "Location", "side": "British"})
+    return Played(refit, campaign)
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
+    """The demo, shared by this module's tests (they only read it)."""
+    story = play_the_demo(tmp_path_factory.mktemp("forms"))
+    yield story
+    story.refit.close()
+
+
+def lines(text: str) -> list[dict[str, str]]:
+    """A CSV form's lines, by column name."""
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_the_roster_csv_has_one_line_per_cg_date_with_the_read_models_numbers(
+        played: Played) -> None:
+    roster = played.refit.roster(played.campaign)
+    printed = lines(roster_csv(roster))
+    assert [line["CG Date"] for line in printed] == ["14AM", "14PM", "14N", "15AM", "15PM"]
+    for line, row in zip(printed, roster, strict=True):
+        for side, cell in row.sides.items():
+            assert line[f"{side} CPP start"] == str(cell.cpp_start)
+            assert line[f"{side} +CPP"] == str(cell.cpp_credited)
+            assert line[f"{side} CPP spent"] == str(cell.cpp_spent)
+            assert line[f"{side} CPP left"] == str(cell.cpp_left)
+    assert printed[2]["Scenario"] == "Night Dual Attack"
+    assert printed[1]["Axis Chit"] == printed[1]["British Chit"] == "idle"
+    assert printed[4]["Axis ELR"] == "3"
+
+
+def test_the_roster_names_each_rg_bought_on_its_cg_date_with_its_cost(played: Played) -> None:
+    printed = lines(roster_csv(played.refit.roster(played.campaign)))
+    assert printed[0]["Axis RG purchased"] == "I5 14 CPP; I7 12 CPP"
+    assert "G3 5 CPP" in printed[3]["Axis RG purchased"]
+
+
+def test_the_purchase_record_csv_has_one_line_per_rg_as_the_read_model_has_it(
+        played: Played) -> None:
+    record = played.refit.purchase_record(played.campaign)
+    printed = lines(purchases_csv(record))
+    assert [line["#"] for line in printed] == [str(p.purchase) for p in record]
+    mtr = next(line for line in printed if line["RG"] == "G3")
+    assert (mtr["Side"], mtr["CG Date"], mtr["CPP"], mtr["Mode"]) == ("Axis", "15AM", "5",
+                                                                      "reserve")
+    for line, row in zip(printed, record, strict=True):
+        assert (line["F/D"], line["Leader"]) == (row.strength or "", row.leader or "")
+
+
+def test_a_british_viewers_forms_show_no_axis_cpp_nor_axis_rg(played: Played) -> None:
+    roster = played.refit.roster(played.campaign, viewer="British")
+    record = played.refit.purchase_record(played.campaign, viewer="British")
+    printed = lines(roster_csv(roster))
+    for line in printed:
+        assert {line[f"Axis {c}"] for c in ("CPP start", "+CPP", "CPP spent", "CPP left",
+                                            "RG purchased", "FPP")} == {SECRET}
+        assert line["British CPP left"].isdigit()
+    axis_lines = [line for line in lines(purchases_csv(record)) if line["Side"] == "Axis"]
+    assert axis_lines and all(line["RG"] == line["CPP"] == SECRET for line in axis_lines)
+    page = forms_html("Pegasus Bridge", roster, record, played.refit.cvp(played.campaign),
+                      played.refit.elr(played.campaign))
+    assert "Alert Infantry Coy" not in page
+    assert not any(f"<td>{rg}</td>" in page for rg in AXIS_ONLY_RGS)
+    assert f'<td class="secret">{SECRET}</td>' in page
+
+
+def test_the_cvp_csv_has_a_line_per_scenario_and_the_totals_of_the_read_model(
+        played: Played) -> None:
+    answer = played.refit.cvp(played.campaign)
+    printed = lines(cvp_csv(answer))
+    assert [line["Scenario"] for line in printed] == ["14AM", "14N", "15AM", "Total"]
+    assert printed[0]["Axis CVP"] == "20" and "Lt. 8-0 (6)" in printed[0]["Axis casualties"]
+    assert printed[-1]["Axis CVP"] == str(answer.totals["Axis"]) == "40"
+    assert printed[-1]["British CVP"] == str(answer.totals["British"]) == "25"
+
+
+def test_the_elr_csv_lists_each_change_with_its_cause_and_rule(played: Played) -> None:
+    printed = lines(elr_csv(played.refit.elr(played.campaign)))
+    assert [(line["Side"], line["From"], line["To"], line["Cause"], line["Rule"])
+            for line in printed] == [("Axis", "", "3", ELR_CAUSE, "3.613")]
+
+
+def test_the_printable_page_holds_every_form_and_every_rg_with_nothing_external(
+        played: Played) -> None:
+    refit, campaign = played.refit, played.campaign
+    record = refit.purchase_record(campaign)
+    page = forms_html("Demo: Pegasus Bridge CG I", refit.roster(campaign), record,
+                      refit.cvp(campaign), refit.elr(campaign), subtitle="PBr CG I")
+    for heading in ("CG Roster", "RG Purchase Record", "CVP", "ELR history"):
+        assert f"<h2>{heading}</h2>" in page
+    assert all(f"<td>{p.rg}</td>" in page for p in record)
+    roster = page.split("<h2>CG Roster</h2>")[1].split("<h2>")[0]
+    assert roster.count("<tr><td>") == 5  # one line per CG Date
+    assert "@media print" in page and "ELR now: Axis 3, British -" in page
+    assert "Heavy losses &lt;in&gt; 15AM &amp; more" in page
+    assert not any(tag in page for tag in ("<script", "<link", "src=", "http:", "https:"))
+
+
+def test_a_campaign_name_with_markup_is_printed_as_text(played: Played) -> None:
+    refit = played.refit
+    campaign = refit.create_campaign("pbr", "I", "<b>& Sons", actor="director").id
+    page = forms_html(refit.campaign(campaign).name, refit.roster(campaign),
+                      refit.purchase_record(campaign), refit.cvp(campaign),
+                      refit.elr(campaign))
+    assert "<h1>&lt;b&gt;&amp; Sons</h1>" in page and "<b>" not in page
+    assert "(none yet)" in page  # nothing bought, nothing lost: the forms still print
+
+
+def test_forms_with_nothing_on_them_print_their_headers_only(played: Played) -> None:
+    empty = played.refit.cvp(played.campaign).model_copy(update={"scenarios": [],
+                                                                 "totals": {}})
+    assert roster_csv([]).strip() == "CG Date,Scenario,Weather,Played"
+    assert purchases_csv([]).splitlines()[0].startswith("#,Side,CG Date,RG")
+    assert lines(cvp_csv(empty)) == [{"Scenario": "Total"}]
