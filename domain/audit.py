@@ -94,8 +94,9 @@ class Audit(Ledger):
         slot, epoch = key.rsplit("/", 1)
         if self.epochs.get(slot, 0) != int(epoch):
             raise RuleViolation(f"roll {key} is not the latest roll for its slot {slot}")
-        self._record(self.RerollAuthorized, actor, key=key, slot=slot, epoch=int(epoch) + 1,
-                     reason=reason, side=roll["side"])
+        # As secret as the roll: a slot's key names its table, and so what was bought.
+        self._record(self.RerollAuthorized, actor, secret_for=roll.get("secret_for"), key=key,
+                     slot=slot, epoch=int(epoch) + 1, reason=reason, side=roll["side"])
 
     class RulingRecorded(LedgerEvent):
         """The director's ruling on a disputed roll: upheld, or a correction and why."""

@@ -42,6 +42,7 @@ from projections.runner import (
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
 MAX_RETRIES = 10
+Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
 
 
 @dataclass(frozen=True)
@@ -405,11 +406,12 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         """A campaign's rows as of a version, folded in memory."""
         return fold_records(self.records(campaign_id, lte=version))
 
-    def rows(self, campaign_id: UUID, as_of: int | None = None) -> RowSource:
+    def rows(self, campaign_id: UUID, as_of: Point = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""
-        if as_of is not None:
-            _check_as_of(as_of, self.campaign(campaign_id).version)
-            return fold_records(self.records(campaign_id, lte=as_of))
+        version = self.as_of(campaign_id, as_of) if isinstance(as_of, str) else as_of
+        if version is not None:
+            _check_as_of(version, self.campaign(campaign_id).version)
+            return fold_records(self.records(campaign_id, lte=version))
         self._view_up_to_date()
         source = _ViewRows(self.view, str(campaign_id))
         if not source.select_rows("meta"):
@@ -421,7 +423,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         self._view_up_to_date()
         return [read.status(_OneRow(meta)) for meta in self.view.select_all("meta")]
 
-    def status(self, campaign_id: UUID, as_of: int | None = None,
+    def status(self, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> read.CampaignStatus:
         """Where the campaign stands, and the rolls its RePh step still waits for."""
         answer = read.status(self.rows(campaign_id, as_of), viewer)
@@ -436,47 +438,47 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                               for side in state.sides if module.entry_areas}
         return answer
 
-    def lvp(self, campaign_id: UUID, as_of: int | None = None) -> list[read.LVPRow]:
+    def lvp(self, campaign_id: UUID, as_of: Point = None) -> list[read.LVPRow]:
         """LVP totals at each CG-Scenario End (KGP 8.2)."""
         return read.lvp(self.rows(campaign_id, as_of))
 
-    def objectives(self, campaign_id: UUID, as_of: int | None = None,
+    def objectives(self, campaign_id: UUID, as_of: Point = None,
                    viewer: str | None = None) -> list[read.ObjectiveRow]:
         """Objective Hexes (KGP 8.6198), secret to their side until revealed."""
         return read.objectives(self.rows(campaign_id, as_of), viewer)
 
-    def holding(self, campaign_id: UUID, as_of: int | None = None,
+    def holding(self, campaign_id: UUID, as_of: Point = None,
                 viewer: str | None = None) -> list[dict[str, Any]]:
         """Holding Box entries (KGP 8.15), each side's own."""
         return read.holding(self.rows(campaign_id, as_of), viewer)
 
-    def roster(self, campaign_id: UUID, as_of: int | None = None,
+    def roster(self, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> list[read.RosterRow]:
         """The CG Roster."""
         return read.roster(self.rows(campaign_id, as_of), viewer)
 
-    def purchase_record(self, campaign_id: UUID, as_of: int | None = None,
+    def purchase_record(self, campaign_id: UUID, as_of: Point = None,
                         viewer: str | None = None) -> list[read.PurchaseRow]:
         """The RG Purchase Record."""
         return read.purchases(self.rows(campaign_id, as_of), viewer)
 
-    def cvp(self, campaign_id: UUID, as_of: int | None = None) -> read.CVPAnswer:
+    def cvp(self, campaign_id: UUID, as_of: Point = None) -> read.CVPAnswer:
         """CVP per scenario and side."""
         return read.cvp(self.rows(campaign_id, as_of))
 
-    def elr(self, campaign_id: UUID, as_of: int | None = None) -> read.ELRAnswer:
+    def elr(self, campaign_id: UUID, as_of: Point = None) -> read.ELRAnswer:
         """ELR now and its changes."""
         return read.elr(self.rows(campaign_id, as_of))
 
-    def san(self, campaign_id: UUID, as_of: int | None = None) -> list[read.RatingChange]:
+    def san(self, campaign_id: UUID, as_of: Point = None) -> list[read.RatingChange]:
         """SAN changes with their causes."""
         return read.san(self.rows(campaign_id, as_of))
 
-    def control(self, campaign_id: UUID, as_of: int | None = None) -> list[dict[str, Any]]:
+    def control(self, campaign_id: UUID, as_of: Point = None) -> list[dict[str, Any]]:
         """Who controls each Location whose control was recorded."""
         return read.control(self.rows(campaign_id, as_of))
 
-    def rolls(self, campaign_id: UUID, as_of: int | None = None,
+    def rolls(self, campaign_id: UUID, as_of: Point = None,
               viewer: str | None = None) -> list[read.RollRow]:
         """Every roll."""
         return read.rolls(self.rows(campaign_id, as_of), viewer)

@@ -10,6 +10,7 @@ from uuid import UUID
 
 from domain.campaign import Campaign
 from domain.errors import InvalidCommand
+from domain.history import undone_ranges
 from projections.audit import RollAudit, roll_audit
 from projections.diff import Change, diff
 from projections.fold import META, ROLL, STEP
@@ -116,7 +117,7 @@ class AuditUseCases:
         def act(campaign: Campaign) -> None:
             version, roll = self._roll(campaign_id, key)
             if app.rolls_standing(campaign_id).get(key) == version:
-                self._undo_to(campaign, version - 1, f"re-roll of {key}: {reason}", actor)
+                self._undo_to(campaign, version - 1, f"a director's re-roll: {reason}", actor)
             campaign.authorize_reroll(roll, reason, actor)
         return self._change(campaign_id, act, None)
 
@@ -134,6 +135,17 @@ class AuditUseCases:
                         if r["version"] == version)
             campaign.record_ruling(roll, version, verdict, reason, actor, final, result)
         return self._change(campaign_id, act, None)
+
+    def undone_versions(self, campaign_id: UUID) -> set[int]:
+        """The versions an undo has undone (they stay in the log, marked)."""
+        app = cast("Refit", self)
+        jumps, head = {}, 0
+        for event in app.stored_events(campaign_id):
+            head = event.originator_version
+            if isinstance(event, Campaign.Undone):
+                jumps[head] = event.to_version
+        return {v for first, last in undone_ranges(jumps, head)
+                for v in range(first, last + 1)}
 
     def rolls_standing(self, campaign_id: UUID) -> dict[str, int]:
         """Each standing (not undone) roll's key and version."""

@@ -109,7 +109,10 @@ class TransferUseCases:
     def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]]) -> Imported:
         """Rebuild a campaign from an export: verified in full first (nothing is written
         for one that does not verify), then written a page at a time."""
-        report = verify_export(lines())
+        try:
+            report = verify_export(lines())
+        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            raise ImportRefused(f"the export is malformed: {error!r}", field="export") from None
         if not report.ok:
             where = f" at version {report.first_bad_version}" if report.first_bad_version else ""
             raise ImportRefused(f"the export does not verify{where}: {report.problem}",
