@@ -37,7 +37,7 @@ from projections.runner import (
     CampaignProjection,
     MemoryRows,
     catch_up,
-    fold_records,
+    fold_onto,
 )
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
@@ -322,13 +322,14 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         return CommandResult(seen["last"], record_hash(events[-1]), events,
                              campaign.phase == "ended", actor)
 
-    def records(self, campaign_id: UUID, lte: int | None = None) -> Iterator[dict[str, Any]]:
-        """The campaign's history records, oldest first (up to version `lte`)."""
+    def records(self, campaign_id: UUID, lte: int | None = None,
+                gt: int = 0) -> Iterator[dict[str, Any]]:
+        """The campaign's history records, oldest first (after `gt`, up to `lte`)."""
         found = False
-        for event in self.stored_events(campaign_id, lte=lte):
+        for event in self.stored_events(campaign_id, lte=lte, gt=gt):
             found = True
             yield cast(Campaign.Event, event).record()
-        if not found:
+        if not found and not gt:
             raise CampaignNotFound(f"no campaign {campaign_id}")
 
     def history(self, campaign_id: UUID, viewer: str | None = None,
@@ -403,15 +404,29 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                              "behind the ledger; try again")
 
     def rows_at(self, campaign_id: UUID, version: int) -> MemoryRows:
-        """A campaign's rows as of a version, folded in memory."""
-        return fold_records(self.records(campaign_id, lte=version))
+        """A campaign's rows as of a version: folded in memory from the latest checkpoint
+        before it (leaving checkpoints on the way), or from the start."""
+        view, campaign = self.view, str(campaign_id)
+        found = view.select_checkpoint(campaign, version)
+        if found is not None:
+            start, data = found
+            history = list(self.records(campaign_id, lte=version, gt=start))
+            rows = fold_onto(MemoryRows.load(data), start, history) if history else \
+                MemoryRows.load(data)
+            if rows is not None:
+                return rows
+        history = list(self.records(campaign_id, lte=version))
+        rows = fold_onto(MemoryRows(), 0, history,
+                         lambda at, now: view.insert_checkpoint(campaign, at, now.dump()))
+        assert rows is not None
+        return rows
 
     def rows(self, campaign_id: UUID, as_of: Point = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a version."""
         version = self.as_of(campaign_id, as_of) if isinstance(as_of, str) else as_of
         if version is not None:
             _check_as_of(version, self.campaign(campaign_id).version)
-            return fold_records(self.records(campaign_id, lte=version))
+            return self.rows_at(campaign_id, version)
         self._view_up_to_date()
         source = _ViewRows(self.view, str(campaign_id))
         if not source.select_rows("meta"):

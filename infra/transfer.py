@@ -67,10 +67,11 @@ def header_of(state: Campaign, commitment: str | None, viewer: str | None,
 class TransferUseCases:
     """Mixed into the Refit application: export and import."""
 
-    def stored_events(self, campaign_id: UUID, lte: int | None = None) -> Iterator[Any]:
+    def stored_events(self, campaign_id: UUID, lte: int | None = None,
+                      gt: int = 0) -> Iterator[Any]:
         """The campaign's events, oldest first, read a page at a time."""
         app = cast("Refit", self)
-        last = 0
+        last = gt
         while True:
             page = app.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
             for stored in page:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+import json
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -19,6 +21,7 @@ from projections.fold import fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
 BATCH = 5000
+CHECKPOINT_EVERY = 1000  # versions between the as-of checkpoints an `as_of` read leaves
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
 
 
@@ -43,19 +46,44 @@ class MemoryRows:
                  if k == kind and doc is not None]
         return [doc for _, _, doc in sorted(found, key=lambda item: (item[0], item[1]))]
 
+    def dump(self) -> bytes:
+        """The rows as a compressed checkpoint."""
+        rows = [[kind, key, order, doc] for (kind, key), (order, doc) in self.rows.items()]
+        return zlib.compress(json.dumps(rows, separators=(",", ":")).encode(), 1)
+
+    @classmethod
+    def load(cls, data: bytes) -> MemoryRows:
+        """Rows from a checkpoint."""
+        rows = cls()
+        rows.rows = {(kind, key): (order, doc)
+                     for kind, key, order, doc in json.loads(zlib.decompress(data))}
+        return rows
+
 
 def fold_records(records: Iterable[dict[str, Any]]) -> MemoryRows:
     """Fold a campaign's history (or a prefix of it) into memory: only what is live, so
     the rows after an undo are the rows as of its target. A revealed seed stays revealed,
     undone or not."""
-    history = list(records)
+    found = fold_onto(MemoryRows(), 0, list(records))
+    assert found is not None  # from the start, every undo's target is in the history
+    return found
+
+
+def fold_onto(rows: MemoryRows, start: int, history: list[dict[str, Any]],
+              checkpoint: Callable[[int, MemoryRows], None] | None = None) -> MemoryRows | None:
+    """Fold the records after version `start` onto the rows as of `start`; None if an undo
+    among them goes back before `start`. With no undo among them, `checkpoint` is offered
+    the rows at every CHECKPOINT_EVERY-th version on the way."""
     jumps = {r["version"]: r["data"]["to_version"] for r in history if r["type"] == "Undone"}
+    if any(target < start for target in jumps.values()):
+        return None
     ranges = undone_ranges(jumps, history[-1]["version"]) if jumps else []
-    rows = MemoryRows()
     for record in history:
         if not ranges or record["type"] == "SeedRevealed" or \
                 not is_undone(record["version"], ranges):
             fold(rows, record)
+        if checkpoint is not None and not jumps and record["version"] % CHECKPOINT_EVERY == 0:
+            checkpoint(record["version"], rows)
     return rows
 
 

@@ -15,6 +15,7 @@ RowValue = tuple[int, dict[str, Any] | None]  # order, document (None: the row i
 Encoded = list[tuple[str, str, str, int, str | None]]  # campaign, kind, key, order, JSON
 
 TABLE = "refit_projection_rows"
+CHECKPOINTS = "refit_checkpoints"  # a campaign's rows as of a version, for `as_of` reads
 ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
 
 
@@ -53,6 +54,12 @@ class ProjectionView(Protocol):
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
 
+    def select_checkpoint(self, campaign: str, at_most: int) -> tuple[int, bytes] | None:
+        """The latest checkpoint of a campaign at or before a version."""
+
+    def insert_checkpoint(self, campaign: str, version: int, doc: bytes) -> None:
+        """Keep a campaign's rows as of a version (history: it never changes)."""
+
     def wait(self, application_name: str, notification_id: int | None,
              timeout: float = 1.0) -> None:
         """Block until the view has folded that notification (TimeoutError if not)."""
@@ -65,7 +72,23 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
         """eventsourcing's tracking table, plus the rows table."""
         return [*super().construct_create_table_statements(),
                 f"CREATE TABLE IF NOT EXISTS {TABLE} (campaign TEXT, kind TEXT, key TEXT, "
-                "ord INTEGER, doc TEXT, PRIMARY KEY (campaign, kind, key)) WITHOUT ROWID"]
+                "ord INTEGER, doc TEXT, PRIMARY KEY (campaign, kind, key)) WITHOUT ROWID",
+                f"CREATE TABLE IF NOT EXISTS {CHECKPOINTS} (campaign TEXT, version INTEGER, "
+                "doc BLOB, PRIMARY KEY (campaign, version)) WITHOUT ROWID"]
+
+    def select_checkpoint(self, campaign: str, at_most: int) -> tuple[int, bytes] | None:
+        """The latest checkpoint of a campaign at or before a version."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT version, doc FROM {CHECKPOINTS} WHERE campaign=? AND "
+                      "version<=? ORDER BY version DESC LIMIT 1", (campaign, at_most))
+            row = c.fetchone()
+        return None if row is None else (row["version"], bytes(row["doc"]))
+
+    def insert_checkpoint(self, campaign: str, version: int, doc: bytes) -> None:
+        """Keep a campaign's rows as of a version (history: it never changes)."""
+        with self.datastore.transaction(commit=True) as c:
+            c.execute(f"INSERT OR IGNORE INTO {CHECKPOINTS} VALUES (?, ?, ?)",
+                      (campaign, version, doc))
 
     def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
         """One row."""
@@ -115,6 +138,15 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (campaign text, kind text, key text, "
             "ord bigint, doc text, PRIMARY KEY (campaign, kind, key))").format(*table))
+        checkpoints = Identifier(self.datastore.schema), Identifier(CHECKPOINTS)
+        self.sql_create_statements.append(SQL(
+            "CREATE TABLE IF NOT EXISTS {0}.{1} (campaign text, version bigint, doc bytea, "
+            "PRIMARY KEY (campaign, version))").format(*checkpoints))
+        self._select_checkpoint = SQL(
+            "SELECT version, doc FROM {0}.{1} WHERE campaign=%s AND version<=%s "
+            "ORDER BY version DESC LIMIT 1").format(*checkpoints)
+        self._insert_checkpoint = SQL(
+            "INSERT INTO {0}.{1} VALUES (%s, %s, %s) ON CONFLICT DO NOTHING").format(*checkpoints)
         self._select_row = SQL(
             "SELECT ord, doc FROM {0}.{1} WHERE campaign=%s AND kind=%s AND key=%s"
         ).format(*table)
@@ -154,6 +186,18 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         with self.datastore.transaction(commit=False) as curs:
             curs.execute(self._select_all, (kind,))
             return [json.loads(row["doc"]) for row in curs.fetchall()]
+
+    def select_checkpoint(self, campaign: str, at_most: int) -> tuple[int, bytes] | None:
+        """The latest checkpoint of a campaign at or before a version."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_checkpoint, (campaign, at_most))
+            row = curs.fetchone()
+        return None if row is None else (row["version"], bytes(row["doc"]))
+
+    def insert_checkpoint(self, campaign: str, version: int, doc: bytes) -> None:
+        """Keep a campaign's rows as of a version (history: it never changes)."""
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute(self._insert_checkpoint, (campaign, version, doc))
 
     def select_keys(self, campaign: str) -> list[tuple[str, str]]:
         """The (kind, key) of every row a campaign has."""

@@ -211,3 +211,21 @@ def test_a_diff_lists_what_a_step_changed_in_each_form(refit: Refit) -> None:
     british = refit.diff(campaign, start, None, "British")
     assert all(c.after.get("hidden") for c in british
                if c.form == "purchase_record" and c.change == "added")
+
+
+def test_as_of_reads_from_checkpoints_answer_as_a_fold_from_the_start(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    from projections import runner
+
+    monkeypatch.setattr(runner, "CHECKPOINT_EVERY", 7)
+    campaign = at_9_617(refit)
+    target = refit.campaign(campaign).version
+    mistakes(refit, campaign)
+    refit.undo(campaign, "again", "director", to_version=target)
+    mistakes(refit, campaign)
+    head = refit.campaign(campaign).version
+    for version in (head, target + 3, head - 1, 8, target):  # later reads find checkpoints
+        fresh = runner.fold_records(refit.records(campaign, lte=version))
+        read = refit.rows(campaign, version)
+        assert isinstance(read, runner.MemoryRows) and read.rows == fresh.rows, version
+    assert refit.view.select_checkpoint(str(campaign), head) is not None
