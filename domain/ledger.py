@@ -66,8 +66,30 @@ class LedgerEvent(Aggregate.Event):
         }
 
 
+def copied(value: Any) -> Any:
+    """A deep copy of state made of dicts, lists and immutable values (str, int, bool,
+    None, UUID, datetime, frozen events): what a Campaign's state is made of."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copied(item) for key, item in value.items()}
+    if kind is list:
+        return [copied(item) for item in value]
+    if kind is tuple:
+        return tuple(copied(item) for item in value)
+    if kind is set:
+        return set(value)
+    return value
+
+
 class Ledger:
     """State and helpers the Campaign's parts share (the Campaign aggregate mixes them)."""
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        """eventsourcing copies a cached campaign for every command: copy its plain state
+        directly, several times faster than copy.deepcopy's generic walk."""
+        twin = object.__new__(type(self))
+        twin.__dict__.update(copied(self.__dict__))
+        return twin
 
     sides: list[str]
     cg: str
