@@ -225,23 +225,53 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             expected_version: int | None = None) -> CommandResult:
         """Do `act` to the campaign and save what it recorded, under the campaign's lock;
         on a concurrent write from another process, again on the fresh state (bounded)."""
+        def acted(campaign: Campaign) -> str:
+            act(campaign)
+            return ""
         with self._campaign_lock(campaign_id):
-            for attempt in range(MAX_RETRIES):
-                if attempt:
-                    time.sleep(backoff(attempt))
-                campaign = self.campaign(campaign_id)
+            return self._attempts(campaign_id, acted, expected_version)
+
+    def _attempts(self, campaign_id: UUID, act: Callable[[Campaign], str | CommandResult],
+                  expected_version: int | None) -> CommandResult:
+        """Run `act` on the campaign and save it. The first try runs on the cached copy
+        (no read of the store); a conflict on saving, or a refusal on a copy another
+        process has moved past, tries again on the campaign read afresh."""
+        fresh = False
+        for attempt in range(MAX_RETRIES):
+            if attempt and fresh:
+                time.sleep(backoff(attempt))
+            campaign = self.campaign(campaign_id, fresh=fresh)
+            try:
                 if expected_version is not None and campaign.version != expected_version:
-                    raise VersionConflict(
-                        f"campaign is at version {campaign.version}, not {expected_version}")
-                act(campaign)
-                try:
-                    recordings = self.save(campaign)
-                except IntegrityError:
-                    if expected_version is not None:
-                        raise VersionConflict("another command was appended first") from None
+                    raise VersionConflict(f"campaign is at version {campaign.version}, not "
+                                          f"{expected_version}")
+                actor = act(campaign)
+                if isinstance(actor, CommandResult):
+                    return actor
+                recordings = self.save(campaign)
+            except RefitError:
+                if not fresh and self._behind(campaign):
+                    fresh = True  # refused on a stale copy: decide on the stored campaign
                     continue
-                return self._result(campaign, recordings, "")
+                raise
+            except IntegrityError:
+                self._forget(campaign_id)
+                if expected_version is not None:
+                    raise VersionConflict("another command was appended first") from None
+                fresh = True
+                continue
+            return self._result(campaign, recordings, actor)
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
+
+    def _behind(self, campaign: Campaign) -> bool:
+        """Whether the store holds events this copy of the campaign has not seen."""
+        return bool(self.recorder.select_events(campaign.id, gt=campaign.version, limit=1))
+
+    def _forget(self, campaign_id: UUID) -> None:
+        """Drop a cached campaign that another process has moved past."""
+        if self.repository.cache is not None:
+            with contextlib.suppress(KeyError):
+                self.repository.cache.get(campaign_id, evict=True)
 
     @staticmethod
     def _result(campaign: Campaign, recordings: list[Any], actor: str) -> CommandResult:
@@ -250,12 +280,19 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         return CommandResult(campaign.version, campaign.head_hash, events,
                              campaign.phase == "ended", actor)
 
-    def campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
-        """The campaign as it stands (or stood at `version`)."""
+    def campaign(self, campaign_id: UUID, version: int | None = None,
+                 fresh: bool = True) -> Campaign:
+        """The campaign as it stands (or stood at `version`). This process caches
+        campaigns without reading the store for each use (another process may have
+        appended since); `fresh` reads what was appended since the cached copy."""
         try:
-            return self.repository.get(campaign_id, version=version)
+            campaign: Campaign = self.repository.get(campaign_id, version=version)
         except AggregateNotFoundError:
             raise CampaignNotFound(f"no campaign {campaign_id}") from None
+        if version is None and fresh and self.repository.cache is not None:
+            for event in self.events.get(campaign_id, gt=campaign.version):
+                campaign = cast(Campaign.Event, event).mutate(campaign)
+        return campaign
 
     def execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
                 expected_version: int | None = None,
@@ -263,11 +300,28 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 authorize: Callable[[Campaign], str] | None = None) -> CommandResult:
         """Run one command; on a concurrent write, retry on the fresh state (bounded). A
         repeated Idempotency-Key answers the first answer and appends nothing."""
+        handler = HANDLERS[command.type]
+        digest = sha256_hex(command.model_dump_json().encode())
+
+        def act(campaign: Campaign) -> str | CommandResult:
+            role = actor if authorize is None else authorize(campaign)  # never stale state
+            # A key is the caller's own: another role's keys neither answer nor block it.
+            key = None if idempotency_key is None else f"{role}\x1f{idempotency_key}"
+            if key is not None and key in campaign.idempotency:
+                return self._first_answer(campaign_id, campaign, key, digest, role)
+            module = self.module(campaign.module_id)
+            campaign.check_step(module, command.type)
+            if key is not None:
+                campaign.command_key = (key, digest)
+            try:
+                handler(campaign, module, command, role)
+            finally:  # never kept on the aggregate, nor in a snapshot
+                campaign.__dict__.pop("command_key", None)
+            return role
         # One command at a time per campaign in this process (others never wait on it):
-        # the retries below are then only for writers in other processes.
+        # the retries are then only for writers in other processes.
         with self._campaign_lock(campaign_id):
-            return self._execute(campaign_id, command, actor, expected_version,
-                                 idempotency_key, authorize)
+            return self._attempts(campaign_id, act, expected_version)
 
     def _campaign_lock(self, campaign_id: UUID) -> _Lock:
         with self._locks_guard:  # a lock lives while a command holds it: the map stays small
@@ -275,41 +329,6 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             if lock is None:
                 lock = self._locks[campaign_id] = _Lock()
             return lock
-
-    def _execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
-                 expected_version: int | None, idempotency_key: str | None,
-                 authorize: Callable[[Campaign], str] | None) -> CommandResult:
-        handler = HANDLERS[command.type]
-        digest = sha256_hex(command.model_dump_json().encode())
-        for attempt in range(MAX_RETRIES):
-            if attempt:
-                time.sleep(backoff(attempt))
-            campaign = self.campaign(campaign_id)
-            if authorize is not None:  # on the state the command runs on: never stale
-                actor = authorize(campaign)
-            # A key is the caller's own: another role's keys neither answer nor block it.
-            key = None if idempotency_key is None else f"{actor}\x1f{idempotency_key}"
-            if key is not None and key in campaign.idempotency:
-                return self._first_answer(campaign_id, campaign, key, digest, actor)
-            if expected_version is not None and campaign.version != expected_version:
-                raise VersionConflict(
-                    f"campaign is at version {campaign.version}, not {expected_version}")
-            module = self.module(campaign.module_id)
-            campaign.check_step(module, command.type)
-            if key is not None:
-                campaign.command_key = (key, digest)
-            try:
-                handler(campaign, module, command, actor)
-            finally:  # never kept on the aggregate, nor in a snapshot
-                campaign.__dict__.pop("command_key", None)
-            try:
-                recordings = self.save(campaign)
-            except IntegrityError:
-                if expected_version is not None:
-                    raise VersionConflict("another command was appended first") from None
-                continue
-            return self._result(campaign, recordings, actor)
-        raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
 
     def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,
                       digest: str, actor: str) -> CommandResult:

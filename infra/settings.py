@@ -36,7 +36,11 @@ class Settings(BaseSettings):
         """The environment eventsourcing's persistence modules read."""
         env = persistence_env(self.database_url)
         if self.aggregate_cache:
-            env["AGGREGATE_CACHE_MAXSIZE"] = str(self.aggregate_cache)
+            # A command runs on the cached copy without reading the store first; when
+            # another process got there first, saving conflicts and the command runs
+            # again on the stored campaign (infra/application.py, Refit._attempts).
+            env |= {"AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache),
+                    "AGGREGATE_CACHE_FASTFORWARD": "n"}
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
             env |= {"POSTGRES_POOL_SIZE": str(self.pool_size),
                     "POSTGRES_MAX_OVERFLOW": str(self.max_overflow)}

@@ -10,7 +10,9 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
-from eventsourcing.utils import get_topic
+from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.utils import get_topic, resolve_topic
+from pydantic_core import from_json
 
 from domain.audit import restorable
 from domain.campaign import Campaign
@@ -50,9 +52,40 @@ class Imported:
     seed: bool  # whether the private seed came with it (server rolls can go on)
 
 
+_LINE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+_TYPED = b'"_type_"'  # how eventsourcing's transcoder marks a value it encoded
+
+
 def dump_line(line: dict[str, Any]) -> str:
     """One export line: canonical JSON, so the same history gives the same bytes."""
-    return json.dumps(line, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return _LINE.encode(line) + "\n"
+
+
+def decoded(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
+    """The domain event the mapper makes of a stored event; parsed with pydantic's JSON
+    reader when the timestamp is the state's only transcoded value (the usual case)."""
+    event = _plain_event(mapper, stored)
+    return mapper.to_domain_event(stored) if event is None else event
+
+
+def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
+    """As the mapper decodes it, for a state with no cipher, compression, upcast or
+    transcoded value but its timestamp; None for any other."""
+    if mapper.cipher or mapper.compressor or stored.state.count(_TYPED) != 1 \
+            or not isinstance(stored.originator_id, UUID):
+        return None
+    cls = resolve_topic(stored.topic)
+    state = from_json(stored.state)
+    stamp = state.get("timestamp")
+    if getattr(cls, "class_version", 1) != 1 or "class_version" in state \
+            or not isinstance(stamp, dict) or stamp.get("_type_") != "datetime_iso":
+        return None
+    state |= {"timestamp": datetime.fromisoformat(stamp["_data_"]),
+              "originator_id": stored.originator_id,
+              "originator_version": stored.originator_version}
+    event = object.__new__(cls)
+    object.__setattr__(event, "__dict__", state)
+    return event
 
 
 def header_of(state: Campaign, commitment: str | None, viewer: str | None,
@@ -75,7 +108,7 @@ class TransferUseCases:
         while True:
             page = app.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
             for stored in page:
-                yield app.mapper.to_domain_event(stored)
+                yield decoded(app.mapper, stored)
             if len(page) < PAGE:
                 return
             last = page[-1].originator_version
@@ -101,7 +134,10 @@ class TransferUseCases:
         def records() -> Iterator[dict[str, Any]]:
             yield created | _private(first, private)
             for event in events:
-                yield event.record() | _private(event, private)
+                record = event.record()
+                if private and type(event).__name__ in PRIVATE:
+                    record |= _private(event, private)
+                yield record
         for record in redacted(records(), viewer, state.phase == "ended"):
             count, last = count + 1, record
             yield record
@@ -146,8 +182,8 @@ class TransferUseCases:
                report: VerifyReport) -> Imported:
         app = cast("Refit", self)
         ident = UUID(header["campaign"])
-        batch: list[Any] = []
-        seed = False
+        batch: list[StoredEvent] = []
+        campaign, seed = None, False
         for line in lines:
             if "version" not in line:
                 break  # the tail
@@ -159,19 +195,28 @@ class TransferUseCases:
                 self._flush(batch)
             event = self._event(ident, line)
             seed = seed or line.get("private") is not None
-            batch.append(event)
+            # Stored before it is applied: applying may share its data with the aggregate.
+            batch.append(app.mapper.to_stored_event(event))
+            campaign = event.mutate(campaign)
             if len(batch) >= PAGE:
                 self._flush(batch)
         self._flush(batch)
-        app.take_snapshot(ident)
+        self._snapshot(campaign)
         return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
                         seed)
 
-    def _flush(self, batch: list[Any]) -> None:
+    def _flush(self, batch: list[StoredEvent]) -> None:
         app = cast("Refit", self)
         if batch:
-            app.recorder.insert_events([app.mapper.to_stored_event(e) for e in batch])
+            app.recorder.insert_events(batch)
             batch.clear()
+
+    def _snapshot(self, campaign: Campaign | None) -> None:
+        """A snapshot of the campaign folded while it was written (as `take_snapshot` would
+        take after reading every event back)."""
+        app = cast("Refit", self)
+        if campaign is not None and app.snapshots is not None:
+            app.snapshots.put([Campaign.Snapshot.take(campaign)])
 
     def _event(self, ident: UUID, line: dict[str, Any]) -> Any:
         """The domain event a record was made from; refused unless it gives the record back

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from api.access import caller_on
 from domain import commands as cmd
+from domain.campaign import Campaign
 from infra.application import Refit, VersionConflict
 from infra.settings import Settings
-from tests.story import abtf_campaign, to_reph_step
+from tests.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
 
 
 def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
@@ -50,3 +53,78 @@ def test_retries_back_off_further_each_time_within_a_quarter_second() -> None:
 
     ceilings = [max(backoff(attempt) for _ in range(300)) for attempt in (1, 4, 12)]
     assert ceilings[0] <= 0.002 < ceilings[1] <= 0.016 < ceilings[2] <= 0.25
+
+
+@pytest.fixture
+def two_services(settings: Settings) -> Iterator[tuple[Refit, Refit]]:
+    """Two service processes on one database, each with its own campaign cache."""
+    apps = Refit(settings), Refit(settings)
+    try:
+        yield apps
+    finally:
+        for app in apps:
+            app.close()
+
+
+def test_two_caching_services_rolling_at_once_lose_nothing(
+        two_services: tuple[Refit, Refit]) -> None:
+    first, second = two_services
+    campaign = abtf_campaign(first, "Cached race")
+    to_reph_step(first, campaign, "9.610")
+    start = second.campaign(campaign).version  # both have it cached now
+    roll = cmd.Roll(table="9.6101", side="German")
+
+    def rolls(app: Refit) -> list[int]:
+        return [app.execute(campaign, roll, "director").version for _ in range(15)]
+
+    with ThreadPoolExecutor(2) as pool:
+        versions = [v for done in pool.map(rolls, two_services) for v in done]
+    assert sorted(versions) == list(range(start + 1, start + 31))
+    assert second.verify(campaign).ok
+
+
+def test_a_command_refused_on_a_cached_copy_is_decided_on_the_stored_campaign(
+        two_services: tuple[Refit, Refit]) -> None:
+    first, second = two_services
+    campaign = abtf_campaign(first, "Stale step")
+    to_reph_step(first, campaign, "9.616")
+    load_abtf_owner_data(second)  # the owner's chart, in both processes
+    second.campaign(campaign)  # cached at 9.616
+    advance(first, campaign)  # the other process moves the RePh on to 9.617
+    bought = second.execute(campaign, cmd.PurchaseRG(side="German", rg="I1", kg="K"),
+                            "director")
+    assert bought.events[0]["type"] == "RGPurchased"
+
+
+def test_if_match_with_the_stored_version_is_not_refused_by_a_cached_copy(
+        two_services: tuple[Refit, Refit]) -> None:
+    first, second = two_services
+    campaign = abtf_campaign(first, "Stale If-Match")
+    second.campaign(campaign)
+    done = first.execute(campaign, cmd.CreditCPP(side="German", amount=1, reason="x"),
+                         "director")
+    again = second.execute(campaign, cmd.CreditCPP(side="German", amount=2, reason="y"),
+                           "director", expected_version=done.version)
+    assert again.version == done.version + 1
+
+
+def test_a_token_replaced_in_another_process_opens_nothing_here(
+        two_services: tuple[Refit, Refit]) -> None:
+    from api.access import Unauthorized, caller_of
+
+    first, second = two_services
+    created, tokens = first.open_campaign("pbr", "I", "Lost token")
+    campaign_id = created.id
+    second.campaign(campaign_id)  # cached with the old token's hash
+    first.replace_token(campaign_id, "Axis", "director")
+    with pytest.raises(Unauthorized):
+        caller_of(second, campaign_id, tokens.sides["Axis"])
+
+    def authorize(state: Campaign) -> str:
+        return caller_on(state, tokens.sides["Axis"]).role
+    head = first.campaign(campaign_id).version
+    for command in (cmd.SelectInitiative(side="Axis", chit="attack"),  # refused when stale
+                    cmd.CreditCPP(side="Axis", amount=1, reason="x")):  # would be saved
+        with pytest.raises(Unauthorized):
+            second.execute(campaign_id, command, "", authorize=authorize)
+    assert first.campaign(campaign_id).version == head
