@@ -447,7 +447,7 @@ def serve(
     # Several processes build the app themselves, from the same settings: make the
     # tables once first, so the workers do not race to create them.
     Refit(conf).close()
-    os.environ |= {"REFIT_DATABASE_URL": conf.database_url,
+    os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
                    "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
                    "REFIT_MODULE_DIR": str(conf.module_dir)}
     uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import random
 import secrets
 import threading
@@ -29,6 +30,7 @@ from infra.audit import AuditUseCases
 from infra.mapper import LedgerMapper
 from infra.modules import load_modules
 from infra.settings import Settings
+from infra.store_lock import StoreLock
 from infra.transfer import TransferUseCases
 from projections import read
 from projections.read import RowSource
@@ -153,7 +155,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
 
     def __init__(self, settings: Settings | None = None,
                  modules: dict[str, Module] | None = None) -> None:
-        self.settings = settings or Settings()
+        self.settings = conf = settings or Settings()
         # eventsourcing reads the interval through the instance: set it per app, not per class.
         self.__dict__["snapshotting_intervals"] = {Campaign: self.settings.snapshot_interval}
         super().__init__(self.settings.eventsourcing_env())
@@ -161,6 +163,9 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             self.settings.module_dir)
         self._locks: weakref.WeakValueDictionary[UUID, _Lock] = weakref.WeakValueDictionary()
         self._locks_guard = threading.Lock()
+        postgres = self.env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres"
+        self.store_lock = StoreLock(self.env, conf.pool_size + conf.max_overflow) \
+            if conf.shared_database and postgres else None
         self.runner: ProjectionRunner[Any, Any] | None = None
         if self.settings.projection_runner:
             self.runner = self._start_runner()
@@ -183,6 +188,8 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         """Stop the runner (if any), then close the stores."""
         if self.runner is not None:
             self.runner.stop()
+        if self.store_lock is not None:
+            self.store_lock.close()
         super().close()
 
     def construct_mapper(self) -> Mapper[UUID]:
@@ -228,15 +235,16 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         def acted(campaign: Campaign) -> str:
             act(campaign)
             return ""
-        with self._campaign_lock(campaign_id):
+        with self._turn(campaign_id):
             return self._attempts(campaign_id, acted, expected_version)
 
     def _attempts(self, campaign_id: UUID, act: Callable[[Campaign], str | CommandResult],
                   expected_version: int | None) -> CommandResult:
         """Run `act` on the campaign and save it. The first try runs on the cached copy
-        (no read of the store); a conflict on saving, or a refusal on a copy another
-        process has moved past, tries again on the campaign read afresh."""
-        fresh = False
+        (no read of the store) unless other processes share the database; a conflict on
+        saving, or a refusal on a copy another process has moved past, tries again on
+        the campaign read afresh."""
+        fresh = self.settings.shared_database
         for attempt in range(MAX_RETRIES):
             if attempt and fresh:
                 time.sleep(backoff(attempt))
@@ -290,9 +298,24 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         except AggregateNotFoundError:
             raise CampaignNotFound(f"no campaign {campaign_id}") from None
         if version is None and fresh and self.repository.cache is not None:
-            for event in self.events.get(campaign_id, gt=campaign.version):
+            newer = list(self.events.get(campaign_id, gt=campaign.version))
+            for event in newer:
                 campaign = cast(Campaign.Event, event).mutate(campaign)
+            if newer:
+                self._cache_newer(campaign)
         return campaign
+
+    def _cache_newer(self, campaign: Campaign) -> None:
+        """Keep a copy of a campaign read afresh, unless the cache already holds as new."""
+        cache = self.repository.cache
+        assert cache is not None
+        with self._locks_guard:
+            try:
+                held = cache.get(campaign.id)
+            except KeyError:
+                held = None
+            if held is None or held.version < campaign.version:
+                cache.put(campaign.id, copy.deepcopy(campaign))
 
     def execute(self, campaign_id: UUID, command: cmd.Command, actor: str,
                 expected_version: int | None = None,
@@ -320,8 +343,19 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             return role
         # One command at a time per campaign in this process (others never wait on it):
         # the retries are then only for writers in other processes.
-        with self._campaign_lock(campaign_id):
+        with self._turn(campaign_id):
             return self._attempts(campaign_id, act, expected_version)
+
+    @contextlib.contextmanager
+    def _turn(self, campaign_id: UUID) -> Iterator[None]:
+        """The campaign's turn for a command: in this process, and (when the database is
+        shared) across processes."""
+        with self._campaign_lock(campaign_id):
+            if self.store_lock is None:
+                yield
+                return
+            with self.store_lock.hold(campaign_id):
+                yield
 
     def _campaign_lock(self, campaign_id: UUID) -> _Lock:
         with self._locks_guard:  # a lock lives while a command holds it: the map stays small

@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     max_overflow: int = Field(default=10, ge=0)
     projection_runner: bool = False  # PostgreSQL: a runner folds the views (LISTEN/NOTIFY)
     read_wait: float = Field(default=5.0, gt=0)  # seconds a read waits for the view
+    # Other processes write to this database too (refit serve --workers N, or several
+    # services): each command reads the store first instead of trusting the cache.
+    shared_database: bool = False
 
     @field_validator("admin_token", mode="before")
     @classmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from unittest.mock import patch
 
 import pytest
 
@@ -11,7 +12,7 @@ from api.access import caller_on
 from domain import commands as cmd
 from domain.campaign import Campaign
 from infra.application import Refit, VersionConflict
-from infra.settings import Settings
+from infra.settings import Settings, backend_of
 from tests.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
 
 
@@ -128,3 +129,43 @@ def test_a_token_replaced_in_another_process_opens_nothing_here(
         with pytest.raises(Unauthorized):
             second.execute(campaign_id, command, "", authorize=authorize)
     assert first.campaign(campaign_id).version == head
+
+
+def test_a_shared_database_reads_the_store_before_each_command(settings: Settings) -> None:
+    shared = settings.model_copy(update={"shared_database": True})
+    first, second = Refit(shared), Refit(shared)
+    try:
+        campaign = first.create_campaign("pbr", "I", "Shared", "server").id
+        second.campaign(campaign)
+        first.execute(campaign, cmd.CreditCPP(side="Axis", amount=1, reason="x"), "director")
+        with patch.object(second, "save", wraps=second.save) as save:
+            second.execute(campaign, cmd.CreditCPP(side="Axis", amount=2, reason="y"),
+                           "director")
+        assert save.call_count == 1  # no conflict: it ran on the stored campaign at once
+    finally:
+        first.close()
+        second.close()
+
+
+def test_services_sharing_postgres_take_turns_instead_of_conflicting(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the cross-process campaign lock is PostgreSQL's advisory lock")
+    shared = settings.model_copy(update={"shared_database": True})
+    apps = Refit(shared), Refit(shared)
+    try:
+        campaign = abtf_campaign(apps[0], "Turns")
+        to_reph_step(apps[0], campaign, "9.610")
+        roll = cmd.Roll(table="9.6101", side="German")
+
+        def rolls(app: Refit) -> int:
+            with patch.object(app, "save", wraps=app.save) as save:
+                for _ in range(15):
+                    app.execute(campaign, roll, "director")
+                return save.call_count
+        with ThreadPoolExecutor(2) as pool:
+            assert sum(pool.map(rolls, apps)) == 30  # not one save refused, retried
+        assert apps[1].verify(campaign).ok
+    finally:
+        for app in apps:
+            app.close()
