@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Annotated, Any
 
+from anyio import to_thread
 from eventsourcing.persistence import PersistenceError
 from fastapi import APIRouter, Body, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
@@ -104,6 +105,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # Sync routes run on anyio's threads: a few threads spend less CPU contending
+        # for the GIL than anyio's default 40 (see bench/load.py).
+        to_thread.current_default_thread_limiter().total_tokens = conf.threads
         yield
         refit.close()
 

@@ -95,6 +95,19 @@ def service_rss_mb(pid: int) -> float:
     return round(sum(peak_rss_kb(p) or 0 for p in pids) / 1024, 1)
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of the service: its process and, with workers, theirs."""
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    pids = [pid, *map(int, children.read_text().split())] if children.exists() else [pid]
+    ticks = 0
+    for each in pids:
+        stat = Path(f"/proc/{each}/stat")
+        if stat.exists():
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])  # utime, stime
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], share: float) -> float:
     """A latency percentile, in ms."""
     ordered = sorted(values)
@@ -125,12 +138,14 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         threads = [threading.Thread(target=client, args=(
             base, made[i % campaigns], commands, i * commands, latencies, errors, sent))
             for i in range(clients)]
+        cpu_before = cpu_seconds(service.pid)
         started = time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         elapsed = time.perf_counter() - started
+        cpu = cpu_seconds(service.pid) - cpu_before
         lost, broken = check(base, made, sent)
         return {
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
@@ -142,6 +157,7 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
             "errors": len(errors), "error_samples": errors[:3],
             "lost_events": lost, "chains_broken": broken,
             "service_peak_rss_mb": service_rss_mb(service.pid),
+            "service_cpu_ms_per_command": round(1000 * cpu / max(1, len(latencies)), 2),
             "targets": {"commands_per_s": 300, "p99_ms": 50, "errors": 0, "lost_events": 0},
         }
     finally:

@@ -28,6 +28,7 @@ class Settings(BaseSettings):
     # Other processes write to this database too (refit serve --workers N, or several
     # services): each command reads the store first instead of trusting the cache.
     shared_database: bool = False
+    threads: int = Field(default=8, ge=1, le=1000)  # threads serving the HTTP routes
 
     @field_validator("admin_token", mode="before")
     @classmethod

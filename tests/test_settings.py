@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from infra.settings import Settings, persistence_env
 
@@ -38,3 +39,14 @@ def test_an_unsupported_url_is_refused_by_name(url: str) -> None:
 
 def test_an_empty_admin_token_is_unset_so_serve_makes_one() -> None:
     assert Settings(admin_token="").admin_token is None
+
+
+def test_the_http_threads_and_shared_database_come_from_the_environment(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFIT_THREADS", "3")
+    monkeypatch.setenv("REFIT_SHARED_DATABASE", "true")
+    conf = Settings()
+    assert (conf.threads, conf.shared_database) == (3, True)
+    monkeypatch.setenv("REFIT_THREADS", "0")
+    with pytest.raises(ValidationError, match="threads"):
+        Settings()
