@@ -88,6 +88,7 @@ class Audit(Ledger):
 
     def authorize_reroll(self, roll: dict[str, Any], reason: str, actor: str) -> None:
         """Let the roll `roll` (its record's data, not live any more) be made again."""
+        self._not_ended()
         if not reason.strip():
             raise InvalidCommand("a re-roll gives its reason", field="reason")
         key = roll["key"]

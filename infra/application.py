@@ -255,6 +255,9 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                                           f"{expected_version}")
                 actor = act(campaign)
                 if isinstance(actor, CommandResult):
+                    if not fresh and self._behind(campaign):
+                        fresh = True  # answered from a stale copy: answer from the store
+                        continue
                     return actor
                 recordings = self.save(campaign)
             except RefitError:

@@ -26,7 +26,7 @@ def parse_point(text: str | int | None) -> int | tuple[str, str] | None:
     """A point of the campaign: a version, or `CGDATE/STEP` (e.g. `19PM/9.616`)."""
     if text is None or isinstance(text, int):
         return text
-    if text.isdigit():
+    if text.isascii() and text.isdigit():
         return int(text)
     found = STEP_POINT.match(text)
     if found is None:
@@ -89,15 +89,15 @@ class AuditUseCases:
         if (to_version is None) == (to_step is None):
             raise InvalidCommand("give to_version or to_step (CGDATE/STEP), not both",
                                  field="to_version")
-        target = to_version
-        if to_step is not None:
-            point = parse_point(to_step)
-            if not isinstance(point, tuple):
-                raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
-            target = self._step_start(campaign_id, *point)
+        point = None if to_step is None else parse_point(to_step)
+        if to_step is not None and not isinstance(point, tuple):
+            raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
 
         def act(campaign: Campaign) -> None:
-            self._undo_to(campaign, cast(int, target), reason, actor)
+            # In the campaign's turn: a step's start is read from the campaign as it is now.
+            target = self._step_start(campaign_id, *point) if isinstance(point, tuple) \
+                else cast(int, to_version)
+            self._undo_to(campaign, target, reason, actor)
         return self._change(campaign_id, act, expected_version)
 
     def _undo_to(self, campaign: Campaign, target: int, reason: str, actor: str) -> None:

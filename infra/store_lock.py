@@ -17,10 +17,13 @@ from psycopg import Connection
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
+LOCK_CLASS = 0x52454649  # "REFI": the first key of the two-key advisory lock, so campaign
+# locks never share keys with other advisory locks (the view's single-key lock)
+
 
 def lock_key(campaign_id: UUID) -> int:
-    """The campaign's advisory lock key: a signed 64-bit number from its id."""
-    return int.from_bytes(campaign_id.bytes[:8], "big", signed=True)
+    """The campaign's advisory lock key: a signed 32-bit number from its id."""
+    return int.from_bytes(campaign_id.bytes[:4], "big", signed=True)
 
 
 class StoreLock:
@@ -40,11 +43,11 @@ class StoreLock:
         """Hold the campaign's lock (waiting for another process's command to finish)."""
         key = lock_key(campaign_id)
         with self.pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s)", (key,))
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, key))
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_CLASS, key))
 
     def close(self) -> None:
         """Close the lock connections."""

@@ -229,3 +229,22 @@ def test_as_of_reads_from_checkpoints_answer_as_a_fold_from_the_start(
         read = refit.rows(campaign, version)
         assert isinstance(read, runner.MemoryRows) and read.rows == fresh.rows, version
     assert refit.view.select_checkpoint(str(campaign), head) is not None
+
+
+def test_a_to_step_of_odd_digits_is_a_clear_refusal(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    for odd in ("²", "1²/9.617"):
+        with pytest.raises(InvalidCommand):
+            refit.undo(campaign, "x", "director", to_step=odd)
+
+
+def test_no_re_roll_after_cg_end(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Ended")
+    to_reph_step(refit, campaign, "9.616")
+    target = refit.campaign(campaign).version
+    key = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"}
+             ).events[0]["data"]["key"]
+    refit.undo(campaign, "not yet", "director", to_version=target)
+    do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "German"})
+    with pytest.raises(RuleViolation, match="CG has ended"):
+        refit.reroll(campaign, key, "too late", "director")
