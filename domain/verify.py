@@ -6,6 +6,7 @@ dice are recomputed once the seed it was rolled with has been revealed.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -31,14 +32,6 @@ class VerifyReport:
         return asdict(self)
 
 
-@dataclass(frozen=True)
-class _ServerRoll:
-    version: int
-    key: str
-    dice: list[int]
-    seed_index: int
-
-
 _ROLL_FIELDS = ("dice", "key", "kind", "original", "final", "drm", "cg_date", "step", "table",
                 "side")
 
@@ -47,27 +40,30 @@ class _RollWatch:
     """What the roll checks need, gathered while the chain is walked (keys and dice only).
 
     After an undo the undone rolls' bookkeeping is dropped, so a redo counts its ordinals
-    again; a redo must show the dice its key showed before (CONTRACT "Dice").
+    again; a redo must show the dice its key showed before (CONTRACT "Dice"). What is kept
+    grows with the rolls, so it is kept small: one tuple a key, two machine ints an ordinal.
     """
 
     def __init__(self) -> None:
         self.server = True
         self.commitments: list[str | None] = []
         self.seeds: dict[int, str] = {}
-        self.keys: dict[str, tuple[list[int], int]] = {}  # key -> its dice, version
-        self.ordinals: dict[str, list[tuple[int, int]]] = {}  # prefix -> (version, ordinal)
+        # key -> its dice, version, and the index of the seed that rolled it (-1: no check)
+        self.keys: dict[str, tuple[tuple[int, ...], int, int]] = {}
+        self.dice: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per dice shown
+        # prefix -> the versions of its rolls, and their ordinals
+        self.ordinals: dict[str, tuple[array[int], array[int]]] = {}
         self.hidden: dict[str, list[int]] = {}  # versions of sealed rolls this viewer can't see
         self.steps: list[int] = [0]  # versions at which the RePh entered a step
         self.undos: list[tuple[int, int]] = []  # (Undone's version, its target)
         self.authorized: set[str] = set()  # slot/epoch a director's re-roll allowed
-        self.rolls: list[_ServerRoll] = []
         self.bad: tuple[int, str] | None = None
 
     def see(self, record: dict[str, Any]) -> dict[str, Any]:
         if self.bad is None:
             try:
                 problem = self._check(record)
-            except (KeyError, TypeError, ValueError, AttributeError) as error:
+            except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as error:
                 problem = f"a malformed {record.get('type')} record ({error!r})"
             if problem is not None:
                 self.bad = (record["version"], problem)
@@ -100,9 +96,10 @@ class _RollWatch:
     def _undone(self, version: int, target: int) -> None:
         """Forget the undone rolls' ordinals and steps: a redo counts from the target."""
         self.undos.append((version, target))
-        for entries in self.ordinals.values():
-            while entries and entries[-1][0] > target:
-                entries.pop()
+        for rolled, ordinals in self.ordinals.values():
+            while rolled and rolled[-1] > target:
+                rolled.pop()
+                ordinals.pop()
         for versions in (*self.hidden.values(), self.steps):
             while versions and versions[-1] > target:
                 versions.pop()
@@ -121,9 +118,11 @@ class _RollWatch:
         problem = _roll_problem(data, dice, key, self.server) or self._epoch_problem(key) \
             or self._ordinal_problem(version, data, key) or self._repeat_problem(key, dice)
         if key not in self.keys:
-            self.keys[key] = (dice, version)
-            if problem is None and self.server:
-                self.rolls.append(_ServerRoll(version, key, dice, len(self.commitments) - 1))
+            shown = tuple(dice)
+            if problem is None:  # sound dice, shared by every key that shows them
+                shown = self.dice.setdefault(shown, shown)
+            seed_index = len(self.commitments) - 1 if problem is None and self.server else -1
+            self.keys[key] = (shown, version, seed_index)
         return problem
 
     def _epoch_problem(self, key: str) -> str | None:
@@ -136,35 +135,39 @@ class _RollWatch:
         """A key is rolled again only after an undo undid it, and shows the same dice."""
         if key not in self.keys:
             return None
-        before, version = self.keys[key]
+        before, version, _ = self.keys[key]
         if not any(target < version < undo for undo, target in self.undos):
             return f"roll key {key} is used twice"
-        if dice != before:
-            return f"roll {key} was redone after an undo with dice {dice}, not its {before}"
+        if tuple(dice) != before:
+            return f"roll {key} was redone after an undo with dice {dice}, not its " \
+                   f"{list(before)}"
         return None
 
     def _ordinal_problem(self, version: int, data: dict[str, Any], key: str) -> str | None:
         """Ordinals count up from 1 within a step: a skipped one would be a shopped-for key."""
         prefix, ordinal = key.rsplit("/", 2)[0], int(key.rsplit("/", 2)[1])
-        entries = self.ordinals.setdefault(prefix, [])
-        expected = (entries[-1][1] if entries else 0) + 1
+        if prefix not in self.ordinals:
+            self.ordinals[prefix] = (array("q"), array("q"))
+        versions, ordinals = self.ordinals[prefix]
+        expected = (ordinals[-1] if ordinals else 0) + 1
         hidden = self.hidden.get(data["side"], [])
         unseen = [v for v in hidden if v > self.steps[-1]]  # sealed rolls may fill the gap
         if not expected <= ordinal <= expected + len(unseen):
             return f"roll key {key} skips ahead of ordinal {expected}"
-        entries.append((version, ordinal))
+        versions.append(version)
+        ordinals.append(ordinal)
         for used in unseen[:ordinal - expected]:
             hidden.remove(used)
         return None
 
     def first_bad_roll(self) -> tuple[int | None, int, str | None]:
         checked = 0
-        for roll in self.rolls:
-            seed = self.seeds.get(roll.seed_index)
+        for key, (dice, version, seed_index) in self.keys.items():
+            seed = self.seeds.get(seed_index) if seed_index >= 0 else None
             if seed is None:
                 continue
-            if dice_from_seed(bytes.fromhex(seed), roll.key, len(roll.dice)) != roll.dice:
-                return roll.version, checked, f"roll {roll.key} does not match its seed's dice"
+            if dice_from_seed(bytes.fromhex(seed), key, len(dice)) != list(dice):
+                return version, checked, f"roll {key} does not match its seed's dice"
             checked += 1
         return None, checked, None
 

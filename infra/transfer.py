@@ -70,22 +70,33 @@ def decoded(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
 
 def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
     """As the mapper decodes it, for a state with no cipher, compression, upcast or
-    transcoded value but its timestamp; None for any other."""
+    transcoded value but its timestamp; None for any other (the mapper reads it, or says
+    what is wrong with it)."""
     if mapper.cipher or mapper.compressor or stored.state.count(_TYPED) != 1 \
             or not isinstance(stored.originator_id, UUID):
         return None
     cls = resolve_topic(stored.topic)
-    state = from_json(stored.state)
-    stamp = state.get("timestamp")
-    if getattr(cls, "class_version", 1) != 1 or "class_version" in state \
-            or not isinstance(stamp, dict) or stamp.get("_type_") != "datetime_iso":
+    state = _plain_state(stored.state)
+    if state is None or getattr(cls, "class_version", 1) != 1 or "class_version" in state:
         return None
-    state |= {"timestamp": datetime.fromisoformat(stamp["_data_"]),
-              "originator_id": stored.originator_id,
+    state |= {"originator_id": stored.originator_id,
               "originator_version": stored.originator_version}
     event = object.__new__(cls)
     object.__setattr__(event, "__dict__", state)
     return event
+
+
+def _plain_state(data: bytes) -> dict[str, Any] | None:
+    """A stored state whose one transcoded value is its timestamp, decoded; else None."""
+    try:
+        state = from_json(data)
+        stamp = state["timestamp"]
+        if len(stamp) != 2 or stamp["_type_"] != "datetime_iso":
+            return None
+        state["timestamp"] = datetime.fromisoformat(stamp["_data_"])
+    except (ValueError, TypeError, KeyError):
+        return None
+    return state if isinstance(state, dict) else None
 
 
 def header_of(state: Campaign, commitment: str | None, viewer: str | None,

@@ -19,3 +19,20 @@ def test_the_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) ->
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["sqlite"]["commands"] == 40 and figures["sqlite"]["campaign_events"] == 300
     assert "postgres" not in figures
+
+
+TRANSFER = Path(__file__).parent.parent / "bench" / "transfer.py"
+
+
+def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(TRANSFER), "--only", "sqlite", "--total-events", "600",
+         "--campaign-events", "300", "--long-events", "400", "--repeats", "1"],
+        capture_output=True, text=True, cwd=tmp_path, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    sqlite = figures["sqlite"]
+    assert sqlite["campaigns"] == 2 and sqlite["import"]["events"] == 600
+    assert sqlite["export_mismatches"] == 0 and sqlite["long"]["export_mismatches"] == 0
+    assert sqlite["as_of"]["as_of"] == 150 and figures["met"]["sqlite"]["round_trip_identical"]
+    assert "postgres" not in figures

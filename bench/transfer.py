@@ -1,0 +1,428 @@
+"""Benchmark export and import (issue 6) on SQLite and PostgreSQL; prints one JSON object.
+
+One real campaign is built (bench/run.py's `build_campaign`) and exported with its seed; the
+other campaigns are clones of that export: a new campaign id, every record's "campaign"
+rewritten and the hash chain recomputed (a seal does not cover the campaign id). Each file
+is imported by `refit import` in a process of its own, into an empty database; then each
+campaign is exported again by `refit export --with-seed`, and checked byte for byte against
+the file it came from. Wall time and each process's peak RSS (os.wait4) are measured. A
+long campaign shows whether peak RSS grows with a campaign's length, and "as of" reads at
+the middle of a campaign are timed in process, cold (no checkpoint) and warm.
+
+    python bench/transfer.py [--only sqlite|postgres] [--total-events 1000000]
+        [--campaign-events 20000] [--long-events 200000] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # `bench.run` however this script is started
+
+from bench.run import (  # noqa: E402
+    FIXTURE_CHART,
+    PG_URL,
+    build_campaign,
+    log,
+    machine,
+    per_s,
+    postgres_schema,
+)
+from domain.hashing import GENESIS_HASH  # noqa: E402
+from domain.history import record_hash  # noqa: E402
+from infra.application import Refit  # noqa: E402
+from infra.modules import install_file  # noqa: E402
+from infra.settings import Settings  # noqa: E402
+from infra.transfer import dump_line  # noqa: E402
+from projections.view import CHECKPOINTS  # noqa: E402
+
+TARGETS = {"export_events_per_s": 50000, "import_events_per_s": 10000, "peak_rss_mb": 200,
+           "as_of_ms": 100}
+STARTS = 3  # `refit --help` runs whose median is the cost of starting a `refit` process
+
+
+def refit_exe() -> str:
+    """The `refit` command beside this Python (the venv's), else the one on the PATH."""
+    beside = Path(sys.executable).parent / "refit"
+    found = str(beside) if beside.exists() else shutil.which("refit")
+    if found is None:
+        raise SystemExit("no `refit` command: pip install -e . first")
+    return found
+
+
+# -- the export files -----------------------------------------------------------
+
+
+def export_file(settings: Settings, campaign: uuid.UUID, path: Path) -> None:
+    """The operator's export (with the seed) written to a file."""
+    refit = Refit(settings)
+    try:
+        with path.open("w", encoding="utf-8") as out:
+            for line in refit.export(campaign, private=True):
+                out.write(dump_line(line))
+    finally:
+        refit.close()
+
+
+def read_lines(path: Path) -> list[dict[str, Any]]:
+    """An export's lines, parsed."""
+    with path.open(encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines]
+
+
+def cloned(lines: list[dict[str, Any]], campaign: str) -> Iterator[dict[str, Any]]:
+    """The export as another campaign's: the id rewritten, the chain and tail recomputed."""
+    prev = GENESIS_HASH
+    count = 0
+    for line in lines:
+        if "format" in line:
+            yield line | {"campaign": campaign}
+        elif "version" in line:
+            record = line | {"campaign": campaign, "prev_hash": prev}
+            prev, count = record_hash(record), count + 1
+            yield record
+        else:
+            yield {"events": count, "head_hash": prev}
+
+
+def write_clone(lines: list[dict[str, Any]], path: Path) -> str:
+    """A clone under a new campaign id, written as an export file; returns the id."""
+    campaign = str(uuid.uuid4())
+    with path.open("w", encoding="utf-8") as out:
+        for line in cloned(lines, campaign):
+            out.write(dump_line(line))
+    return campaign
+
+
+def campaign_files(settings: Settings, work: Path, count: int,
+                   events: int) -> tuple[list[tuple[str, Path]], float]:
+    """`count` export files of `events` events each (one built, the rest cloned); and the
+    seconds the build took."""
+    started = time.perf_counter()
+    original = build_campaign(settings, events)
+    build_s = time.perf_counter() - started
+    log(f"built a {events}-event campaign in {build_s:.1f}s; cloning it {count - 1} times")
+    first = work / "campaign-000.jsonl"
+    export_file(settings, original, first)
+    lines = read_lines(first)
+    files = [(str(original), first)]
+    for index in range(1, count):
+        path = work / f"campaign-{index:03d}.jsonl"
+        files.append((write_clone(lines, path), path))
+    return files, build_s
+
+
+# -- processes, measured ----------------------------------------------------------
+
+
+# A process forked by this one would count this one's peak RSS as its own (Linux records
+# the old address space's high-water mark at exec), so each measured process is started
+# by a small launcher of its own, which times it and reaps it with os.wait4.
+LAUNCHER = """
+import json, os, subprocess, sys, time
+with open(sys.argv[1], "wb") as out, open(sys.argv[2], "wb") as err:
+    started = time.perf_counter()
+    child = subprocess.Popen(sys.argv[3:], stdout=out, stderr=err)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+print(json.dumps({"seconds": seconds, "code": os.waitstatus_to_exitcode(status),
+                  "cpu_s": usage.ru_utime + usage.ru_stime, "maxrss_kb": usage.ru_maxrss}))
+"""
+
+
+@dataclass
+class Runs:
+    """Wall seconds, CPU seconds and peak RSS (KB) of processes run one after another."""
+
+    seconds: list[float] = field(default_factory=list)
+    cpu_s: list[float] = field(default_factory=list)
+    peaks_kb: list[int] = field(default_factory=list)
+
+    def run(self, args: list[str], out: Path, env: dict[str, str]) -> None:
+        """Run one process to its end, stdout to `out`; a failure stops the benchmark."""
+        error = out.with_suffix(".err")
+        launched = subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, str(out),
+                                   str(error), *args], env=env, capture_output=True,
+                                  text=True, check=True)
+        done = json.loads(launched.stdout)
+        if done["code"] != 0:
+            raise SystemExit(f"{' '.join(args)} exited {done['code']}: "
+                             f"{error.read_text(errors='replace')[-2000:]}")
+        self.seconds.append(done["seconds"])
+        self.cpu_s.append(done["cpu_s"])  # the process's own: the database server's is not
+        self.peaks_kb.append(done["maxrss_kb"])  # KB on Linux
+
+    def figures(self, events: int, start_s: float) -> dict[str, Any]:
+        """Events/s over every run (and without each process's start), the peak RSS."""
+        total = sum(self.seconds)
+        working = total - start_s * len(self.seconds)
+        return {"processes": len(self.seconds), "events": events, "seconds": round(total, 2),
+                "cpu_s": round(sum(self.cpu_s), 2), "events_per_s": per_s(events, total),
+                "events_per_s_without_process_start":
+                    per_s(events, working) if working > 0 else None,
+                "peak_rss_mb_max": mb(max(self.peaks_kb)),
+                "peak_rss_mb_median": mb(int(statistics.median(self.peaks_kb)))}
+
+
+def mb(kb: int) -> float:
+    """KB as MB, rounded."""
+    return round(kb / 1024, 1)
+
+
+def process_start(exe: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
+    """What starting `refit` costs before any work: the median of a few `refit --help`."""
+    runs = Runs()
+    for _ in range(STARTS):
+        runs.run([exe, "--help"], work / "help.out", env)
+    return {"seconds": round(statistics.median(runs.seconds), 3),
+            "peak_rss_mb": mb(max(runs.peaks_kb))}
+
+
+def import_all(exe: str, url: str, files: list[tuple[str, Path]], events: int,
+               work: Path, env: dict[str, str]) -> Runs:
+    """`refit import FILE` for every file, one process each, into the database."""
+    runs = Runs()
+    for campaign, path in files:
+        out = work / "import.out"
+        runs.run([exe, "import", str(path), "--db", url, "--json"], out, env)
+        done = json.loads(out.read_text())
+        assert (done["id"], done["events"]) == (campaign, events), done
+    return runs
+
+
+def export_all(exe: str, url: str, files: list[tuple[str, Path]], work: Path,
+               env: dict[str, str]) -> tuple[Runs, int]:
+    """`refit export ID --with-seed` for every campaign, one process each; and how many
+    re-exports differ from the file imported."""
+    runs, mismatches = Runs(), 0
+    for campaign, path in files:
+        out = work / "export.jsonl"
+        runs.run([exe, "export", campaign, "--with-seed", "--db", url], out, env)
+        mismatches += not filecmp.cmp(out, path, shallow=False)
+        out.unlink()
+    return runs, mismatches
+
+
+# -- as-of reads ------------------------------------------------------------------
+
+
+def delete_checkpoints(url: str) -> None:
+    """Forget every as-of checkpoint, so the next as-of read folds from the start."""
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url[len("sqlite:///"):]) as lite:
+            lite.execute(f"DELETE FROM {CHECKPOINTS}")
+        lite.close()
+        return
+    schema = url.rsplit("schema=", 1)[1]
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("DELETE FROM {}.{}").format(
+            sql.Identifier(schema), sql.Identifier(CHECKPOINTS)))
+
+
+def timed_ms(refit: Refit, campaign: uuid.UUID, version: int) -> float:
+    """Milliseconds of one roster read as of a version."""
+    started = time.perf_counter()
+    refit.roster(campaign, version)
+    return (time.perf_counter() - started) * 1000
+
+
+def as_of_reads(settings: Settings, campaign: str, repeats: int) -> dict[str, Any]:
+    """The roster as of the middle of a campaign: cold (no checkpoint), then warm."""
+    refit = Refit(settings)
+    try:
+        ident = uuid.UUID(campaign)
+        head = refit.campaign(ident).version
+        refit.roster(ident, 1)  # the view's tables exist, the connection is warm
+        cold = []
+        for _ in range(repeats):
+            delete_checkpoints(settings.database_url)
+            cold.append(timed_ms(refit, ident, head // 2))
+        warm = [timed_ms(refit, ident, head // 2) for _ in range(repeats)]
+    finally:
+        refit.close()
+    return {"campaign_events": head, "as_of": head // 2,
+            "cold_ms_median": round(statistics.median(cold), 1),
+            "cold_ms_worst": round(max(cold), 1),
+            "warm_ms_median": round(statistics.median(warm), 1),
+            "warm_ms_worst": round(max(warm), 1)}
+
+
+# -- one backend --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """What every backend imports: the campaign files and the long campaign's file."""
+
+    files: list[tuple[str, Path]]
+    campaign_events: int
+    long: tuple[str, Path] | None
+    long_events: int
+
+
+def round_trip(exe: str, url: str, files: list[tuple[str, Path]], events: int,
+               work: Path, env: dict[str, str]) -> tuple[Runs, Runs, int]:
+    """Import every file, then export every campaign again (checked byte for byte)."""
+    imports = import_all(exe, url, files, events, work, env)
+    exports, mismatches = export_all(exe, url, files, work, env)
+    return imports, exports, mismatches
+
+
+def long_campaign(exe: str, url: str, inputs: Inputs, start_s: float, work: Path,
+                  env: dict[str, str]) -> dict[str, Any]:
+    """Import and export of the long campaign, one process each."""
+    assert inputs.long is not None
+    imports, exports, mismatches = round_trip(exe, url, [inputs.long], inputs.long_events,
+                                              work, env)
+    return {"events": inputs.long_events,
+            "import": imports.figures(inputs.long_events, start_s),
+            "export": exports.figures(inputs.long_events, start_s),
+            "export_mismatches": mismatches}
+
+
+def bench_backend(kind: str, url: str, inputs: Inputs, module_dir: Path, work: Path,
+                  repeats: int) -> dict[str, Any]:
+    """Every measurement on one (empty) database."""
+    exe, env = refit_exe(), os.environ | {"REFIT_MODULE_DIR": str(module_dir)}
+    start = process_start(exe, work, env)
+    total = inputs.campaign_events * len(inputs.files)
+    log(f"{kind}: importing {len(inputs.files)} files ({total} events), one process each")
+    imports, exports, mismatches = round_trip(exe, url, inputs.files, inputs.campaign_events,
+                                              work, env)
+    result: dict[str, Any] = {
+        "process_start": start, "campaigns": len(inputs.files),
+        "import": imports.figures(total, start["seconds"]),
+        "export": exports.figures(total, start["seconds"]), "export_mismatches": mismatches}
+    if inputs.long is not None:
+        log(f"{kind}: the {inputs.long_events}-event campaign")
+        result["long"] = long_campaign(exe, url, inputs, start["seconds"], work, env)
+    log(f"{kind}: as-of reads")
+    settings = Settings(database_url=url, module_dir=module_dir)
+    result["as_of"] = as_of_reads(settings, inputs.files[0][0], repeats)
+    result["peak_rss_mb_by_campaign_events"] = rss_by_length(result, inputs)
+    return result
+
+
+def rss_by_length(result: dict[str, Any], inputs: Inputs) -> dict[str, Any]:
+    """Import and export peak RSS of a campaign of each length, side by side."""
+    lengths = {str(inputs.campaign_events): result}
+    if "long" in result:
+        lengths[str(inputs.long_events)] = result["long"]
+    return {events: {"import": part["import"]["peak_rss_mb_max"],
+                     "export": part["export"]["peak_rss_mb_max"]}
+            for events, part in lengths.items()}
+
+
+def met(result: dict[str, Any]) -> dict[str, bool]:
+    """Which targets one backend meets (rates over whole processes, starts included)."""
+    parts = [result] + ([result["long"]] if "long" in result else [])
+    peak = max(part[step]["peak_rss_mb_max"] for part in parts for step in ("import", "export"))
+    return {
+        "export_events_per_s": result["export"]["events_per_s"]
+        >= TARGETS["export_events_per_s"],
+        "import_events_per_s": result["import"]["events_per_s"]
+        >= TARGETS["import_events_per_s"],
+        "peak_rss_mb": peak <= TARGETS["peak_rss_mb"],
+        "as_of_ms_warm_worst": result["as_of"]["warm_ms_worst"] <= TARGETS["as_of_ms"],
+        "as_of_ms_cold_worst": result["as_of"]["cold_ms_worst"] <= TARGETS["as_of_ms"],
+        "round_trip_identical": not any(part["export_mismatches"] for part in parts),
+    }
+
+
+# -- the run -------------------------------------------------------------------------
+
+
+def prepare(args: argparse.Namespace, tmp: Path,
+            module_dir: Path) -> tuple[Inputs, dict[str, Any]]:
+    """Build the campaigns (in a scratch SQLite database) and write every export file."""
+    work = tmp / "files"
+    work.mkdir()
+    scratch = Settings(database_url=f"sqlite:///{tmp}/source.db", module_dir=module_dir)
+    count = args.total_events // args.campaign_events
+    started = time.perf_counter()
+    files, build_s = campaign_files(scratch, work, count, args.campaign_events)
+    timings = {"campaign_build_s": round(build_s, 1),
+               "files_s": round(time.perf_counter() - started, 1)}
+    long = None
+    if args.long_events:
+        log(f"building the {args.long_events}-event campaign")
+        started = time.perf_counter()
+        campaign = build_campaign(scratch, args.long_events)
+        timings["long_build_s"] = round(time.perf_counter() - started, 1)
+        long = (str(campaign), work / "long.jsonl")
+        export_file(scratch, campaign, long[1])
+    return Inputs(files, args.campaign_events, long, args.long_events), timings
+
+
+def parse_args() -> argparse.Namespace:
+    """Command-line options."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--total-events", type=int, default=1_000_000,
+                        help="events of all the campaigns imported together")
+    parser.add_argument("--campaign-events", type=int, default=20_000,
+                        help="events of each of those campaigns")
+    parser.add_argument("--long-events", type=int, default=200_000,
+                        help="events of the one long campaign (0: skip it)")
+    parser.add_argument("--repeats", type=int, default=5, help="as-of reads of each kind")
+    parser.add_argument("--only", choices=["sqlite", "postgres"], help="one backend only")
+    args = parser.parse_args()
+    if args.campaign_events < 100:
+        parser.error("--campaign-events must be 100 or more")
+    if args.total_events < args.campaign_events:
+        parser.error("--total-events must be at least --campaign-events")
+    if args.long_events and args.long_events < 100:
+        parser.error("--long-events must be 0 (skip) or 100 or more")
+    return args
+
+
+def main() -> None:
+    """Build the inputs once, run every measurement on each database, print the JSON."""
+    args = parse_args()
+    started = time.perf_counter()
+    output: dict[str, Any] = {"machine": machine() | {"load_average_at_start":
+                                                       os.getloadavg()[0]}}
+    with tempfile.TemporaryDirectory(prefix="refit-bench-transfer-") as name:
+        tmp = Path(name)
+        module_dir = tmp / "modules"
+        install_file(FIXTURE_CHART, module_dir)
+        inputs, output["inputs"] = prepare(args, tmp, module_dir)
+        output["inputs"] |= {"campaigns": len(inputs.files),
+                             "campaign_events": inputs.campaign_events,
+                             "long_events": inputs.long_events}
+        if args.only in (None, "sqlite"):
+            url = f"sqlite:///{tmp}/sqlite.db"
+            output["sqlite"] = bench_backend("sqlite", url, inputs, module_dir,
+                                             tmp / "files", args.repeats)
+        if args.only in (None, "postgres"):
+            with postgres_schema() as schema:
+                url = f"{PG_URL}?schema={schema}"
+                output["postgres"] = bench_backend("postgres", url, inputs, module_dir,
+                                                   tmp / "files", args.repeats)
+    output["targets"] = TARGETS
+    output["met"] = {k: met(output[k]) for k in ("sqlite", "postgres") if k in output}
+    output["machine"]["load_average_at_end"] = os.getloadavg()[0]
+    output["total_s"] = round(time.perf_counter() - started, 1)
+    print(json.dumps(output))
+
+
+if __name__ == "__main__":
+    main()
