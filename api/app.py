@@ -234,5 +234,5 @@ def _read_routes(app: APIRouter, refit: Refit) -> None:
     reader("/objectives", lambda i, v, w: refit.objectives(i, v, w), "KGP Objective Hexes")
     reader("/events", lambda i, v, w: list(refit.history(i, w, v)),
            "The event log (another side's secrets redacted)")
-    reader("/verify", lambda i, v, w: refit.verify(i).as_dict(),
+    reader("/verify", lambda i, v, w: refit.verify(i, w).as_dict(),
            "The hash chain and every revealed server roll, rechecked")

@@ -13,7 +13,7 @@ from typing import Any
 
 from domain.dice import DICE_PER_KIND, dice_from_seed, roll_key
 from domain.hashing import GENESIS_HASH, sha256_hex
-from domain.history import first_bad_version
+from domain.history import first_bad_version, is_undone, undone_ranges
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,8 @@ class _RollWatch:
         self.steps: list[int] = [0]  # versions at which the RePh entered a step
         self.undos: list[tuple[int, int]] = []  # (Undone's version, its target)
         self.authorized: set[str] = set()  # slot/epoch a director's re-roll allowed
+        self.ranges: list[tuple[int, int]] = []  # versions undone, as of the last undo
+        self.version = 0  # the record being checked
         self.bad: tuple[int, str] | None = None
 
     def see(self, record: dict[str, Any]) -> dict[str, Any]:
@@ -71,6 +73,12 @@ class _RollWatch:
 
     def _check(self, record: dict[str, Any]) -> str | None:
         data, kind, version = record["data"], record["type"], record["version"]
+        self.version = version
+        if record.get("sealed") is not None and not set(data) - {"side", "actor",
+                                                                "secret_for"}:
+            if kind == "DiceRolled":  # a roll this viewer may not see
+                self.hidden.setdefault(data["side"], []).append(version)
+            return None  # a redacted secret: its seal was checked with the chain
         if kind == "Created":
             self.server = data.get("dice") == "server"
             self.commitments.append(data.get("seed_commitment"))
@@ -79,14 +87,12 @@ class _RollWatch:
         elif kind == "StepAdvanced":
             self.steps.append(version)
         elif kind == "Undone":
-            self._undone(version, int(data["to_version"]))
+            if type(data["to_version"]) is not int:
+                raise TypeError("to_version is not a whole number")
+            self._undone(version, data["to_version"])
         elif kind == "RerollAuthorized":
             self.authorized.add(f"{data['slot']}/{data['epoch']}")
         elif kind == "DiceRolled":
-            if record.get("sealed") is not None and not set(data) - {"side", "actor",
-                                                                    "secret_for"}:
-                self.hidden.setdefault(data["side"], []).append(version)
-                return None
             missing = [field for field in _ROLL_FIELDS if field not in data]
             if missing:
                 return f"a roll without {', '.join(missing)}"
@@ -94,15 +100,18 @@ class _RollWatch:
         return None
 
     def _undone(self, version: int, target: int) -> None:
-        """Forget the undone rolls' ordinals and steps: a redo counts from the target."""
+        """What is live changes: rolls, steps and hidden rolls count only while live (an
+        undo of an undo makes the undone live again)."""
+        if not 1 <= target < version:
+            raise ValueError(f"an undo to version {target} at version {version}")
         self.undos.append((version, target))
-        for rolled, ordinals in self.ordinals.values():
-            while rolled and rolled[-1] > target:
-                rolled.pop()
-                ordinals.pop()
-        for versions in (*self.hidden.values(), self.steps):
-            while versions and versions[-1] > target:
-                versions.pop()
+        self.ranges = undone_ranges(dict(self.undos), version)
+
+    def _live(self, version: int) -> bool:
+        return not self.ranges or not is_undone(version, self.ranges)
+
+    def _step_start(self) -> int:
+        return next((v for v in reversed(self.steps) if self._live(v)), 0)
 
     def _revealed(self, data: dict[str, Any]) -> str | None:
         index = len(self.commitments) - 1
@@ -135,9 +144,10 @@ class _RollWatch:
         """A key is rolled again only after an undo undid it, and shows the same dice."""
         if key not in self.keys:
             return None
-        before, version, _ = self.keys[key]
-        if not any(target < version < undo for undo, target in self.undos):
+        before, version, seed_index = self.keys[key]
+        if self._live(version):  # its first roll still stands: this one is a second roll
             return f"roll key {key} is used twice"
+        self.keys[key] = (before, self.version, seed_index)  # the standing roll now
         if tuple(dice) != before:
             return f"roll {key} was redone after an undo with dice {dice}, not its " \
                    f"{list(before)}"
@@ -149,9 +159,12 @@ class _RollWatch:
         if prefix not in self.ordinals:
             self.ordinals[prefix] = (array("q"), array("q"))
         versions, ordinals = self.ordinals[prefix]
-        expected = (ordinals[-1] if ordinals else 0) + 1
+        last = next((ordinals[i] for i in range(len(versions) - 1, -1, -1)
+                     if self._live(versions[i])), 0)
+        expected = last + 1
         hidden = self.hidden.get(data["side"], [])
-        unseen = [v for v in hidden if v > self.steps[-1]]  # sealed rolls may fill the gap
+        start = self._step_start()
+        unseen = [v for v in hidden if v > start and self._live(v)]  # may fill the gap
         if not expected <= ordinal <= expected + len(unseen):
             return f"roll key {key} skips ahead of ordinal {expected}"
         versions.append(version)

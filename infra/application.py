@@ -396,13 +396,17 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         _check_as_of(lte, state.version)
         yield from redacted(self.records(campaign_id, lte), viewer, state.phase == "ended")
 
-    def verify(self, campaign_id: UUID) -> VerifyReport:
-        """Recompute the hash chain and every server roll whose seed is revealed.
+    def verify(self, campaign_id: UUID, viewer: str | None = None) -> VerifyReport:
+        """Recompute the hash chain and every server roll whose seed is revealed: of the
+        history as the viewer reads it (so a finding never names another side's secret).
 
         A stored event too damaged to read is reported at its version, not raised.
         """
         damaged: list[tuple[int, str]] = []
-        report = verify_records(self._readable(campaign_id, damaged))
+        records = self._readable(campaign_id, damaged)
+        if viewer is not None:
+            records = redacted(records, viewer, self.campaign(campaign_id).phase == "ended")
+        report = verify_records(records)
         if report.events == 0 and not damaged:
             raise CampaignNotFound(f"no campaign {campaign_id}")
         if damaged:

@@ -131,3 +131,28 @@ def test_a_re_roll_of_an_unknown_key_is_refused(refit: Refit) -> None:
     refit.reroll(campaign, key, "x", "director")
     with pytest.raises(RuleViolation, match="not the latest roll"):
         refit.reroll(campaign, key, "x", "director")
+
+
+def test_a_roll_after_an_undo_of_an_undo_verifies(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Undo twice")
+    to_reph_step(refit, campaign, "9.610")  # 9.6101: a dr per wounded leader
+    target = refit.campaign(campaign).version
+    wounded = {"type": "roll", "table": "9.6101", "side": "German"}
+    do(refit, campaign, wounded)
+    undone = refit.undo(campaign, "wrong leader", "director", to_version=target)
+    refit.undo(campaign, "it was right", "director", to_version=undone.version - 1)
+    again = do(refit, campaign, wounded)  # the first roll stands again: this is ordinal 2
+    assert again.events[0]["data"]["key"].endswith("/German/2/0")
+    assert refit.verify(campaign).ok
+
+
+def test_every_sides_export_verifies_after_a_re_roll_of_a_secret_roll(refit: Refit) -> None:
+    from domain.verify import verify_export
+
+    campaign = at_9_616(refit)
+    key = roll(refit, campaign, "British")
+    refit.reroll(campaign, key, "tipped", "director")
+    roll(refit, campaign, "British")
+    for viewer in (None, "British", "German", "observer"):
+        report = verify_export(refit.export(campaign, viewer))
+        assert report.ok, (viewer, report.problem)

@@ -249,3 +249,11 @@ def test_odd_tokens_and_versions_are_refusals_not_failures(client: TestClient) -
     far = client.get(f"/campaigns/{campaign['id']}/events?as_of=99999999999999999999",
                      headers=auth(campaign["tokens"]["director"]))
     assert far.status_code == 422 and far.json()["error"]["field"] == "as_of"
+
+
+def test_a_sides_verify_checks_what_it_may_read(client: TestClient) -> None:
+    campaign = secrets_played(client)
+    for role in ("Axis", "British"):
+        report = json.loads(read_as(client, campaign, "/verify",
+                                    campaign["tokens"]["sides"][role]))
+        assert report["ok"] and report["events"] == 4
