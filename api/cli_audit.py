@@ -55,7 +55,7 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
                 continue
             try:
                 yield json.loads(line)
-            except json.JSONDecodeError as error:
+            except (json.JSONDecodeError, RecursionError) as error:
                 raise ValueError(f"{path} line {number} is not JSON: {error}") from None
 
 

@@ -196,7 +196,7 @@ def _lines(body: IO[bytes]) -> Iterator[dict[str, Any]]:
         if line.strip():
             try:
                 parsed = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError) as error:
+            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
                 raise ImportRefused(f"line {number} of the export is not JSON: {error}",
                                     field="export") from None
             if not isinstance(parsed, dict):

@@ -155,11 +155,12 @@ class TransferUseCases:
         yield {"events": count, "head_hash": record_hash(last) if last else GENESIS_HASH}
 
     def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]]) -> Imported:
-        """Rebuild a campaign from an export: verified in full first (nothing is written
-        for one that does not verify), then written a page at a time."""
+        """Rebuild a campaign from an export: verified in full, and every event rebuilt to
+        its exact record, before anything is written; then written a page at a time."""
         try:
-            report = verify_export(lines())
-        except (KeyError, TypeError, AttributeError, ValueError) as error:
+            report = verify_export(self._rebuildable(lines()))
+        except (KeyError, TypeError, AttributeError, ValueError, OverflowError,
+                RecursionError) as error:
             raise ImportRefused(f"the export is malformed: {error!r}", field="export") from None
         if not report.ok:
             where = f" at version {report.first_bad_version}" if report.first_bad_version else ""
@@ -167,8 +168,22 @@ class TransferUseCases:
                                 field="export")
         iterator = iter(lines())
         header = next(iterator)
-        self._check_header(header)
         return self._write(iterator, header, report)
+
+    def _rebuildable(self, lines: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """The lines, each event first rebuilt (nothing written) to the very same record:
+        a refusal names its version."""
+        iterator = iter(lines)
+        header = next(iterator, None)
+        if isinstance(header, dict) and header.get("format") == FORMAT:
+            self._check_header(header)
+        if header is not None:
+            yield header
+        for line in iterator:
+            if "version" in line:
+                self._event(UUID(str(header.get("campaign") if header else "")), line,
+                            dry=True)
+            yield line
 
     def _check_header(self, header: dict[str, Any]) -> None:
         app = cast("Refit", self)
@@ -176,7 +191,11 @@ class TransferUseCases:
             raise ImportRefused(f"this is the {header['view']}'s redacted export: only the "
                                 "director's complete export rebuilds a campaign",
                                 field="export")
-        if int(header.get("schema_version", 0)) > Campaign.class_version:
+        schema = header.get("schema_version")
+        if type(schema) is not int:
+            raise ImportRefused("the header's schema_version is not a number",
+                                field="schema_version")
+        if schema > Campaign.class_version:
             raise ImportRefused(f"schema {header['schema_version']} is newer than this "
                                 f"service's {Campaign.class_version}", field="schema_version")
         try:
@@ -198,10 +217,6 @@ class TransferUseCases:
         for line in lines:
             if "version" not in line:
                 break  # the tail
-            if line.get("redacted"):
-                raise ImportRefused(f"version {line['version']} is redacted: only the "
-                                    "director's complete export rebuilds a campaign",
-                                    field="export")
             if line["type"] == "Undone":  # its state is worked out from what is written
                 self._flush(batch)
             event = self._event(ident, line)
@@ -229,9 +244,14 @@ class TransferUseCases:
         if campaign is not None and app.snapshots is not None:
             app.snapshots.put([Campaign.Snapshot.take(campaign)])
 
-    def _event(self, ident: UUID, line: dict[str, Any]) -> Any:
+    def _event(self, ident: UUID, line: dict[str, Any], dry: bool = False) -> Any:
         """The domain event a record was made from; refused unless it gives the record back
-        exactly (so a re-export gives the same bytes)."""
+        exactly, byte for byte (so a re-export gives the same bytes). `dry`: only checked,
+        an undo's state left out (it is worked out from what is written)."""
+        if line.get("redacted"):
+            raise ImportRefused(f"version {line['version']} is redacted: only the "
+                                "director's complete export rebuilds a campaign",
+                                field="export")
         kind = line["type"]
         cls = getattr(Campaign, kind, None)
         if not (isinstance(cls, type) and issubclass(cls, Campaign.Event)):
@@ -242,31 +262,31 @@ class TransferUseCases:
                    "timestamp": datetime.fromisoformat(line["timestamp"]),
                    "prev_hash": line["prev_hash"], "sealed": line["sealed"],
                    "salt": line["salt"]}
-        fields |= self._hidden(ident, kind, line)
+        fields |= self._hidden(ident, kind, line, dry)
         try:
             event = cls(**fields)
         except TypeError as error:
             raise ImportRefused(f"version {line['version']} ({kind}) cannot be rebuilt: "
                                 f"{error}", field="data") from None
         expected = {k: v for k, v in line.items() if k != "private"}
-        if cast(Campaign.Event, event).record() != expected:
+        if dump_line(cast(Campaign.Event, event).record()) != dump_line(expected):
             raise ImportRefused(f"version {line['version']} ({kind}) does not rebuild to "
                                 "the same record", field="data")
         return event
 
-    def _hidden(self, ident: UUID, kind: str, line: dict[str, Any]) -> dict[str, Any]:
+    def _hidden(self, ident: UUID, kind: str, line: dict[str, Any],
+                dry: bool) -> dict[str, Any]:
         """The fields an event keeps out of its record: the private seed (if exported),
         the Created topic, and an undo's state (worked out again from the log)."""
         private = line.get("private") or {}
         if kind == "Created":
-            seed = private.get("seed")
-            if seed is not None and sha256_hex(bytes.fromhex(seed)) != \
-                    line["data"]["seed_commitment"]:
-                raise ImportRefused("the private seed does not match its commitment",
-                                    field="private")
+            seed = _seed(private.get("seed"), line["data"]["seed_commitment"])
             return {"originator_topic": get_topic(Campaign), "seed": seed}
         if kind == "SeedRevealed":
-            return {"next_seed": private.get("next_seed")}
+            return {"next_seed": _seed(private.get("next_seed"),
+                                       line["data"]["next_commitment"])}
+        if kind == "Undone" and dry:
+            return {"state": {}, "state_version": Campaign.class_version, "redo_dice": {}}
         if kind == "Undone":
             app = cast("Refit", self)
             target = line["data"]["to_version"]
@@ -276,6 +296,19 @@ class TransferUseCases:
             return {"state": restorable(before.__dict__),
                     "state_version": Campaign.class_version, "redo_dice": redo}
         return {}
+
+
+def _seed(seed: Any, commitment: Any) -> str | None:
+    """A private seed from an export, checked against the commitment it must open."""
+    if seed is None:
+        return None
+    try:
+        opens = sha256_hex(bytes.fromhex(seed)) == commitment
+    except (TypeError, ValueError):
+        opens = False
+    if not opens:
+        raise ImportRefused("the private seed does not match its commitment", field="private")
+    return str(seed)
 
 
 def _private(event: Any, private: bool) -> dict[str, Any]:

@@ -169,7 +169,7 @@ def test_only_the_admin_imports_or_exports_the_seed(client: TestClient) -> None:
 def test_a_malformed_import_is_a_clear_refusal(client: TestClient, body: bytes) -> None:
     answer = client.post("/campaigns/import", content=body, headers=auth(ADMIN))
     assert answer.status_code == 422, answer.text
-    assert answer.json()["error"]["field"] == "export"
+    assert answer.json()["error"]["field"] in ("export", "schema_version")
 
 
 def test_a_sides_export_is_refused_by_import(client: TestClient,
@@ -180,3 +180,9 @@ def test_a_sides_export_is_refused_by_import(client: TestClient,
     answer = other_client.post("/campaigns/import", content=british, headers=auth(ADMIN))
     assert answer.status_code == 422 and "redacted" in answer.json()["error"]["message"]
     assert json.loads(british.splitlines()[0])["view"] == "British"
+
+
+def test_a_deeply_nested_import_line_is_a_refusal(client: TestClient) -> None:
+    body = b'{"format": "refit-export/1"}\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n"
+    answer = client.post("/campaigns/import", content=body, headers=auth(ADMIN))
+    assert answer.status_code == 422, answer.text

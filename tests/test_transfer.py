@@ -134,3 +134,41 @@ def test_a_private_seed_that_is_not_the_committed_one_is_refused(
     lines[1] = json.dumps(created)
     with pytest.raises(ImportRefused, match="private seed does not match"):
         other.import_export(lines_of("\n".join(lines).encode()))
+
+
+def forged_copy(refit: Refit, campaign: UUID, change: Any) -> bytes:
+    """The director's export of a campaign with one change made to its lines."""
+    lines = [json.loads(line) for line in exported(refit, campaign).decode().splitlines()]
+    change(lines)
+    return "".join(dump_line(line) for line in lines).encode()
+
+
+def _undone_at(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    return next(line for line in lines if line.get("type") == "Undone")
+
+
+@pytest.mark.parametrize("forge", [
+    lambda lines: _undone_at(lines)["data"].update(to_version=str(
+        _undone_at(lines)["data"]["to_version"])),
+    lambda lines: lines[1].update(version=True),
+    lambda lines: lines[-2]["data"].update(extra=1),
+])
+def test_a_forged_export_is_refused_before_anything_is_written(
+        refit: Refit, other: Refit, forge: Any) -> None:
+    campaign = disputed_demo(refit)
+    with pytest.raises(ImportRefused):
+        other.import_export(lines_of(forged_copy(refit, campaign, forge)))
+    with pytest.raises(CampaignNotFound):
+        other.campaign(campaign)
+
+
+def test_a_next_seed_that_does_not_open_its_commitment_is_refused(
+        refit: Refit, other: Refit) -> None:
+    campaign = refit.create_campaign("pbr", "I", "Early reveal", "server").id
+    do(refit, campaign, {"type": "reveal_seed"})
+    lines = exported(refit, campaign, private=True).decode().splitlines()
+    revealed = json.loads(lines[2])
+    revealed["private"]["next_seed"] = "zz"
+    lines[2] = json.dumps(revealed)
+    with pytest.raises(ImportRefused, match="private seed does not match"):
+        other.import_export(lines_of("\n".join(lines).encode()))
