@@ -126,7 +126,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
     def steps_done(campaign: str, credentials: Credentials, as_of: AsOf = None) -> list[StepRow]:
         """Each RePh step done, with the versions it began and ended at (for `as_of`)."""
         ident, _ = caller_for(refit, campaign, credentials)
-        return steps(refit.rows(ident, refit.as_of(ident, as_of)))
+        version = refit.as_of(ident, as_of)
+        return steps(refit.rows_now(ident) if version is None else refit.rows(ident, version))
 
     @app.get("/campaigns/{campaign}/forms", response_model=None,
              responses={200: {"content": {"text/csv": {}, "text/html": {}}}})

@@ -49,16 +49,23 @@ class AuditUseCases:
         found = parse_point(point)
         if found is None or isinstance(found, int):
             return found
-        app = cast("Refit", self)
-        row = _step_row(app.rows(campaign_id), *found)
+        rows = self.rows_now(campaign_id)
+        row = _step_row(rows, *found)
         if row is None:
-            meta = app.rows(campaign_id).select_rows(META)[0]
+            meta = rows.select_rows(META)[0]
             if (meta["cg_date"], meta["step"]) == found:
                 raise InvalidCommand(f"step {found[1]} of {found[0]} is not over yet",
                                      field="as_of")
             raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
                                  field="as_of")
         return cast(int, row["left"])
+
+    def rows_now(self, campaign_id: UUID) -> RowSource:
+        """The rows as of the head, folded from the log (with its checkpoints), not read
+        from the view: they hold every step even if the view was folded by an older Refit
+        that did not keep steps."""
+        app = cast("Refit", self)
+        return app.rows_at(campaign_id, app.campaign(campaign_id).version)
 
     def diff(self, campaign_id: UUID, start: str | int, end: str | int | None,
              viewer: str | None) -> list[Change]:
@@ -70,8 +77,7 @@ class AuditUseCases:
 
     def _step_start(self, campaign_id: UUID, date: str, step: str) -> int:
         """The version just before the RePh entered a step (its undo's target)."""
-        app = cast("Refit", self)
-        rows = app.rows(campaign_id)
+        rows = self.rows_now(campaign_id)
         row = _step_row(rows, date, step)
         meta = rows.select_rows(META)[0]
         if row is None and (meta["cg_date"], meta["step"]) == (date, step):

@@ -248,3 +248,16 @@ def test_no_re_roll_after_cg_end(refit: Refit) -> None:
     do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "German"})
     with pytest.raises(RuleViolation, match="CG has ended"):
         refit.reroll(campaign, key, "too late", "director")
+
+
+def test_steps_are_found_even_in_a_view_folded_before_it_kept_them(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    left = refit.as_of(campaign, "18AM/9.616")
+    datastore = refit.view.datastore  # type: ignore[attr-defined]
+    table = f"{datastore.schema}.refit_projection_rows" if getattr(
+        datastore, "schema", None) else "refit_projection_rows"
+    with datastore.transaction(commit=True) as cursor:
+        cursor.execute(f"DELETE FROM {table} WHERE kind = 'step'")
+    assert refit.as_of(campaign, "18AM/9.616") == left
+    refit.undo(campaign, "again", "director", to_step="18AM/9.617")
+    assert refit.campaign(campaign).step == "9.616"
