@@ -269,7 +269,11 @@ class TransferUseCases:
             raise ImportRefused(f"version {line['version']} ({kind}) cannot be rebuilt: "
                                 f"{error}", field="data") from None
         expected = {k: v for k, v in line.items() if k != "private"}
-        if dump_line(cast(Campaign.Event, event).record()) != dump_line(expected):
+        # Checked once, in the verifying pass. Values are carried as they are (true stays
+        # true), so equal records give equal bytes; a version must be a plain int, since
+        # the store keeps true as 1.
+        if dry and (type(line["version"]) is not int or
+                    cast(Campaign.Event, event).record() != expected):
             raise ImportRefused(f"version {line['version']} ({kind}) does not rebuild to "
                                 "the same record", field="data")
         return event
