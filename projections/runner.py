@@ -14,6 +14,7 @@ from uuid import UUID
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import Projection
+from pydantic_core import from_json
 
 from domain.campaign import Campaign
 from domain.history import is_undone, undone_ranges
@@ -21,7 +22,7 @@ from projections.fold import fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
 BATCH = 5000
-CHECKPOINT_EVERY = 1000  # versions between the as-of checkpoints an `as_of` read leaves
+CHECKPOINT_EVERY = 500  # versions between the as-of checkpoints an `as_of` read leaves
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
 
 
@@ -56,7 +57,7 @@ class MemoryRows:
         """Rows from a checkpoint."""
         rows = cls()
         rows.rows = {(kind, key): (order, doc)
-                     for kind, key, order, doc in json.loads(zlib.decompress(data))}
+                     for kind, key, order, doc in from_json(zlib.decompress(data))}
         return rows
 
 
