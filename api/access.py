@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import hmac
+import json
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 from uuid import UUID
 
-from fastapi import Depends, Query
+from fastapi import Depends, Query, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
-from infra.application import Refit
+from domain.history import redacted
+from infra.application import CommandResult, Refit
 
 DIRECTOR, OBSERVER = "director", "observer"
 
@@ -115,6 +117,14 @@ class CommandAnswer(BaseModel):
     version: int
     head_hash: str
     events: list[dict[str, Any]]
+
+
+def command_answer(done: CommandResult, viewer: str | None) -> Response:
+    """What a command appended, as the viewer may read it. It is plain JSON already: sent
+    as it is, not validated again on the way (the routes declare CommandAnswer)."""
+    events = list(redacted(done.events, viewer, done.ended))
+    return Response(json.dumps({"version": done.version, "head_hash": done.head_hash,
+                                "events": events}), media_type="application/json")
 
 
 def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:

@@ -3,7 +3,6 @@ Refit application, and every refusal to the contract's error body in one place."
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
@@ -26,6 +25,7 @@ from api.access import (
     Credentials,
     caller_for,
     caller_on,
+    command_answer,
     require_admin,
     require_token,
     token_of,
@@ -35,7 +35,6 @@ from api.routes_audit import audit_routes
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
-from domain.history import redacted
 from infra.application import Refit
 from infra.settings import Settings
 
@@ -199,10 +198,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
             caller.may_command(body.model_dump())
             return caller.role
         done = refit.execute(ident, body, "", if_match, idempotency_key, authorize)
-        events = list(redacted(done.events, Caller(done.actor).viewer, done.ended))
-        # The answer is plain JSON already: sent as it is, not validated again on the way.
-        return Response(json.dumps({"version": done.version, "head_hash": done.head_hash,
-                                    "events": events}), media_type="application/json")
+        return command_answer(done, Caller(done.actor).viewer)
 
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:

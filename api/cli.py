@@ -29,9 +29,10 @@ from domain import commands as cmd
 from domain.campaign import campaign_id
 from domain.errors import RefitError
 from domain.verify import VerifyReport, verify_export
-from infra.application import Refit, new_token
+from infra.application import CommandResult, Refit, new_token
 from infra.modules import ModuleFileError, install_file, load_modules
 from infra.settings import Settings
+from infra.transfer import parse_lines
 from projections.read import PurchaseRow, RosterRow
 
 app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=True,
@@ -113,7 +114,12 @@ def _plain(data: Any) -> Any:
 
 def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
     """Execute one command on a campaign and print what it appended."""
-    result = query(db, as_json, lambda refit: refit.execute(campaign_id(campaign), command, by))
+    answer(as_json, query(db, as_json,
+                          lambda refit: refit.execute(campaign_id(campaign), command, by)))
+
+
+def answer(as_json: bool, result: CommandResult) -> None:
+    """Print what a command appended (its events, version and head hash)."""
     body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
     emit(as_json, body, lambda: _print_appended(body))
 
@@ -292,10 +298,7 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
 
 def _verify_file(path: Path) -> VerifyReport:
     with path.open(encoding="utf-8") as lines:
-        try:
-            return verify_export(json.loads(line) for line in lines if line.strip())
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{path} is not JSON lines: {error}") from None
+        return verify_export(parse_lines(lines))
 
 
 def parse_drm(items: list[str]) -> list[dict[str, Any]]:

@@ -11,28 +11,17 @@ from typing import Annotated, Any, Literal
 
 import typer
 
-from api.cli import AsOf, By, Db, Id, Json, app, emit, guarded, ledger, query
-from api.forms import cvp_csv, elr_csv, forms_html, purchases_csv, roster_csv
+from api.cli import AsOf, By, Db, Id, Json, answer, app, emit, guarded, ledger, query
+from api.forms import render_form
 from api.render import print_table
 from api.report import history_report
 from domain.campaign import campaign_id
-from infra.application import CommandResult, Refit
-from infra.transfer import dump_line
+from infra.transfer import dump_line, parse_lines
 
 Viewer = Annotated[str | None, typer.Option(
     "--as", help="A side: as that side may read it (the other side's secrets kept).")]
 Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
 Form = Literal["roster", "purchases", "cvp", "elr", "html"]
-
-
-def _answer(as_json: bool, result: CommandResult) -> None:
-    body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
-
-    def human() -> None:
-        for record in result.events:
-            typer.echo(f"v{record['version']} {record['type']}")
-        typer.echo(f"head {result.head_hash}")
-    emit(as_json, body, human)
 
 
 @app.command()
@@ -50,13 +39,7 @@ def export(campaign: Id, viewer: Viewer = None,
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
     with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            try:
-                yield json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as error:
-                raise ValueError(f"{path} line {number} is not JSON: {error}") from None
+        yield from parse_lines(lines)
 
 
 @app.command("import")
@@ -80,7 +63,7 @@ def undo(campaign: Id, reason: Reason,
              help="Undo a step and all after it: CGDATE/STEP, e.g. 19PM/9.616.")] = None,
          by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
-    _answer(as_json, query(db, as_json, lambda refit: refit.undo(
+    answer(as_json, query(db, as_json, lambda refit: refit.undo(
         campaign_id(campaign), reason, by, to_version, to_step)))
 
 
@@ -88,7 +71,7 @@ def undo(campaign: Id, reason: Reason,
 def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
            reason: Reason, by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """A director's re-roll: the roll is undone and its slot gets new dice."""
-    _answer(as_json, query(db, as_json, lambda refit: refit.reroll(
+    answer(as_json, query(db, as_json, lambda refit: refit.reroll(
         campaign_id(campaign), key, reason, by)))
 
 
@@ -100,7 +83,7 @@ def ruling(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key."
            result: Annotated[str | None, typer.Option(help="The corrected result.")] = None,
            by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Record a ruling on a disputed roll; it shows beside the roll everywhere."""
-    _answer(as_json, query(db, as_json, lambda refit: refit.record_ruling(
+    answer(as_json, query(db, as_json, lambda refit: refit.record_ruling(
         campaign_id(campaign), key, verdict, reason, by, final, result)))
 
 
@@ -162,27 +145,6 @@ def _form(db: str | None, campaign: str, form: str, as_of: str | None,
           viewer: str | None) -> str:
     with ledger(db) as refit:
         return render_form(refit, campaign_id(campaign), form, as_of, viewer)
-
-
-def render_form(refit: Refit, ident: Any, form: str, as_of: str | int | None,
-                viewer: str | None) -> str:
-    """One paper form as CSV, or all of them as a printable HTML page."""
-    if form == "roster":
-        return roster_csv(refit.roster(ident, as_of, viewer))
-    if form == "purchases":
-        return purchases_csv(refit.purchase_record(ident, as_of, viewer))
-    if form == "cvp":
-        return cvp_csv(refit.cvp(ident, as_of))
-    if form == "elr":
-        return elr_csv(refit.elr(ident, as_of))
-    if form == "html":
-        status = refit.status(ident, as_of, viewer)
-        return forms_html(status.name, refit.roster(ident, as_of, viewer),
-                          refit.purchase_record(ident, as_of, viewer), refit.cvp(ident, as_of),
-                          refit.elr(ident, as_of),
-                          subtitle=f"{status.module.upper()} CG {status.cg}, "
-                                   f"as of version {status.version}")
-    raise ValueError(f"form is roster, purchases, cvp, elr or html, not {form!r}")
 
 
 @app.command()

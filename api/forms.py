@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from infra.application import Refit
 from projections.read import CVPAnswer, ELRAnswer, PurchaseRow, RosterRow
 
 SECRET = "(secret)"  # a cell the rules let another side keep from this viewer
@@ -282,3 +283,24 @@ def forms_html(title: str, roster: Sequence[RosterRow], purchases: Sequence[Purc
         _section("CVP", cvp_grid(cvp), page=True),
         _section("ELR history", elr_grid(elr), _elr_now(elr)),
         "</body></html>", ""])
+
+
+def render_form(refit: Refit, ident: Any, form: str, as_of: str | int | None,
+                viewer: str | None) -> str:
+    """One paper form as CSV, or all of them as a printable HTML page."""
+    if form == "roster":
+        return roster_csv(refit.roster(ident, as_of, viewer))
+    if form == "purchases":
+        return purchases_csv(refit.purchase_record(ident, as_of, viewer))
+    if form == "cvp":
+        return cvp_csv(refit.cvp(ident, as_of))
+    if form == "elr":
+        return elr_csv(refit.elr(ident, as_of))
+    if form == "html":
+        status = refit.status(ident, as_of, viewer)
+        return forms_html(status.name, refit.roster(ident, as_of, viewer),
+                          refit.purchase_record(ident, as_of, viewer), refit.cvp(ident, as_of),
+                          refit.elr(ident, as_of),
+                          subtitle=f"{status.module.upper()} CG {status.cg}, "
+                                   f"as of version {status.version}")
+    raise ValueError(f"form is roster, purchases, cvp, elr or html, not {form!r}")

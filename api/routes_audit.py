@@ -3,12 +3,11 @@ diffs, steps, the paper forms, the history report, export and import."""
 
 from __future__ import annotations
 
-import json
 import tempfile
 from collections.abc import Iterator
 from typing import IO, Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
 from pydantic import Field
@@ -19,18 +18,18 @@ from api.access import (
     Credentials,
     Forbidden,
     caller_for,
+    command_answer,
     is_admin,
     require_admin,
     token_of,
 )
-from api.cli_audit import render_form
+from api.forms import render_form
 from api.report import history_report
 from domain.campaign import campaign_id
 from domain.commands import Strict
-from domain.history import redacted
-from infra.application import CommandResult, Refit
+from infra.application import Refit
 from infra.settings import Settings
-from infra.transfer import Imported, ImportRefused, dump_line
+from infra.transfer import Imported, dump_line, parse_lines
 from projections.audit import RollAudit
 from projections.diff import Change
 from projections.read import StepRow, steps
@@ -65,11 +64,6 @@ class RulingBody(Strict):
     result: str | None = Field(default=None, max_length=200)
 
 
-def _answer(done: CommandResult, viewer: str | None) -> CommandAnswer:
-    return CommandAnswer(version=done.version, head_hash=done.head_hash,
-                         events=list(redacted(done.events, viewer, done.ended)))
-
-
 def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     """Add the audit routes to the service."""
     _director_routes(app, refit)
@@ -78,29 +72,29 @@ def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
 
 
 def _director_routes(app: APIRouter, refit: Refit) -> None:
-    @app.post("/campaigns/{campaign}/undo")
+    @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer)
     def undo(campaign: str, body: UndoBody, credentials: Credentials,
-             if_match: Annotated[int | None, Header()] = None) -> CommandAnswer:
+             if_match: Annotated[int | None, Header()] = None) -> Response:
         """Director: undo by replay. The undone events stay in the log; a redo rolls the
         same keys, so the same dice."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("an undo")
-        return _answer(refit.undo(ident, body.reason, caller.role, body.to_version,
+        return command_answer(refit.undo(ident, body.reason, caller.role, body.to_version,
                                   body.to_step, if_match), None)
 
-    @app.post("/campaigns/{campaign}/rerolls")
-    def reroll(campaign: str, body: RerollBody, credentials: Credentials) -> CommandAnswer:
+    @app.post("/campaigns/{campaign}/rerolls", response_model=CommandAnswer)
+    def reroll(campaign: str, body: RerollBody, credentials: Credentials) -> Response:
         """Director: re-roll a roll (undone if it stands); its slot gets new dice."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a re-roll")
-        return _answer(refit.reroll(ident, body.key, body.reason, caller.role), None)
+        return command_answer(refit.reroll(ident, body.key, body.reason, caller.role), None)
 
-    @app.post("/campaigns/{campaign}/rulings")
-    def ruling(campaign: str, body: RulingBody, credentials: Credentials) -> CommandAnswer:
+    @app.post("/campaigns/{campaign}/rulings", response_model=CommandAnswer)
+    def ruling(campaign: str, body: RulingBody, credentials: Credentials) -> Response:
         """Director: a ruling on a disputed roll, shown beside it everywhere."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a ruling")
-        return _answer(refit.record_ruling(ident, body.key, body.verdict, body.reason,
+        return command_answer(refit.record_ruling(ident, body.key, body.verdict, body.reason,
                                            caller.role, body.final, body.result), None)
 
 
@@ -193,14 +187,4 @@ def _transfer_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
 def _lines(body: IO[bytes]) -> Iterator[dict[str, Any]]:
     """The export's lines, read again from the start of the spooled body."""
     body.seek(0)
-    for number, line in enumerate(body, start=1):
-        if line.strip():
-            try:
-                parsed = json.loads(line)
-            except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
-                raise ImportRefused(f"line {number} of the export is not JSON: {error}",
-                                    field="export") from None
-            if not isinstance(parsed, dict):
-                raise ImportRefused(f"line {number} of the export is not a JSON object",
-                                    field="export")
-            yield parsed
+    yield from parse_lines(body)

@@ -4,7 +4,6 @@ roll audit, and naming a point of the campaign by its step ("after 9.616 of 19PM
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
@@ -104,7 +103,7 @@ class AuditUseCases:
             target = self._step_start(campaign_id, *point) if isinstance(point, tuple) \
                 else cast(int, to_version)
             self._undo_to(campaign, target, reason, actor)
-        return self._change(campaign_id, act, expected_version)
+        return cast("Refit", self).run(campaign_id, act, expected_version)
 
     def _undo_to(self, campaign: Campaign, target: int, reason: str, actor: str) -> None:
         app = cast("Refit", self)
@@ -122,10 +121,10 @@ class AuditUseCases:
 
         def act(campaign: Campaign) -> None:
             version, roll = self._roll(campaign_id, key)
-            if app.rolls_standing(campaign_id).get(key) == version:
+            if self._standing_roll(campaign_id, key) is not None:
                 self._undo_to(campaign, version - 1, f"a director's re-roll: {reason}", actor)
             campaign.authorize_reroll(roll, reason, actor)
-        return self._change(campaign_id, act, None)
+        return app.run(campaign_id, act)
 
     def record_ruling(self, campaign_id: UUID, key: str, verdict: str, reason: str,
                       actor: str, final: int | None = None,
@@ -134,13 +133,12 @@ class AuditUseCases:
         app = cast("Refit", self)
 
         def act(campaign: Campaign) -> None:
-            version = app.rolls_standing(campaign_id).get(key)
-            if version is None:
+            roll = self._standing_roll(campaign_id, key)
+            if roll is None:
                 raise InvalidCommand(f"no standing roll has key {key}", field="key")
-            roll = next(r["data"] for r in app.records(campaign_id, lte=version)
-                        if r["version"] == version)
-            campaign.record_ruling(roll, version, verdict, reason, actor, final, result)
-        return self._change(campaign_id, act, None)
+            campaign.record_ruling(roll, roll["version"], verdict, reason, actor, final,
+                                   result)
+        return app.run(campaign_id, act)
 
     def undone_versions(self, campaign_id: UUID) -> set[int]:
         """The versions an undo has undone (they stay in the log, marked)."""
@@ -153,11 +151,11 @@ class AuditUseCases:
         return {v for first, last in undone_ranges(jumps, head)
                 for v in range(first, last + 1)}
 
-    def rolls_standing(self, campaign_id: UUID) -> dict[str, int]:
-        """Each standing (not undone) roll's key and version."""
+    def _standing_roll(self, campaign_id: UUID, key: str) -> dict[str, Any] | None:
+        """The standing (not undone) roll with this key: its row in the rolls view."""
         app = cast("Refit", self)
-        return {row["key"]: row["version"]
-                for row in app.rows(campaign_id).select_rows(ROLL)}
+        return next((row for row in app.rows(campaign_id).select_rows(ROLL)
+                     if row["key"] == key), None)
 
     def _roll(self, campaign_id: UUID, key: str) -> tuple[int, dict[str, Any]]:
         """The latest roll made with this key, standing or undone."""
@@ -169,10 +167,6 @@ class AuditUseCases:
         if found is None:
             raise InvalidCommand(f"no roll has key {key}", field="key")
         return found
-
-    def _change(self, campaign_id: UUID, act: Callable[[Campaign], None],
-                expected_version: int | None) -> CommandResult:
-        return cast("Refit", self).run(campaign_id, act, expected_version)
 
     def roll_audit(self, campaign_id: UUID, key: str, viewer: str | None) -> RollAudit:
         """Everything about one roll: each time its key was rolled, who asked and when,

@@ -56,6 +56,23 @@ _LINE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":
 _TYPED = b'"_type_"'  # how eventsourcing's transcoder marks a value it encoded
 
 
+def parse_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
+    """An export's lines as JSON objects (blank lines skipped); a bad one is refused by
+    its line number."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            parsed = json.loads(line)
+        except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
+            raise ImportRefused(f"line {number} of the export is not JSON: {error}",
+                                field="export") from None
+        if not isinstance(parsed, dict):
+            raise ImportRefused(f"line {number} of the export is not a JSON object",
+                                field="export")
+        yield parsed
+
+
 def dump_line(line: dict[str, Any]) -> str:
     """One export line: canonical JSON, so the same history gives the same bytes."""
     return _LINE.encode(line) + "\n"
