@@ -39,6 +39,7 @@ from projections.runner import (
     CampaignProjection,
     MemoryRows,
     catch_up,
+    collector_paused,
     fold_onto,
 )
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
@@ -465,19 +466,21 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
 
     def rows_at(self, campaign_id: UUID, version: int) -> MemoryRows:
         """A campaign's rows as of a version: folded in memory from the latest checkpoint
-        before it (leaving checkpoints on the way), or from the start."""
+        before it (the view keeps one every CHECKPOINT_EVERY versions), or from the start
+        (leaving checkpoints on the way)."""
         view, campaign = self.view, str(campaign_id)
-        found = view.select_checkpoint(campaign, version)
-        if found is not None:
-            start, data = found
-            history = list(self.records(campaign_id, lte=version, gt=start))
-            rows = fold_onto(MemoryRows.load(data), start, history) if history else \
-                MemoryRows.load(data)
-            if rows is not None:
-                return rows
-        history = list(self.records(campaign_id, lte=version))
-        rows = fold_onto(MemoryRows(), 0, history,
-                         lambda at, now: view.insert_checkpoint(campaign, at, now.dump()))
+        limit = version
+        with collector_paused():
+            while (found := view.select_checkpoint(campaign, limit)) is not None:
+                start, data = found
+                history = list(self.records(campaign_id, lte=version, gt=start))
+                rows = fold_onto(MemoryRows.load(data), start, history)
+                if rows is not None:
+                    return rows
+                # An undo among them turns back past the checkpoint: start before its target.
+                limit = min(r["data"]["to_version"] for r in history if r["type"] == "Undone")
+            rows = fold_onto(MemoryRows(), 0, list(self.records(campaign_id, lte=version)),
+                             lambda at, now: view.insert_checkpoint(campaign, at, now.dump()))
         assert rows is not None
         return rows
 
@@ -486,6 +489,8 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         version = self.as_of(campaign_id, as_of) if isinstance(as_of, str) else as_of
         if version is not None:
             _check_as_of(version, self.campaign(campaign_id).version)
+            if self.runner is None:
+                self.catch_up()  # the view's checkpoints up to the head
             return self.rows_at(campaign_id, version)
         self._view_up_to_date()
         source = _ViewRows(self.view, str(campaign_id))

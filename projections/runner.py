@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import json
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -14,15 +13,15 @@ from uuid import UUID
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import Projection
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 
 from domain.campaign import Campaign
 from domain.history import is_undone, undone_ranges
-from projections.fold import fold
+from projections.fold import META, fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
-BATCH = 5000
-CHECKPOINT_EVERY = 500  # versions between the as-of checkpoints an `as_of` read leaves
+CHECKPOINT_EVERY = 500  # versions between the as-of checkpoints the views keep
+BATCH = CHECKPOINT_EVERY  # a catch-up's batches end near each campaign's checkpoints
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
 
 
@@ -49,16 +48,28 @@ class MemoryRows:
 
     def dump(self) -> bytes:
         """The rows as a compressed checkpoint."""
-        rows = [[kind, key, order, doc] for (kind, key), (order, doc) in self.rows.items()]
-        return zlib.compress(json.dumps(rows, separators=(",", ":")).encode(), 1)
+        kept = [(kind, key, order, doc) for (kind, key), (order, doc) in self.rows.items()
+                if doc is not None]
+        return pack([[kind, key, order] for kind, key, order, _ in kept],
+                    to_json([doc for *_, doc in kept]))
 
     @classmethod
     def load(cls, data: bytes) -> MemoryRows:
         """Rows from a checkpoint."""
         rows = cls()
+        found = from_json(zlib.decompress(data))
+        if isinstance(found, list):  # as checkpoints were kept before they split keys and docs
+            found = {"keys": [row[:3] for row in found], "docs": [row[3] for row in found]}
         rows.rows = {(kind, key): (order, doc)
-                     for kind, key, order, doc in from_json(zlib.decompress(data))}
+                     for (kind, key, order), doc in zip(found["keys"], found["docs"],
+                                                        strict=True)}
         return rows
+
+
+def pack(keys: list[list[Any]], docs: bytes) -> bytes:
+    """A checkpoint: each row's kind, key and order, then the documents as one JSON array
+    (which the view's rows join from the JSON they are stored as, parsing none)."""
+    return zlib.compress(b'{"keys":' + to_json(keys) + b',"docs":' + docs + b"}", 1)
 
 
 def fold_records(records: Iterable[dict[str, Any]]) -> MemoryRows:
@@ -98,6 +109,7 @@ class _Buffer:
         self.view = view
         self.cache: dict[RowKey, RowValue | None] = {}
         self.dirty: dict[RowKey, RowValue] = {}
+        self.crossed: set[str] = set()  # campaigns folded past a CHECKPOINT_EVERY-th version
 
     def campaign(self, campaign: str) -> _CampaignRows:
         return _CampaignRows(self, campaign)
@@ -171,9 +183,22 @@ class CampaignProjection(Projection[Any]):
         `after` is the tracking the batch was read after: if another writer has moved the
         view on since, the write is refused (ViewMovedOn) and nothing is counted twice.
         """
-        self.view.write(encode(self.fold(events)), tracking, after)
+        folded = self.fold(events)
+        self.view.write(encode(folded.dirty), tracking, after)
+        self.keep_checkpoints(folded)
 
-    def fold(self, events: Iterable[Any]) -> dict[RowKey, RowValue]:
+    def keep_checkpoints(self, folded: _Buffer) -> None:
+        """Once its rows are written, keep a checkpoint of each campaign the fold took past
+        a CHECKPOINT_EVERY-th version: the view's rows as they stand, as of the version
+        its meta row names (so "as of" reads fold from near there, not from the start)."""
+        for campaign in folded.crossed:
+            found = self.view.select_campaign(campaign)
+            meta = next(from_json(doc) for kind, _, _, doc in found if kind == META)
+            keys = [[kind, key, order] for kind, key, order, _ in found]
+            docs = "[" + ",".join(doc for *_, doc in found) + "]"
+            self.view.insert_checkpoint(campaign, meta["version"], pack(keys, docs.encode()))
+
+    def fold(self, events: Iterable[Any]) -> _Buffer:
         """The rows these events change, read through from the view."""
         buffer = _Buffer(self.view)
         campaigns: dict[UUID, _CampaignRows] = {}
@@ -184,7 +209,9 @@ class CampaignProjection(Projection[Any]):
             if type(event).__name__ == "Undone":
                 self._undone(rows, event)
             fold(rows, _fold_record(event, rows.id))
-        return buffer.dirty
+            if event.originator_version % CHECKPOINT_EVERY == 0:
+                buffer.crossed.add(rows.id)
+        return buffer
 
     def _undone(self, rows: _CampaignRows, event: Any) -> None:
         """Turn the campaign's rows to what they are after the undo (as of its target)."""
@@ -219,9 +246,10 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
                                                           stop=head)
         if not notifications:
             return done
-        with _collector_paused():
+        with collector_paused():
             events = [app.mapper.to_domain_event(n) for n in notifications]
-            rows = encode(projection.fold(events))
+            folded = projection.fold(events)
+            rows = encode(folded.dirty)
         try:
             projection.view.write(rows, Tracking(app.name, notifications[-1].id), last)
         except ViewMovedOn:
@@ -229,6 +257,7 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
             if raced > MAX_RACES:
                 raise
             continue
+        projection.keep_checkpoints(folded)
         done += len(notifications)
     return done
 
@@ -239,7 +268,7 @@ _gc_was_enabled = False
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic GC passes while a batch is decoded, folded and encoded (not while it waits
     for the database): the fold makes no cycles,
     and passes over thousands of fresh dicts cost a fifth of a rebuild (see bench/).

@@ -51,6 +51,9 @@ class ProjectionView(Protocol):
     def select_keys(self, campaign: str) -> list[tuple[str, str]]:
         """The (kind, key) of every row a campaign has."""
 
+    def select_campaign(self, campaign: str) -> list[tuple[str, str, int, str]]:
+        """Every row a campaign has: (kind, key, order, document as JSON)."""
+
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
 
@@ -117,6 +120,12 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
             c.execute(f"SELECT kind, key FROM {TABLE} WHERE campaign=?", (campaign,))
             return [(row["kind"], row["key"]) for row in c.fetchall()]
 
+    def select_campaign(self, campaign: str) -> list[tuple[str, str, int, str]]:
+        """Every row a campaign has: (kind, key, order, document as JSON)."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT kind, key, ord, doc FROM {TABLE} WHERE campaign=?", (campaign,))
+            return [(row["kind"], row["key"], row["ord"], row["doc"]) for row in c.fetchall()]
+
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""
         kept, gone = split(rows)
@@ -157,6 +166,8 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             f"{self.datastore.schema}.{TABLE}")
         self._select_keys = SQL(
             "SELECT kind, key FROM {0}.{1} WHERE campaign=%s").format(*table)
+        self._select_campaign = SQL(
+            "SELECT kind, key, ord, doc FROM {0}.{1} WHERE campaign=%s").format(*table)
         self._delete = SQL(
             "DELETE FROM {0}.{1} WHERE campaign=%s AND kind=%s AND key=%s").format(*table)
         self._select_all = SQL(
@@ -204,6 +215,13 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         with self.datastore.transaction(commit=False) as curs:
             curs.execute(self._select_keys, (campaign,))
             return [(row["kind"], row["key"]) for row in curs.fetchall()]
+
+    def select_campaign(self, campaign: str) -> list[tuple[str, str, int, str]]:
+        """Every row a campaign has: (kind, key, order, document as JSON)."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_campaign, (campaign,))
+            return [(row["kind"], row["key"], row["ord"], row["doc"])
+                    for row in curs.fetchall()]
 
     def write(self, rows: Encoded, tracking: Tracking, after: int | None = ANY) -> None:
         """Upsert rows and record tracking atomically; refuse if the view has moved on."""

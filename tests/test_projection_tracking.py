@@ -90,11 +90,11 @@ def test_threads_folding_at_once_leave_the_collector_on() -> None:
     import gc
     from concurrent.futures import ThreadPoolExecutor
 
-    from projections.runner import _collector_paused
+    from projections.runner import collector_paused
 
     def fold_often(_: int) -> None:
         for _ in range(2000):
-            with _collector_paused():
+            with collector_paused():
                 pass
 
     assert gc.isenabled()

@@ -261,3 +261,33 @@ def test_steps_are_found_even_in_a_view_folded_before_it_kept_them(refit: Refit)
     assert refit.as_of(campaign, "18AM/9.616") == left
     refit.undo(campaign, "again", "director", to_step="18AM/9.617")
     assert refit.campaign(campaign).step == "9.616"
+
+
+def test_the_view_keeps_checkpoints_that_answer_as_a_fold_from_the_start(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    from projections import runner
+
+    monkeypatch.setattr(runner, "CHECKPOINT_EVERY", 3)
+    campaign = at_9_617(refit)
+    refit.catch_up()
+    target = refit.campaign(campaign).version
+    for n in range(6):
+        do(refit, campaign, {"type": "record_casualty", "side": "British", "unit": "4-5-7",
+                             "cvp": 2})
+        do(refit, campaign, {"type": "change_control", "location": f"B{n}", "side": "German"})
+        refit.catch_up()  # the view folds as a service's reads would, a few events at a time
+    refit.undo(campaign, "back past the checkpoints", "director", to_version=target)
+    mistakes(refit, campaign)
+    refit.catch_up()
+    kept, at = [], refit.campaign(campaign).version
+    while (found := refit.view.select_checkpoint(str(campaign), at)) is not None:
+        kept.append(found[0])
+        fresh = runner.fold_records(refit.records(campaign, lte=found[0]))
+        assert runner.MemoryRows.load(found[1]).rows == fresh.rows, found[0]
+        at = found[0] - 1
+    assert len(kept) >= 4 and max(kept) > target + 9
+    head = refit.campaign(campaign).version
+    for version in (head, head - 1, target + 2):  # each folds over the undo from a checkpoint
+        fresh = runner.fold_records(refit.records(campaign, lte=version))
+        read = refit.rows(campaign, version)
+        assert isinstance(read, runner.MemoryRows) and read.rows == fresh.rows, version
