@@ -41,6 +41,7 @@ from projections.runner import (
     catch_up,
     collector_paused,
     fold_onto,
+    spaced,
 )
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
@@ -466,7 +467,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
 
     def rows_at(self, campaign_id: UUID, version: int) -> MemoryRows:
         """A campaign's rows as of a version: folded in memory from the latest checkpoint
-        before it (the view keeps one every CHECKPOINT_EVERY versions), or from the start
+        before it (the view keeps them as it folds, see `spacing`), or from the start
         (leaving checkpoints on the way)."""
         view, campaign = self.view, str(campaign_id)
         limit = version
@@ -480,7 +481,8 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 # An undo among them turns back past the checkpoint: start before its target.
                 limit = min(r["data"]["to_version"] for r in history if r["type"] == "Undone")
             rows = fold_onto(MemoryRows(), 0, list(self.records(campaign_id, lte=version)),
-                             lambda at, now: view.insert_checkpoint(campaign, at, now.dump()))
+                             spaced(lambda at, now: view.insert_checkpoint(campaign, at,
+                                                                           now.dump())))
         assert rows is not None
         return rows
 

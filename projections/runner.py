@@ -20,7 +20,8 @@ from domain.history import is_undone, undone_ranges
 from projections.fold import META, fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
-CHECKPOINT_EVERY = 500  # versions between the as-of checkpoints the views keep
+CHECKPOINT_EVERY = 500  # the fewest versions between two as-of checkpoints of a campaign
+ROWS_PER_VERSION = 8  # ... and for a campaign of many rows, its rows / this (see `spacing`)
 BATCH = CHECKPOINT_EVERY  # a catch-up's batches end near each campaign's checkpoints
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
 
@@ -72,6 +73,27 @@ def pack(keys: list[list[Any]], docs: bytes) -> bytes:
     return zlib.compress(b'{"keys":' + to_json(keys) + b',"docs":' + docs + b"}", 1)
 
 
+def spacing(rows: int) -> int:
+    """Versions between two checkpoints of a campaign with this many rows. Writing one
+    costs about as much as its rows, so a longer campaign keeps them further apart: the
+    views' checkpoints cost a few per cent of their fold at any length, and an as-of read
+    folds events in proportion to the rows it reads anyway."""
+    return max(CHECKPOINT_EVERY, rows // ROWS_PER_VERSION)
+
+
+def spaced(insert: Callable[[int, MemoryRows], None]) -> Callable[[int, MemoryRows], None]:
+    """`insert`, offered rows at every CHECKPOINT_EVERY-th version, called as `spacing`
+    says."""
+    last = 0
+
+    def offer(version: int, rows: MemoryRows) -> None:
+        nonlocal last
+        if version - last >= spacing(len(rows.rows)):
+            insert(version, rows)
+            last = version
+    return offer
+
+
 def fold_records(records: Iterable[dict[str, Any]]) -> MemoryRows:
     """Fold a campaign's history (or a prefix of it) into memory: only what is live, so
     the rows after an undo are the rows as of its target. A revealed seed stays revealed,
@@ -109,7 +131,7 @@ class _Buffer:
         self.view = view
         self.cache: dict[RowKey, RowValue | None] = {}
         self.dirty: dict[RowKey, RowValue] = {}
-        self.crossed: set[str] = set()  # campaigns folded past a CHECKPOINT_EVERY-th version
+        self.crossed: dict[str, int] = {}  # campaigns folded past a CHECKPOINT_EVERY-th version
 
     def campaign(self, campaign: str) -> _CampaignRows:
         return _CampaignRows(self, campaign)
@@ -189,9 +211,14 @@ class CampaignProjection(Projection[Any]):
 
     def keep_checkpoints(self, folded: _Buffer) -> None:
         """Once its rows are written, keep a checkpoint of each campaign the fold took past
-        a CHECKPOINT_EVERY-th version: the view's rows as they stand, as of the version
-        its meta row names (so "as of" reads fold from near there, not from the start)."""
-        for campaign in folded.crossed:
+        a CHECKPOINT_EVERY-th version, if `spacing` says one is due: the view's rows as they
+        stand, as of the version its meta row names (so "as of" reads fold from near
+        there, not from the start)."""
+        for campaign, crossed in folded.crossed.items():
+            last = self.view.checkpoint_version(campaign, crossed + CHECKPOINT_EVERY - 1)
+            # A rebuild of the view finds the checkpoints it kept before: history.
+            if last is not None and crossed - last < spacing(self.view.count_rows(campaign)):
+                continue
             found = self.view.select_campaign(campaign)
             meta = next(from_json(doc) for kind, _, _, doc in found if kind == META)
             keys = [[kind, key, order] for kind, key, order, _ in found]
@@ -210,7 +237,7 @@ class CampaignProjection(Projection[Any]):
                 self._undone(rows, event)
             fold(rows, _fold_record(event, rows.id))
             if event.originator_version % CHECKPOINT_EVERY == 0:
-                buffer.crossed.add(rows.id)
+                buffer.crossed[rows.id] = event.originator_version
         return buffer
 
     def _undone(self, rows: _CampaignRows, event: Any) -> None:

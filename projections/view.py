@@ -63,6 +63,12 @@ class ProjectionView(Protocol):
     def insert_checkpoint(self, campaign: str, version: int, doc: bytes) -> None:
         """Keep a campaign's rows as of a version (history: it never changes)."""
 
+    def checkpoint_version(self, campaign: str, at_most: int) -> int | None:
+        """The version of the latest checkpoint of a campaign at or before a version."""
+
+    def count_rows(self, campaign: str) -> int:
+        """How many rows a campaign has."""
+
     def wait(self, application_name: str, notification_id: int | None,
              timeout: float = 1.0) -> None:
         """Block until the view has folded that notification (TimeoutError if not)."""
@@ -92,6 +98,19 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
         with self.datastore.transaction(commit=True) as c:
             c.execute(f"INSERT OR IGNORE INTO {CHECKPOINTS} VALUES (?, ?, ?)",
                       (campaign, version, doc))
+
+    def checkpoint_version(self, campaign: str, at_most: int) -> int | None:
+        """The version of the latest checkpoint of a campaign at or before a version."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT max(version) AS v FROM {CHECKPOINTS} WHERE campaign=? AND "
+                      "version<=?", (campaign, at_most))
+            return c.fetchone()["v"]  # type: ignore[no-any-return]
+
+    def count_rows(self, campaign: str) -> int:
+        """How many rows a campaign has."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT count(*) AS n FROM {TABLE} WHERE campaign=?", (campaign,))
+            return int(c.fetchone()["n"])
 
     def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
         """One row."""
@@ -156,6 +175,11 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             "ORDER BY version DESC LIMIT 1").format(*checkpoints)
         self._insert_checkpoint = SQL(
             "INSERT INTO {0}.{1} VALUES (%s, %s, %s) ON CONFLICT DO NOTHING").format(*checkpoints)
+        self._checkpoint_version = SQL(
+            "SELECT max(version) AS v FROM {0}.{1} WHERE campaign=%s AND version<=%s"
+        ).format(*checkpoints)
+        self._count_rows = SQL("SELECT count(*) AS n FROM {0}.{1} WHERE campaign=%s").format(
+            *table)
         self._select_row = SQL(
             "SELECT ord, doc FROM {0}.{1} WHERE campaign=%s AND kind=%s AND key=%s"
         ).format(*table)
@@ -209,6 +233,20 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         """Keep a campaign's rows as of a version (history: it never changes)."""
         with self.datastore.transaction(commit=True) as curs:
             curs.execute(self._insert_checkpoint, (campaign, version, doc))
+
+    def checkpoint_version(self, campaign: str, at_most: int) -> int | None:
+        """The version of the latest checkpoint of a campaign at or before a version."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._checkpoint_version, (campaign, at_most))
+            found = curs.fetchone()
+        return None if found is None else found["v"]
+
+    def count_rows(self, campaign: str) -> int:
+        """How many rows a campaign has."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._count_rows, (campaign,))
+            found = curs.fetchone()
+        return 0 if found is None else int(found["n"])
 
     def select_keys(self, campaign: str) -> list[tuple[str, str]]:
         """The (kind, key) of every row a campaign has."""

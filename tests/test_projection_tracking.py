@@ -194,3 +194,17 @@ def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Setti
         assert refit.cvp(campaign) == refit.cvp(campaign, as_of=target)
     finally:
         refit.close()
+
+
+def test_a_campaign_of_many_rows_keeps_its_checkpoints_further_apart() -> None:
+    from projections.runner import MemoryRows, spaced
+
+    kept: list[int] = []
+    offer = spaced(lambda version, rows: kept.append(version))
+    few, many = MemoryRows(), MemoryRows()
+    many.rows = {("roll", str(n)): (n, {}) for n in range(8 * 1500)}  # spacing 1,500
+    for version in range(500, 3001, 500):
+        offer(version, few)
+    for version in range(3500, 9001, 500):
+        offer(version, many)
+    assert kept == [500, 1000, 1500, 2000, 2500, 3000, 4500, 6000, 7500, 9000]
