@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     # services): each command reads the store first instead of trusting the cache.
     shared_database: bool = False
     threads: int = Field(default=8, ge=1, le=1000)  # threads serving the HTTP routes
+    # uvicorn's line per request costs about a third of the HTTP layer's CPU (bench/load.py)
+    access_log: bool = False
 
     @field_validator("admin_token", mode="before")
     @classmethod
