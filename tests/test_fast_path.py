@@ -125,3 +125,12 @@ def test_a_command_answers_the_same_either_way(client: TestClient) -> None:
     assert (fast["version"], route["version"]) == (2, 3)
     assert [e["type"] for e in fast["events"]] == [e["type"] for e in route["events"]]
     assert fast["events"][0]["data"] == route["events"][0]["data"]
+
+
+def test_a_body_too_deep_to_read_is_answered_as_fastapi_answers_it(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    headers = auth(campaign["tokens"]["director"]) | {"Content-Type": "application/json"}
+    fast, route = both_ways(client, f"/campaigns/{campaign['id']}/commands",
+                            b"[" * 100_000, headers)
+    assert fast == route and fast[0] >= 400
