@@ -3,6 +3,7 @@ Refit application, and every refusal to the contract's error body in one place."
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
@@ -111,6 +112,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Sync routes run on anyio's threads: a few threads spend less CPU contending
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
+        sys.setswitchinterval(conf.switch_interval_ms / 1000)
         yield
         refit.close()
 
@@ -121,11 +123,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _errors(app)
     _offline_docs(app)
     routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
-    _campaign_routes(routes, refit, conf)
+    run = command_runner(refit)
+    _campaign_routes(routes, refit, conf, run)
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
     app.include_router(routes)
-    app.fast_path = CommandFastPath(partial(FastAPI.__call__, app), command_runner(refit))
+    app.fast_path = CommandFastPath(partial(FastAPI.__call__, app), run)
     return app
 
 
@@ -189,9 +192,7 @@ def command_runner(refit: Refit) -> Runner:
     return run
 
 
-def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
-    run = command_runner(refit)
-
+def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) -> None:
     @app.get("/modules")
     def modules() -> list[dict[str, Any]]:
         """Modules with their CGs, sides, CG Date calendar, RePh steps and table ids."""

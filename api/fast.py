@@ -11,6 +11,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from anyio import to_thread
 from fastapi.responses import JSONResponse, Response
@@ -29,12 +30,14 @@ log = logging.getLogger("uvicorn.error")
 Runner = Callable[[str, str | None, cmd.Command, int | None, str | None], Response]
 
 
+@dataclass(frozen=True, slots=True)
 class Plain:
     """What an ordinary command request carries: its campaign, token and headers."""
 
-    def __init__(self, campaign: str, token: str, if_match: int | None,
-                 key: str | None) -> None:
-        self.campaign, self.token, self.if_match, self.key = campaign, token, if_match, key
+    campaign: str
+    token: str
+    if_match: int | None
+    key: str | None
 
 
 def plain_request(scope: Scope) -> Plain | None:
