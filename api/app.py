@@ -135,6 +135,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 class RefitAPI(FastAPI):
     """FastAPI with the command route's fast path in front of it (api/fast.py)."""
 
+    # Middleware added to this app, and FastAPI's own OpenTelemetry tracing, do not see
+    # the commands the fast path answers: give the fast path the same, or set it to None.
     fast_path: CommandFastPath | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
