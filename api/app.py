@@ -3,9 +3,11 @@ Refit application, and every refusal to the contract's error body in one place."
 
 from __future__ import annotations
 
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
+from functools import partial
 from typing import Annotated, Any
 
 from anyio import to_thread
@@ -16,6 +18,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
+from starlette.types import Receive, Scope, Send
 from swagger_ui_bundle import swagger_ui_path
 
 from api.access import (
@@ -31,6 +34,7 @@ from api.access import (
     token_of,
 )
 from api.errors import http_body, status_of
+from api.fast import MAX_KEY, CommandFastPath, Runner
 from api.routes_audit import audit_routes
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
@@ -108,21 +112,39 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Sync routes run on anyio's threads: a few threads spend less CPU contending
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
+        sys.setswitchinterval(conf.switch_interval_ms / 1000)
         yield
         refit.close()
 
-    app = FastAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
+    app = RefitAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
                   redoc_url=None,
                   description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
                               "Errors are `{\"error\": {code, message, rule, field}}`.")
     _errors(app)
     _offline_docs(app)
     routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
-    _campaign_routes(routes, refit, conf)
+    run = command_runner(refit)
+    _campaign_routes(routes, refit, conf, run)
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
     app.include_router(routes)
+    app.fast_path = CommandFastPath(partial(FastAPI.__call__, app), run)
     return app
+
+
+class RefitAPI(FastAPI):
+    """FastAPI with the command route's fast path in front of it (api/fast.py)."""
+
+    # Middleware added to this app, and FastAPI's own OpenTelemetry tracing, do not see
+    # the commands the fast path answers: give the fast path the same, or set it to None.
+    fast_path: CommandFastPath | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Ordinary commands to the fast path; everything else as FastAPI does."""
+        if self.fast_path is None or scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+        else:
+            await self.fast_path(scope, receive, send)
 
 
 def _offline_docs(app: FastAPI) -> None:
@@ -156,7 +178,23 @@ def _errors(app: FastAPI) -> None:
         return JSONResponse(body, status_code=422)
 
 
-def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
+def command_runner(refit: Refit) -> Runner:
+    """The command route's work, shared with its fast path (api/fast.py)."""
+    def run(campaign: str, token: str | None, body: cmd.Command, if_match: int | None,
+            idempotency_key: str | None) -> Response:
+        ident = campaign_id(campaign)
+        require_token(token)  # before any work, so an anonymous caller costs nothing
+
+        def authorize(state: Campaign) -> str:
+            caller = caller_on(state, token)
+            caller.may_command(body.model_dump())
+            return caller.role
+        done = refit.execute(ident, body, "", if_match, idempotency_key, authorize)
+        return command_answer(done, Caller(done.actor).viewer)
+    return run
+
+
+def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) -> None:
     @app.get("/modules")
     def modules() -> list[dict[str, Any]]:
         """Modules with their CGs, sides, CG Date calendar, RePh steps and table ids."""
@@ -187,18 +225,10 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     def command(campaign: str, body: Annotated[cmd.AnyCommand, Body()],
                 credentials: Credentials,
                 if_match: Annotated[int | None, Header()] = None,
-                idempotency_key: Annotated[str | None, Header(max_length=200)] = None,
+                idempotency_key: Annotated[str | None, Header(max_length=MAX_KEY)] = None,
                 ) -> Response:
         """Director or a side acting for itself: one command (a union on `type`)."""
-        ident, token = campaign_id(campaign), token_of(credentials)
-        require_token(token)  # before any work, so an anonymous caller costs nothing
-
-        def authorize(state: Campaign) -> str:
-            caller = caller_on(state, token)
-            caller.may_command(body.model_dump())
-            return caller.role
-        done = refit.execute(ident, body, "", if_match, idempotency_key, authorize)
-        return command_answer(done, Caller(done.actor).viewer)
+        return run(campaign, token_of(credentials), body, if_match, idempotency_key)
 
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:

@@ -445,7 +445,7 @@ def serve(
         typer.echo(f"admin token: {token}" if made else f"admin token: in {where}")
         conf = conf.model_copy(update={"admin_token": token})
     if workers == 1:
-        uvicorn.run(create_app(conf), host=host, port=port)
+        uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
         return
     # Several processes build the app themselves, from the same settings: make the
     # tables once first, so the workers do not race to create them.
@@ -453,7 +453,8 @@ def serve(
     os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
                    "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
                    "REFIT_MODULE_DIR": str(conf.module_dir)}
-    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers)
+    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers,
+                access_log=conf.access_log)
 
 
 def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:

@@ -3,9 +3,15 @@
 Starts the service on PostgreSQL (a fresh schema, dropped afterwards) in a subprocess,
 creates campaigns, runs client threads (several per campaign) sending a realistic KGP
 command mix, then checks every campaign's chain and event count. Prints one JSON line:
-commands/s, p50/p95/p99 latency, errors, lost events, the service's peak RSS.
+commands/s, p50/p95/p99 latency, errors, lost events, the service's peak RSS and CPU.
 
-    python bench/load.py [--clients 32] [--campaigns 16] [--commands 100]
+Closed loop (the default) measures capacity: each client sends its next command as soon
+as the last is answered. Open loop (`--rate R`) measures latency at an offered rate:
+commands are due at R per second in all, evenly spaced on each client (a random phase
+per client), and each latency counts from when its command was due, so a service that
+falls behind shows it rather than slowing the clients down (no coordinated omission).
+
+    python bench/load.py [--clients 32] [--campaigns 16] [--commands 100] [--rate 300]
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import socket
 import statistics
 import subprocess
@@ -20,6 +27,7 @@ import sys
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from http.client import HTTPConnection
 from pathlib import Path
 from typing import Any
@@ -53,11 +61,32 @@ def mix(index: int) -> dict[str, Any]:
     return {"type": "change_pf", "side": "German", "reason": "setup", "count": 1 + index % 4}
 
 
+Schedule = Callable[[int], float]  # command index -> when it is due (perf_counter)
+
+
+def closed_loop(index: int) -> float:
+    """Due now: the client sends as soon as its last command is answered."""
+    return time.perf_counter()
+
+
+def open_loop(interval: float, phase: float) -> Schedule:
+    """Due every `interval` seconds from `phase`: wait until then (never catch up by
+    sending early), and count the latency from then even if sent late."""
+    def due(index: int) -> float:
+        at = phase + index * interval
+        wait = at - time.perf_counter()
+        if wait > 0:
+            time.sleep(wait)
+        return at
+    return due
+
+
 def client(base: str, campaign: dict[str, Any], commands: int, offset: int,
-           latencies: list[float], errors: list[str], sent: dict[str, int]) -> None:
+           latencies: list[float], errors: list[str], sent: dict[str, int],
+           due: Schedule) -> None:
     """One client: send `commands` commands to its campaign, one after another, on one
     kept-alive connection (the standard library's, so the driver takes little of the
-    CPU the service needs)."""
+    CPU the service needs); each when `due` says, its latency counted from then."""
     host, port = base.removeprefix("http://").split(":")
     headers = {"Authorization": f"Bearer {campaign['tokens']['director']}",
                "Content-Type": "application/json"}
@@ -66,7 +95,7 @@ def client(base: str, campaign: dict[str, Any], commands: int, offset: int,
     try:
         for index in range(commands):
             body = json.dumps(mix(offset + index))
-            start = time.perf_counter()
+            start = due(index)
             http.request("POST", path, body=body, headers=headers)
             answer = http.getresponse()
             text = answer.read()
@@ -115,7 +144,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def run(clients: int, campaigns: int, commands: int, runner: bool,
-        workers: int) -> dict[str, Any]:
+        workers: int, rate: float | None) -> dict[str, Any]:
     """Start the service, load it, check every campaign; the figures."""
     schema = f"refit_load_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(PG, autocommit=True) as conn:
@@ -135,11 +164,11 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         latencies: list[float] = []
         errors: list[str] = []
         sent = {c["id"]: 0 for c in made}
+        started = time.perf_counter() + 0.2  # the threads are all up by then
         threads = [threading.Thread(target=client, args=(
-            base, made[i % campaigns], commands, i * commands, latencies, errors, sent))
-            for i in range(clients)]
+            base, made[i % campaigns], commands, i * commands, latencies, errors, sent,
+            schedule(started, clients, rate))) for i in range(clients)]
         cpu_before = cpu_seconds(service.pid)
-        started = time.perf_counter()
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -148,6 +177,7 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         cpu = cpu_seconds(service.pid) - cpu_before
         lost, broken = check(base, made, sent)
         return {
+            "mode": "open" if rate else "closed", "offered_per_s": rate,
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
             "projection_runner": runner, "workers": workers,
             "commands_per_s": round(len(latencies) / elapsed, 1),
@@ -165,6 +195,14 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         service.wait(timeout=30)
         with psycopg.connect(PG, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def schedule(started: float, clients: int, rate: float | None) -> Schedule:
+    """A client's schedule: closed loop, or its share of the offered rate."""
+    if not rate:
+        return closed_loop
+    interval = clients / rate
+    return open_loop(interval, started + random.uniform(0, interval))
 
 
 def wait_until_up(base: str) -> None:
@@ -207,9 +245,11 @@ def main() -> None:
     parser.add_argument("--commands", type=int, default=100, help="commands per client")
     parser.add_argument("--runner", action="store_true", help="REFIT_PROJECTION_RUNNER")
     parser.add_argument("--workers", type=int, default=1, help="service processes")
+    parser.add_argument("--rate", type=float, default=None,
+                        help="open loop: commands due per second, in all (default: closed)")
     args = parser.parse_args()
     print(json.dumps(run(args.clients, args.campaigns, args.commands, args.runner,
-                         args.workers)))
+                         args.workers, args.rate)))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,12 @@ class Settings(BaseSettings):
     # services): each command reads the store first instead of trusting the cache.
     shared_database: bool = False
     threads: int = Field(default=8, ge=1, le=1000)  # threads serving the HTTP routes
+    # How long a thread may hold Python's GIL while another waits for it (Python's own
+    # default is 5 ms): a command thread waiting for it to go on may be holding the
+    # event table's lock in PostgreSQL, which every other command then waits for.
+    switch_interval_ms: float = Field(default=1.0, gt=0, le=100)
+    # uvicorn's line per request costs about a third of the HTTP layer's CPU (bench/load.py)
+    access_log: bool = False
 
     @field_validator("admin_token", mode="before")
     @classmethod

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+
+from tests.conftest import PG_URL, REQUIRE_PG
 
 BENCH = Path(__file__).parent.parent / "bench" / "run.py"
 
@@ -36,3 +41,26 @@ def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path:
     assert sqlite["export_mismatches"] == 0 and sqlite["long"]["export_mismatches"] == 0
     assert sqlite["as_of"]["as_of"] == 150 and figures["met"]["sqlite"]["round_trip_identical"]
     assert "postgres" not in figures
+
+
+LOAD = Path(__file__).parent.parent / "bench" / "load.py"
+
+
+@pytest.mark.parametrize("rate", [None, "40"])
+def test_the_load_benchmark_runs_closed_and_open_loop(
+        rate: str | None, postgres_problem: str | None) -> None:
+    if postgres_problem is not None:
+        if REQUIRE_PG:
+            pytest.fail(f"PostgreSQL is required (REFIT_REQUIRE_POSTGRES=1): {postgres_problem}")
+        pytest.skip(f"bench/load.py needs PostgreSQL: {postgres_problem}")
+    options = ["--clients", "4", "--campaigns", "2", "--commands", "5"]
+    done = subprocess.run(
+        [sys.executable, str(LOAD), *options, *(["--rate", rate] if rate else [])],
+        capture_output=True, text=True, timeout=300, check=False,
+        env=os.environ | {"REFIT_TEST_POSTGRES_URL": PG_URL})
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["mode"] == ("open" if rate else "closed")
+    assert figures["offered_per_s"] == (float(rate) if rate else None)
+    assert (figures["commands"], figures["errors"]) == (20, 0)
+    assert (figures["lost_events"], figures["chains_broken"]) == (0, 0)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -203,6 +204,22 @@ def test_serve_keeps_a_made_admin_token_beside_the_database(tmp_path: Path) -> N
     assert made and where == tmp_path / "refit-admin-token" and len(token) > 30
     assert admin_token_file(conf) == (token, where, False)
     assert oct(where.stat().st_mode & 0o777) == "0o600"
+
+
+@pytest.mark.parametrize(("setting", "logged"), [(None, False), ("true", True)])
+def test_serve_logs_each_request_only_when_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, setting: str | None,
+        logged: bool) -> None:
+    import uvicorn
+
+    started: dict[str, Any] = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: started.update(options))
+    if setting is not None:
+        monkeypatch.setenv("REFIT_ACCESS_LOG", setting)
+    result = runner.invoke(app, ["serve", "--port", "8123",
+                                 "--db", f"sqlite:///{tmp_path / 'refit.db'}"])
+    assert result.exit_code == 0, result.output
+    assert started["port"] == 8123 and started["access_log"] is logged
 
 
 def exported(db: str, campaign: str, *options: str) -> list[str]:

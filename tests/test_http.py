@@ -4,6 +4,7 @@ on every read path, If-Match, Idempotency-Key and the error body."""
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -257,3 +258,13 @@ def test_a_sides_verify_checks_what_it_may_read(client: TestClient) -> None:
         report = json.loads(read_as(client, campaign, "/verify",
                                     campaign["tokens"]["sides"][role]))
         assert report["ok"] and report["events"] == 4
+
+
+def test_the_service_sets_the_gil_switch_interval_it_is_given(settings: Settings) -> None:
+    before = sys.getswitchinterval()
+    try:
+        app = create_app(settings.model_copy(update={"switch_interval_ms": 2.5}))
+        with TestClient(app):
+            assert sys.getswitchinterval() == pytest.approx(0.0025)
+    finally:
+        sys.setswitchinterval(before)

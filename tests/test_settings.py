@@ -50,3 +50,13 @@ def test_the_http_threads_and_shared_database_come_from_the_environment(
     monkeypatch.setenv("REFIT_THREADS", "0")
     with pytest.raises(ValidationError, match="threads"):
         Settings()
+
+
+def test_the_gil_switch_interval_is_a_positive_number_of_ms(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    assert Settings().switch_interval_ms == 1.0
+    monkeypatch.setenv("REFIT_SWITCH_INTERVAL_MS", "0.5")
+    assert Settings().switch_interval_ms == 0.5
+    monkeypatch.setenv("REFIT_SWITCH_INTERVAL_MS", "0")
+    with pytest.raises(ValidationError, match="switch_interval_ms"):
+        Settings()
