@@ -1,7 +1,7 @@
 """Load benchmark: drive a running `refit serve` from this process with many clients.
 
 Starts the service on PostgreSQL (a fresh schema, dropped afterwards) in a subprocess,
-creates campaigns, runs client threads (several per campaign) sending a realistic KGP
+creates campaigns, runs clients (several per campaign, on one event loop) sending a realistic KGP
 command mix, then checks every campaign's chain and event count. Prints one JSON line:
 commands/s, p50/p95/p99 latency, errors, lost events, the service's peak RSS and CPU.
 
@@ -17,6 +17,7 @@ falls behind shows it rather than slowing the clients down (no coordinated omiss
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import random
@@ -24,16 +25,19 @@ import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Callable
-from http.client import HTTPConnection
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
+
+try:
+    import uvloop
+except ImportError:  # uvicorn runs without it too (Windows)
+    uvloop = None  # type: ignore[assignment]
 
 PG = os.environ.get("REFIT_TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 ADMIN = "load-bench-admin"
@@ -61,51 +65,69 @@ def mix(index: int) -> dict[str, Any]:
     return {"type": "change_pf", "side": "German", "reason": "setup", "count": 1 + index % 4}
 
 
-Schedule = Callable[[int], float]  # command index -> when it is due (perf_counter)
+Schedule = Callable[[int], Awaitable[float]]  # command index -> when it is due (perf_counter)
 
 
-def closed_loop(index: int) -> float:
-    """Due now: the client sends as soon as its last command is answered."""
-    return time.perf_counter()
+def closed_loop(started: float) -> Schedule:
+    """Due now: the client sends as soon as its last command is answered (its first at
+    `started`, when every client starts)."""
+    async def due(index: int) -> float:
+        if index == 0 and (wait := started - time.perf_counter()) > 0:
+            await asyncio.sleep(wait)
+        return time.perf_counter()
+    return due
 
 
 def open_loop(interval: float, phase: float) -> Schedule:
     """Due every `interval` seconds from `phase`: wait until then (never catch up by
     sending early), and count the latency from then even if sent late."""
-    def due(index: int) -> float:
+    async def due(index: int) -> float:
         at = phase + index * interval
         wait = at - time.perf_counter()
         if wait > 0:
-            time.sleep(wait)
+            await asyncio.sleep(wait)
         return at
     return due
 
 
-def client(base: str, campaign: dict[str, Any], commands: int, offset: int,
-           latencies: list[float], errors: list[str], sent: dict[str, int],
-           due: Schedule) -> None:
+async def client(base: str, campaign: dict[str, Any], commands: int, offset: int,
+                 latencies: list[float], errors: list[str], sent: dict[str, int],
+                 due: Schedule) -> None:
     """One client: send `commands` commands to its campaign, one after another, on one
-    kept-alive connection (the standard library's, so the driver takes little of the
-    CPU the service needs); each when `due` says, its latency counted from then."""
+    kept-alive connection; each when `due` says, its latency counted from then. All
+    clients share one event loop in this process: no client waits for another's thread
+    to let go of the GIL before it reads its clock, and the driver takes little of the
+    CPU the service needs."""
     host, port = base.removeprefix("http://").split(":")
-    headers = {"Authorization": f"Bearer {campaign['tokens']['director']}",
-               "Content-Type": "application/json"}
-    path = f"/campaigns/{campaign['id']}/commands"
-    http = HTTPConnection(host, int(port), timeout=30)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    head = (f"POST /campaigns/{campaign['id']}/commands HTTP/1.1\r\nHost: {host}\r\n"
+            f"Authorization: Bearer {campaign['tokens']['director']}\r\n"
+            "Content-Type: application/json\r\n").encode()
     try:
         for index in range(commands):
-            body = json.dumps(mix(offset + index))
-            start = due(index)
-            http.request("POST", path, body=body, headers=headers)
-            answer = http.getresponse()
-            text = answer.read()
+            body = json.dumps(mix(offset + index)).encode()
+            start = await due(index)
+            writer.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            status, text = await answer(reader)
             latencies.append(time.perf_counter() - start)
-            if answer.status == 200:
+            if status == 200:
                 sent[campaign["id"]] += 1
             else:
-                errors.append(f"{answer.status} {text[:120]!r}")
+                errors.append(f"{status} {text[:120]!r}")
     finally:
-        http.close()
+        writer.close()
+
+
+async def answer(reader: asyncio.StreamReader) -> tuple[int, bytes]:
+    """One HTTP/1.1 answer with a Content-Length (as the command route sends): status,
+    body."""
+    status = int((await reader.readline()).split()[1])
+    length = 0
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    return status, await reader.readexactly(length)
 
 
 def peak_rss_kb(pid: int) -> int | None:
@@ -164,15 +186,9 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         latencies: list[float] = []
         errors: list[str] = []
         sent = {c["id"]: 0 for c in made}
-        started = time.perf_counter() + 0.2  # the threads are all up by then
-        threads = [threading.Thread(target=client, args=(
-            base, made[i % campaigns], commands, i * commands, latencies, errors, sent,
-            schedule(started, clients, rate))) for i in range(clients)]
         cpu_before = cpu_seconds(service.pid)
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        started = time.perf_counter() + 0.2  # every client is connected by then
+        drive(base, made, clients, commands, latencies, errors, sent, started, rate)
         elapsed = time.perf_counter() - started
         cpu = cpu_seconds(service.pid) - cpu_before
         lost, broken = check(base, made, sent)
@@ -197,10 +213,24 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
+def drive(base: str, made: list[dict[str, Any]], clients: int, commands: int,
+          latencies: list[float], errors: list[str], sent: dict[str, int], started: float,
+          rate: float | None) -> None:
+    """Run every client to its end on one event loop (uvloop's, as the service's)."""
+    async def clients_all() -> None:
+        await asyncio.gather(*(
+            client(base, made[i % len(made)], commands, i * commands, latencies, errors,
+                   sent, schedule(started, clients, rate)) for i in range(clients)))
+    runner = asyncio.Runner(loop_factory=uvloop.new_event_loop) if uvloop else \
+        asyncio.Runner()
+    with runner:
+        runner.run(clients_all())
+
+
 def schedule(started: float, clients: int, rate: float | None) -> Schedule:
     """A client's schedule: closed loop, or its share of the offered rate."""
     if not rate:
-        return closed_loop
+        return closed_loop(started)
     interval = clients / rate
     return open_loop(interval, started + random.uniform(0, interval))
 
