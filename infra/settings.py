@@ -53,7 +53,10 @@ class Settings(BaseSettings):
                     "AGGREGATE_CACHE_FASTFORWARD": "n"}
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
             env |= {"POSTGRES_POOL_SIZE": str(self.pool_size),
-                    "POSTGRES_MAX_OVERFLOW": str(self.max_overflow)}
+                    "POSTGRES_MAX_OVERFLOW": str(self.max_overflow),
+                    # Each save one statement the server commits (infra/recorder.py).
+                    "APPLICATION_RECORDER_TOPIC": "infra.recorder:LedgerRecorder",
+                    "POSTGRES_ENABLE_DB_FUNCTIONS": "y"}
         return env
 
 

@@ -169,3 +169,32 @@ def test_services_sharing_postgres_take_turns_instead_of_conflicting(
     finally:
         for app in apps:
             app.close()
+
+
+def test_a_save_on_postgres_waits_for_the_events_table_lock(settings: Settings) -> None:
+    """Saves commit in the order their notification ids were drawn (infra/recorder.py)."""
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("SQLite has one writer at a time: there is no table lock to take")
+    import psycopg
+
+    from infra.recorder import LedgerRecorder
+
+    refit = Refit(settings)
+    try:
+        assert isinstance(refit.recorder, LedgerRecorder)
+        campaign = abtf_campaign(refit, "Lock")
+        schema = settings.database_url.rsplit("schema=", 1)[1]
+        # A plain INSERT's lock (ROW EXCLUSIVE) lets another plain insert through; the
+        # EXCLUSIVE lock each save takes does not.
+        with psycopg.connect(settings.database_url.split("?")[0]) as other, \
+                ThreadPoolExecutor(1) as pool:
+            other.execute(f'LOCK TABLE "{schema}".refit_events IN ROW EXCLUSIVE MODE')
+            saving = pool.submit(refit.execute, campaign,
+                                 cmd.CreditCPP(side="British", amount=1, reason="x"),
+                                 "director")
+            with pytest.raises(TimeoutError):
+                saving.result(timeout=0.5)
+            other.rollback()
+            assert saving.result(timeout=30).version == refit.campaign(campaign).version
+    finally:
+        refit.close()
