@@ -3,7 +3,6 @@ keyed command set it (most events carry none; a stored None would only cost deco
 
 from __future__ import annotations
 
-import copy
 from uuid import UUID
 
 from eventsourcing.domain import DomainEventProtocol
@@ -17,8 +16,12 @@ class LedgerMapper(Mapper[UUID]):
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
         """As eventsourcing's, from a copy of the event without its empty envelope."""
-        trimmed = copy.copy(domain_event)
-        for name in OPTIONAL_ENVELOPE:
-            if trimmed.__dict__.get(name, 0) is None:
-                del trimmed.__dict__[name]
+        state = domain_event.__dict__
+        empty = [name for name in OPTIONAL_ENVELOPE if state.get(name, 0) is None]
+        if not empty:
+            return super().to_stored_event(domain_event)
+        # What copy.copy makes of a frozen dataclass event (a new object, its dict copied),
+        # without copy's generic protocol: this runs for every event written.
+        trimmed = object.__new__(type(domain_event))
+        trimmed.__dict__.update({k: v for k, v in state.items() if k not in empty})
         return super().to_stored_event(trimmed)
