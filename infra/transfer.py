@@ -209,10 +209,12 @@ class TransferUseCases:
             self._check_header(header)
         if header is not None:
             yield header
+        ident = None  # read at the first event (a bad one refused there, as by each)
         for line in iterator:
             if "version" in line:
-                self._event(UUID(str(header.get("campaign") if header else "")), line,
-                            dry=True)
+                if ident is None:
+                    ident = UUID(str(header.get("campaign") if header else ""))
+                self._event(ident, line, dry=True)
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> None:

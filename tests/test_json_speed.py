@@ -7,10 +7,11 @@ import json
 import math
 from typing import Any
 
+import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from domain.hashing import _orjson, canonical, sorted_json
+from domain.hashing import _orjson, canonical, is_plain, sorted_json
 from infra.transfer import _loads
 
 ANY_CHAR = st.characters(codec=None, categories=None)  # controls and lone surrogates too
@@ -129,3 +130,20 @@ def test_lines_read_as_json_loads_reads_them(text: str) -> None:
 @given(st.binary(max_size=12))
 def test_bytes_read_as_json_loads_reads_them(data: bytes) -> None:
     assert read(_loads, data) == read(json.loads, data)
+
+
+@settings(max_examples=300)
+@given(st.dictionaries(st.text(ANY_CHAR, max_size=5), PLAIN, max_size=6))
+def test_orjson_writes_a_stored_state_as_the_transcoder_would(value: dict[str, Any]) -> None:
+    transcoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+    def stdlib(state: dict[str, Any]) -> bytes:
+        return transcoder.encode(state).encode("utf8")
+
+    def as_the_mapper(state: dict[str, Any]) -> bytes:  # orjson, or what it refuses: stdlib
+        try:
+            return orjson.dumps(state)
+        except orjson.JSONEncodeError:
+            return stdlib(state)
+    assert is_plain(value)
+    assert outcome(as_the_mapper, value) == outcome(stdlib, value)
