@@ -28,7 +28,7 @@ Form = Literal["roster", "purchases", "cvp", "elr", "html"]
 
 @app.command()
 def export(campaigns: Annotated[list[str], typer.Argument(
-               help="Campaign id; several with --to.", metavar="ID...")],
+               help="Campaign id; several with --to.", metavar="ID")],
            viewer: Viewer = None,
            with_seed: Annotated[bool, typer.Option(
                "--with-seed", help="The operator's export for moving a campaign: it carries "
@@ -73,7 +73,7 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
 @app.command("import")
 def import_(files: Annotated[list[Path], typer.Argument(
                 help="An export (JSON lines); several are imported one after another.",
-                metavar="FILE...")],
+                metavar="FILE")],
             db: Db = None, as_json: Json = False) -> None:
     """Rebuild a campaign from the director's export, refusing one that does not verify."""
     for file in files:
