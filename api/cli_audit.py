@@ -87,8 +87,8 @@ def import_(files: Annotated[list[Path], typer.Argument(
 
 
 def _import_file(refit: Refit, file: Path, as_json: bool, several: bool) -> Imported:
-    """One file imported (verified in full first); said as soon as it is done. Among
-    several, a refusal names its file: those before it stay imported."""
+    """One file imported (verified in full first), said as soon as it is done."""
+    # Among several, a refusal names its file; those before it stay imported.
     try:
         done = refit.import_export(lambda: _read_lines(file))
     except RefitError as error:

@@ -29,11 +29,10 @@ def sorted_json(value: Any) -> str:
 
 
 def _orjson(value: Any) -> bytes | None:
-    """orjson's bytes for a value it writes exactly as the stdlib would; else None.
-
-    It would not for a float (other exponents, NaN as null), a key that is not a str (the
-    stdlib sorts int keys as numbers), a subclass, an int beyond 64 bits or nesting past
-    its limit: those, and anything it refuses, take the stdlib's way, errors included."""
+    """orjson's bytes for a value it writes exactly as the stdlib would; else None."""
+    # Not for a float (other exponents, NaN as null), a key that is not a str (the stdlib
+    # sorts int keys as numbers), a subclass, an int past 64 bits or nesting past orjson's
+    # limit: those, and whatever it refuses, take the stdlib's way, errors included.
     try:
         return orjson.dumps(value, option=orjson.OPT_SORT_KEYS) if is_plain(value) else None
     except (orjson.JSONEncodeError, RecursionError):  # RecursionError: a cycle, say

@@ -36,9 +36,9 @@ class LedgerMapper(Mapper[UUID]):
         return super().to_stored_event(trimmed)
 
     def _plain_stored(self, event: Any, empty: list[str]) -> StoredEvent | None:
-        """The stored event, its state written by orjson, for an event whose only value the
-        transcoder encodes is its timestamp (the usual case): the transcoder's very bytes
-        (same order, no spaces, UTF-8). None for any other (the transcoder writes it)."""
+        """The stored event with its state written by orjson, else None (the transcoder's)."""
+        # Only where orjson writes the transcoder's very bytes (same order, no spaces,
+        # UTF-8): an event whose one transcoded value is its timestamp, the usual case.
         transcoder = self.transcoder
         if self.cipher or self.compressor or type(transcoder) is not JSONTranscoder \
                 or getattr(type(event), "class_version", 1) != 1:

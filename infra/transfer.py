@@ -74,9 +74,9 @@ def parse_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
 
 
 def _loads(line: str | bytes) -> Any:
-    """json.loads's value, read by orjson where it reads the same: not where it makes a
-    float (of a float, or of an int beyond 64 bits), nor what it refuses (the stdlib then
-    accepts, as NaN, or refuses with its own message)."""
+    """json.loads's value, read by orjson where it reads the very same."""
+    # Not where orjson makes a float (of a float, or of an int past 64 bits), nor what it
+    # refuses: the stdlib then accepts it (NaN, say) or refuses it with its own message.
     try:
         value = orjson.loads(line)
         if is_plain(value):
