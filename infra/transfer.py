@@ -20,6 +20,7 @@ from domain.campaign import Campaign
 from domain.errors import CampaignNotFound, RefitError
 from domain.hashing import GENESIS_HASH, is_plain, sha256_hex, sorted_json
 from domain.history import record_hash, redacted
+from domain.ledger import LedgerEvent, event_record
 from domain.verify import VerifyReport, verify_export
 
 if TYPE_CHECKING:
@@ -102,6 +103,19 @@ def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
     """As the mapper decodes it, for a state with no cipher, compression, upcast or
     transcoded value but its timestamp; None for any other (the mapper reads it, or says
     what is wrong with it)."""
+    plain = _plain_fields(mapper, stored)
+    if plain is None:
+        return None
+    cls, state = plain
+    state |= {"originator_id": stored.originator_id,
+              "originator_version": stored.originator_version}
+    event: Any = object.__new__(cls)
+    object.__setattr__(event, "__dict__", state)
+    return event
+
+
+def _plain_fields(mapper: Mapper[UUID], stored: StoredEvent) -> tuple[type, dict[str, Any]] | None:
+    """The event class and fields `_plain_event` makes an event of; else None."""
     if mapper.cipher or mapper.compressor or stored.state.count(_TYPED) != 1 \
             or not isinstance(stored.originator_id, UUID):
         return None
@@ -109,11 +123,7 @@ def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
     state = _plain_state(stored.state)
     if state is None or getattr(cls, "class_version", 1) != 1 or "class_version" in state:
         return None
-    state |= {"originator_id": stored.originator_id,
-              "originator_version": stored.originator_version}
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", state)
-    return event
+    return cls, state
 
 
 def _plain_state(data: bytes) -> dict[str, Any] | None:
@@ -145,11 +155,34 @@ class TransferUseCases:
                       gt: int = 0) -> Iterator[Any]:
         """The campaign's events, oldest first, read a page at a time."""
         app = cast("Refit", self)
+        for stored in self._stored(campaign_id, lte, gt):
+            yield decoded(app.mapper, stored)
+
+    def stored_records(self, campaign_id: UUID, lte: int | None = None,
+                       gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """The campaign's history records, oldest first, each with its event's fields."""
+        app = cast("Refit", self)
+        ident, text = None, ""
+        for stored in self._stored(campaign_id, lte, gt):
+            plain = _plain_fields(app.mapper, stored)
+            if plain is None or not issubclass(plain[0], LedgerEvent):
+                event = app.mapper.to_domain_event(stored)
+                yield cast(Campaign.Event, event).record(), event.__dict__
+                continue
+            if stored.originator_id != ident:  # one campaign's: its id written out once
+                ident, text = stored.originator_id, str(stored.originator_id)
+            kind, fields = plain
+            # No event object: the record made as the event's `record` makes it.
+            yield event_record(kind, text, stored.originator_version,
+                               fields["timestamp"].isoformat(), fields), fields
+
+    def _stored(self, campaign_id: UUID, lte: int | None, gt: int) -> Iterator[StoredEvent]:
+        """The campaign's stored events, oldest first, read a page at a time."""
+        app = cast("Refit", self)
         last = gt
         while True:
             page = app.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
-            for stored in page:
-                yield decoded(app.mapper, stored)
+            yield from page
             if len(page) < PAGE:
                 return
             last = page[-1].originator_version
@@ -166,18 +199,16 @@ class TransferUseCases:
 
     def _export_lines(self, state: Campaign, viewer: str | None,
                       private: bool) -> Iterator[dict[str, Any]]:
-        events = self.stored_events(state.id)
-        first = cast(Campaign.Event, next(events))
-        created = first.record()
+        rows = self.stored_records(state.id)
+        created, first = next(rows)
         yield header_of(state, created["data"]["seed_commitment"], viewer, private)
         count, last = 0, None
 
         def records() -> Iterator[dict[str, Any]]:
-            yield created | _private(first, private)
-            for event in events:
-                record = event.record()
-                if private and type(event).__name__ in PRIVATE:
-                    record |= _private(event, private)
+            yield created | _private(created["type"], first, private)
+            for record, fields in rows:
+                if private and record["type"] in PRIVATE:
+                    record |= _private(record["type"], fields, private)
                 yield record
         for record in redacted(records(), viewer, state.phase == "ended"):
             count, last = count + 1, record
@@ -346,9 +377,9 @@ def _seed(seed: Any, commitment: Any) -> str | None:
     return str(seed)
 
 
-def _private(event: Any, private: bool) -> dict[str, Any]:
+def _private(kind: str, fields: dict[str, Any], private: bool) -> dict[str, Any]:
     """The server's own secret beside the record, for the operator's export only."""
-    name = PRIVATE.get(type(event).__name__)
-    if not private or name is None or event.__dict__.get(name) is None:
+    name = PRIVATE.get(kind)
+    if not private or name is None or fields.get(name) is None:
         return {}
-    return {"private": {name: event.__dict__[name]}}
+    return {"private": {name: fields[name]}}
