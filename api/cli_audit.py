@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -16,7 +16,9 @@ from api.forms import render_form
 from api.render import print_table
 from api.report import history_report
 from domain.campaign import campaign_id
-from infra.transfer import dump_line, parse_lines
+from domain.errors import RefitError
+from infra.application import Refit
+from infra.transfer import Imported, dump_line, parse_lines
 
 Viewer = Annotated[str | None, typer.Option(
     "--as", help="A side: as that side may read it (the other side's secrets kept).")]
@@ -25,16 +27,42 @@ Form = Literal["roster", "purchases", "cvp", "elr", "html"]
 
 
 @app.command()
-def export(campaign: Id, viewer: Viewer = None,
+def export(campaigns: Annotated[list[str], typer.Argument(
+               help="Campaign id; several with --to.", metavar="ID")],
+           viewer: Viewer = None,
            with_seed: Annotated[bool, typer.Option(
                "--with-seed", help="The operator's export for moving a campaign: it carries "
                                    "the private dice seed, so server rolls can go on.")] = False,
+           to: Annotated[Path | None, typer.Option(
+               "--to", help="A folder: each campaign written to ID.jsonl there, one after "
+                            "another (to move several at once).")] = None,
            db: Db = None) -> None:
     """The campaign's history as JSON lines: a header, every event, the head hash."""
+    if to is None and len(campaigns) > 1:
+        raise typer.BadParameter("several campaigns need --to DIR (a file each)",
+                                 param_hint="--to")
+    if to is not None and not to.is_dir():
+        raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
     with ledger(db) as refit:
-        lines = guarded(False, lambda: refit.export(campaign_id(campaign), viewer, with_seed))
-        for line in lines:
-            sys.stdout.write(dump_line(line))
+        for campaign in campaigns:
+            lines = guarded(False, _exporter(refit, campaign, viewer, with_seed))
+            if to is None:
+                sys.stdout.writelines(map(dump_line, lines))
+            else:
+                _write_file(to / f"{campaign_id(campaign)}.jsonl", lines)
+
+
+def _exporter(refit: Refit, campaign: str, viewer: str | None,
+              with_seed: bool) -> Callable[[], Iterator[dict[str, Any]]]:
+    return lambda: refit.export(campaign_id(campaign), viewer, with_seed)
+
+
+def _write_file(path: Path, lines: Iterator[dict[str, Any]]) -> None:
+    """An export file, under its name only once complete (a cut run leaves no such file)."""
+    part = path.with_name(path.name + ".part")
+    with part.open("w", encoding="utf-8") as out:
+        out.writelines(map(dump_line, lines))
+    part.replace(path)
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -43,16 +71,36 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
 
 
 @app.command("import")
-def import_(file: Annotated[Path, typer.Argument(help="An export (JSON lines).")],
+def import_(files: Annotated[list[Path], typer.Argument(
+                help="An export (JSON lines); several are imported one after another.",
+                metavar="FILE")],
             db: Db = None, as_json: Json = False) -> None:
     """Rebuild a campaign from the director's export, refusing one that does not verify."""
-    if not file.is_file():
-        raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
-    done = query(db, as_json, lambda refit: refit.import_export(lambda: _read_lines(file)))
-    emit(as_json, done.__dict__, lambda: typer.echo(
-        f"imported {done.id}: {done.events} events, {done.rolls_verified} rolls verified, "
-        f"head {done.head_hash}" + ("" if done.seed else " (no private seed: no more "
-                                                        "server dice)")))
+    for file in files:
+        if not file.is_file():
+            raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
+    done = query(db, as_json, lambda refit: [
+        _import_file(refit, file, as_json, len(files) > 1) for file in files])
+    if as_json:
+        emit(True, done[0].__dict__ if len(files) == 1 else [d.__dict__ for d in done],
+             lambda: None)
+
+
+def _import_file(refit: Refit, file: Path, as_json: bool, several: bool) -> Imported:
+    """One file imported (verified in full first), said as soon as it is done."""
+    # Among several, a refusal names its file; those before it stay imported.
+    try:
+        done = refit.import_export(lambda: _read_lines(file))
+    except RefitError as error:
+        if not several:
+            raise
+        raise type(error)(f"{file}: {error.message}", rule=error.rule,
+                          field=error.field) from None
+    if not as_json:
+        typer.echo(f"imported {done.id}: {done.events} events, {done.rolls_verified} rolls "
+                   f"verified, head {done.head_hash}" + (
+                       "" if done.seed else " (no private seed: no more server dice)"))
+    return done
 
 
 @app.command()

@@ -2,17 +2,21 @@
 
 One real campaign is built (bench/run.py's `build_campaign`) and exported with its seed; the
 other campaigns are clones of that export: a new campaign id, every record's "campaign"
-rewritten and the hash chain recomputed (a seal does not cover the campaign id). Each file
-is imported by `refit import` in a process of its own, into an empty database; then each
-campaign is exported again by `refit export --with-seed`, and checked byte for byte against
-the file it came from. Wall time and each process's peak RSS (os.wait4) are measured. A
-long campaign shows whether peak RSS grows with a campaign's length, and "as of" reads at
-the middle of a campaign are timed in process, cold (no checkpoint) and warm.
+rewritten and the hash chain recomputed (a seal does not cover the campaign id). The whole
+history (all the files, 1,000,000 events by default) is imported by one `refit import
+FILE...` process into an empty database, then exported again by one `refit export ID...
+--with-seed --to DIR` process, each file checked byte for byte against the one it came
+from: what moving a whole tournament costs. A few of the files are also imported and
+exported one process each (into another empty database), as moving one campaign costs,
+where starting `refit` weighs more. Wall time and each process's peak RSS (os.wait4) are
+measured, with rates over whole processes and without each process's start (the median
+`refit --help`). A long campaign (one process each way) shows whether peak RSS grows with
+a campaign's length, and "as of" reads at the middle of a campaign are timed in process,
+cold (no checkpoint) and warm.
 
     python bench/transfer.py [--only sqlite|postgres] [--total-events 1000000]
-        [--campaign-events 20000] [--long-events 200000] [--repeats 5]
+        [--campaign-events 20000] [--long-events 200000] [--per-process 5] [--repeats 5]
 """
-
 from __future__ import annotations
 
 import argparse
@@ -27,7 +31,9 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager as ContextManager
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -198,22 +204,35 @@ def process_start(exe: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
 
 
 def import_all(exe: str, url: str, files: list[tuple[str, Path]], events: int,
-               work: Path, env: dict[str, str]) -> Runs:
-    """`refit import FILE` for every file, one process each, into the database."""
+               work: Path, env: dict[str, str], together: bool) -> Runs:
+    """`refit import FILE...` of every file in one process (`together`), else
+    `refit import FILE` one process each, into the database."""
     runs = Runs()
-    for campaign, path in files:
+    for group in [files] if together else [[item] for item in files]:
         out = work / "import.out"
-        runs.run([exe, "import", str(path), "--db", url, "--json"], out, env)
+        runs.run([exe, "import", *(str(path) for _, path in group), "--db", url, "--json"],
+                 out, env)
         done = json.loads(out.read_text())
-        assert (done["id"], done["events"]) == (campaign, events), done
+        done = done if isinstance(done, list) else [done]
+        assert [(d["id"], d["events"]) for d in done] == [(c, events) for c, _ in group], done
     return runs
 
 
 def export_all(exe: str, url: str, files: list[tuple[str, Path]], work: Path,
-               env: dict[str, str]) -> tuple[Runs, int]:
-    """`refit export ID --with-seed` for every campaign, one process each; and how many
+               env: dict[str, str], together: bool) -> tuple[Runs, int]:
+    """`refit export ID... --with-seed --to DIR` of every campaign in one process
+    (`together`), else `refit export ID --with-seed` one process each; and how many
     re-exports differ from the file imported."""
     runs, mismatches = Runs(), 0
+    if together:
+        folder = work / "exported"
+        folder.mkdir()
+        runs.run([exe, "export", *(c for c, _ in files), "--with-seed", "--to", str(folder),
+                  "--db", url], work / "export.out", env)
+        for campaign, path in files:
+            mismatches += not filecmp.cmp(folder / f"{campaign}.jsonl", path, shallow=False)
+        shutil.rmtree(folder)
+        return runs, mismatches
     for campaign, path in files:
         out = work / "export.jsonl"
         runs.run([exe, "export", campaign, "--with-seed", "--db", url], out, env)
@@ -277,41 +296,56 @@ class Inputs:
     campaign_events: int
     long: tuple[str, Path] | None
     long_events: int
+    per_process: int  # how many of the files are also moved one process each
 
 
 def round_trip(exe: str, url: str, files: list[tuple[str, Path]], events: int,
-               work: Path, env: dict[str, str]) -> tuple[Runs, Runs, int]:
+               work: Path, env: dict[str, str], together: bool) -> tuple[Runs, Runs, int]:
     """Import every file, then export every campaign again (checked byte for byte)."""
-    imports = import_all(exe, url, files, events, work, env)
-    exports, mismatches = export_all(exe, url, files, work, env)
+    imports = import_all(exe, url, files, events, work, env, together)
+    exports, mismatches = export_all(exe, url, files, work, env, together)
     return imports, exports, mismatches
+
+
+def transfer_figures(exe: str, url: str, files: list[tuple[str, Path]], events: int,
+                     start_s: float, work: Path, env: dict[str, str],
+                     together: bool) -> dict[str, Any]:
+    """A round trip of these files, in one process each way or one per file."""
+    imports, exports, mismatches = round_trip(exe, url, files, events, work, env, together)
+    total = events * len(files)
+    return {"campaigns": len(files), "import": imports.figures(total, start_s),
+            "export": exports.figures(total, start_s), "export_mismatches": mismatches}
 
 
 def long_campaign(exe: str, url: str, inputs: Inputs, start_s: float, work: Path,
                   env: dict[str, str]) -> dict[str, Any]:
     """Import and export of the long campaign, one process each."""
     assert inputs.long is not None
-    imports, exports, mismatches = round_trip(exe, url, [inputs.long], inputs.long_events,
-                                              work, env)
-    return {"events": inputs.long_events,
-            "import": imports.figures(inputs.long_events, start_s),
-            "export": exports.figures(inputs.long_events, start_s),
-            "export_mismatches": mismatches}
+    figures = transfer_figures(exe, url, [inputs.long], inputs.long_events, start_s, work,
+                               env, together=True)
+    return {"events": inputs.long_events} | {k: figures[k] for k in
+                                             ("import", "export", "export_mismatches")}
 
 
-def bench_backend(kind: str, url: str, inputs: Inputs, module_dir: Path, work: Path,
+def bench_backend(kind: str, url: str, fresh: Callable[[], ContextManager[str]],
+                  inputs: Inputs, module_dir: Path, work: Path,
                   repeats: int) -> dict[str, Any]:
-    """Every measurement on one (empty) database."""
+    """Every measurement on one (empty) database; `fresh` gives another, for the files
+    moved one process each."""
     exe, env = refit_exe(), os.environ | {"REFIT_MODULE_DIR": str(module_dir)}
     start = process_start(exe, work, env)
     total = inputs.campaign_events * len(inputs.files)
-    log(f"{kind}: importing {len(inputs.files)} files ({total} events), one process each")
-    imports, exports, mismatches = round_trip(exe, url, inputs.files, inputs.campaign_events,
-                                              work, env)
-    result: dict[str, Any] = {
-        "process_start": start, "campaigns": len(inputs.files),
-        "import": imports.figures(total, start["seconds"]),
-        "export": exports.figures(total, start["seconds"]), "export_mismatches": mismatches}
+    log(f"{kind}: importing {len(inputs.files)} files ({total} events) in one process, "
+        "then exporting them in one")
+    result: dict[str, Any] = {"process_start": start} | transfer_figures(
+        exe, url, inputs.files, inputs.campaign_events, start["seconds"], work, env,
+        together=True)
+    if inputs.per_process:
+        log(f"{kind}: {inputs.per_process} files, one process each")
+        with fresh() as other:
+            result["one_process_per_file"] = transfer_figures(
+                exe, other, inputs.files[:inputs.per_process], inputs.campaign_events,
+                start["seconds"], work, env, together=False)
     if inputs.long is not None:
         log(f"{kind}: the {inputs.long_events}-event campaign")
         result["long"] = long_campaign(exe, url, inputs, start["seconds"], work, env)
@@ -333,8 +367,9 @@ def rss_by_length(result: dict[str, Any], inputs: Inputs) -> dict[str, Any]:
 
 
 def met(result: dict[str, Any]) -> dict[str, bool]:
-    """Which targets one backend meets (rates over whole processes, starts included)."""
-    parts = [result] + ([result["long"]] if "long" in result else [])
+    """Which targets one backend meets: rates over the whole history moved in one process
+    each way, its start included."""
+    parts = [result] + [result[k] for k in ("one_process_per_file", "long") if k in result]
     peak = max(part[step]["peak_rss_mb_max"] for part in parts for step in ("import", "export"))
     return {
         "export_events_per_s": result["export"]["events_per_s"]
@@ -370,7 +405,21 @@ def prepare(args: argparse.Namespace, tmp: Path,
         timings["long_build_s"] = round(time.perf_counter() - started, 1)
         long = (str(campaign), work / "long.jsonl")
         export_file(scratch, campaign, long[1])
-    return Inputs(files, args.campaign_events, long, args.long_events), timings
+    return Inputs(files, args.campaign_events, long, args.long_events,
+                  min(args.per_process, len(files))), timings
+
+
+@contextmanager
+def sqlite_file(tmp: Path, name: str) -> Iterator[str]:
+    """A new SQLite database in the scratch folder."""
+    yield f"sqlite:///{tmp}/{name}.db"
+
+
+@contextmanager
+def postgres_url() -> Iterator[str]:
+    """A fresh PostgreSQL schema's URL, the schema dropped afterwards."""
+    with postgres_schema() as schema:
+        yield f"{PG_URL}?schema={schema}"
 
 
 def parse_args() -> argparse.Namespace:
@@ -382,6 +431,8 @@ def parse_args() -> argparse.Namespace:
                         help="events of each of those campaigns")
     parser.add_argument("--long-events", type=int, default=200_000,
                         help="events of the one long campaign (0: skip it)")
+    parser.add_argument("--per-process", type=int, default=5,
+                        help="files also moved one process each (0: none)")
     parser.add_argument("--repeats", type=int, default=5, help="as-of reads of each kind")
     parser.add_argument("--only", choices=["sqlite", "postgres"], help="one backend only")
     args = parser.parse_args()
@@ -389,6 +440,8 @@ def parse_args() -> argparse.Namespace:
         parser.error("--campaign-events must be 100 or more")
     if args.total_events < args.campaign_events:
         parser.error("--total-events must be at least --campaign-events")
+    if args.per_process < 0:
+        parser.error("--per-process must be 0 or more")
     if args.long_events and args.long_events < 100:
         parser.error("--long-events must be 0 (skip) or 100 or more")
     return args
@@ -409,14 +462,14 @@ def main() -> None:
                              "campaign_events": inputs.campaign_events,
                              "long_events": inputs.long_events}
         if args.only in (None, "sqlite"):
-            url = f"sqlite:///{tmp}/sqlite.db"
-            output["sqlite"] = bench_backend("sqlite", url, inputs, module_dir,
-                                             tmp / "files", args.repeats)
+            with sqlite_file(tmp, "sqlite") as url:
+                output["sqlite"] = bench_backend(
+                    "sqlite", url, lambda: sqlite_file(tmp, "sqlite-per-process"), inputs,
+                    module_dir, tmp / "files", args.repeats)
         if args.only in (None, "postgres"):
-            with postgres_schema() as schema:
-                url = f"{PG_URL}?schema={schema}"
-                output["postgres"] = bench_backend("postgres", url, inputs, module_dir,
-                                                   tmp / "files", args.repeats)
+            with postgres_url() as url:
+                output["postgres"] = bench_backend("postgres", url, postgres_url, inputs,
+                                                   module_dir, tmp / "files", args.repeats)
     output["targets"] = TARGETS
     output["met"] = {k: met(output[k]) for k in ("sqlite", "postgres") if k in output}
     output["machine"]["load_average_at_end"] = os.getloadavg()[0]

@@ -54,16 +54,24 @@ class LedgerEvent(Aggregate.Event):
 
     def record(self) -> dict[str, Any]:
         """The event as a history record (README, 'Canonical JSON')."""
-        return {
-            "campaign": str(self.originator_id),
-            "version": self.originator_version,
-            "type": type(self).__name__,
-            "timestamp": self.timestamp.isoformat(),
-            "prev_hash": self.prev_hash,
-            "data": self.data(),
-            "sealed": self.sealed,
-            "salt": self.salt,
-        }
+        return event_record(type(self), str(self.originator_id), self.originator_version,
+                            self.timestamp.isoformat(), self.__dict__)
+
+
+def event_record(kind: type[LedgerEvent], campaign: str, version: int, timestamp: str,
+                 fields: dict[str, Any]) -> dict[str, Any]:
+    """The history record of an event of this class with these fields (as `record`)."""
+    skip = kind.not_data
+    return {
+        "campaign": campaign,
+        "version": version,
+        "type": kind.__name__,
+        "timestamp": timestamp,
+        "prev_hash": fields["prev_hash"],
+        "data": {k: v for k, v in fields.items() if k not in skip},
+        "sealed": fields["sealed"],
+        "salt": fields["salt"],
+    }
 
 
 def copied(value: Any) -> Any:

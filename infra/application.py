@@ -384,9 +384,9 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 gt: int = 0) -> Iterator[dict[str, Any]]:
         """The campaign's history records, oldest first (after `gt`, up to `lte`)."""
         found = False
-        for event in self.stored_events(campaign_id, lte=lte, gt=gt):
+        for record, _ in self.stored_records(campaign_id, lte=lte, gt=gt):
             found = True
-            yield cast(Campaign.Event, event).record()
+            yield record
         if not found and not gt:
             raise CampaignNotFound(f"no campaign {campaign_id}")
 

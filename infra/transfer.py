@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
+import orjson
 from eventsourcing.persistence import Mapper, StoredEvent
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic_core import from_json
@@ -17,8 +18,9 @@ from pydantic_core import from_json
 from domain.audit import restorable
 from domain.campaign import Campaign
 from domain.errors import CampaignNotFound, RefitError
-from domain.hashing import GENESIS_HASH, sha256_hex
+from domain.hashing import GENESIS_HASH, is_plain, sha256_hex, sorted_json
 from domain.history import record_hash, redacted
+from domain.ledger import LedgerEvent, event_record
 from domain.verify import VerifyReport, verify_export
 
 if TYPE_CHECKING:
@@ -52,7 +54,6 @@ class Imported:
     seed: bool  # whether the private seed came with it (server rolls can go on)
 
 
-_LINE = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 _TYPED = b'"_type_"'  # how eventsourcing's transcoder marks a value it encoded
 
 
@@ -63,7 +64,7 @@ def parse_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            parsed = json.loads(line)
+            parsed = _loads(line)
         except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as error:
             raise ImportRefused(f"line {number} of the export is not JSON: {error}",
                                 field="export") from None
@@ -73,9 +74,22 @@ def parse_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
         yield parsed
 
 
+def _loads(line: str | bytes) -> Any:
+    """json.loads's value, read by orjson where it reads the very same."""
+    # Not where orjson makes a float (of a float, or of an int past 64 bits), nor what it
+    # refuses: the stdlib then accepts it (NaN, say) or refuses it with its own message.
+    try:
+        value = orjson.loads(line)
+        if is_plain(value):
+            return value
+    except (orjson.JSONDecodeError, RecursionError):
+        pass
+    return json.loads(line)
+
+
 def dump_line(line: dict[str, Any]) -> str:
     """One export line: canonical JSON, so the same history gives the same bytes."""
-    return _LINE.encode(line) + "\n"
+    return sorted_json(line) + "\n"
 
 
 def decoded(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
@@ -89,6 +103,19 @@ def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
     """As the mapper decodes it, for a state with no cipher, compression, upcast or
     transcoded value but its timestamp; None for any other (the mapper reads it, or says
     what is wrong with it)."""
+    plain = _plain_fields(mapper, stored)
+    if plain is None:
+        return None
+    cls, state = plain
+    state |= {"originator_id": stored.originator_id,
+              "originator_version": stored.originator_version}
+    event: Any = object.__new__(cls)
+    object.__setattr__(event, "__dict__", state)
+    return event
+
+
+def _plain_fields(mapper: Mapper[UUID], stored: StoredEvent) -> tuple[type, dict[str, Any]] | None:
+    """The event class and fields `_plain_event` makes an event of; else None."""
     if mapper.cipher or mapper.compressor or stored.state.count(_TYPED) != 1 \
             or not isinstance(stored.originator_id, UUID):
         return None
@@ -96,11 +123,7 @@ def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
     state = _plain_state(stored.state)
     if state is None or getattr(cls, "class_version", 1) != 1 or "class_version" in state:
         return None
-    state |= {"originator_id": stored.originator_id,
-              "originator_version": stored.originator_version}
-    event = object.__new__(cls)
-    object.__setattr__(event, "__dict__", state)
-    return event
+    return cls, state
 
 
 def _plain_state(data: bytes) -> dict[str, Any] | None:
@@ -132,11 +155,34 @@ class TransferUseCases:
                       gt: int = 0) -> Iterator[Any]:
         """The campaign's events, oldest first, read a page at a time."""
         app = cast("Refit", self)
+        for stored in self._stored(campaign_id, lte, gt):
+            yield decoded(app.mapper, stored)
+
+    def stored_records(self, campaign_id: UUID, lte: int | None = None,
+                       gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """The campaign's history records, oldest first, each with its event's fields."""
+        app = cast("Refit", self)
+        ident, text = None, ""
+        for stored in self._stored(campaign_id, lte, gt):
+            plain = _plain_fields(app.mapper, stored)
+            if plain is None or not issubclass(plain[0], LedgerEvent):
+                event = app.mapper.to_domain_event(stored)
+                yield cast(Campaign.Event, event).record(), event.__dict__
+                continue
+            if stored.originator_id != ident:  # one campaign's: its id written out once
+                ident, text = stored.originator_id, str(stored.originator_id)
+            kind, fields = plain
+            # No event object: the record made as the event's `record` makes it.
+            yield event_record(kind, text, stored.originator_version,
+                               fields["timestamp"].isoformat(), fields), fields
+
+    def _stored(self, campaign_id: UUID, lte: int | None, gt: int) -> Iterator[StoredEvent]:
+        """The campaign's stored events, oldest first, read a page at a time."""
+        app = cast("Refit", self)
         last = gt
         while True:
             page = app.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
-            for stored in page:
-                yield decoded(app.mapper, stored)
+            yield from page
             if len(page) < PAGE:
                 return
             last = page[-1].originator_version
@@ -153,18 +199,16 @@ class TransferUseCases:
 
     def _export_lines(self, state: Campaign, viewer: str | None,
                       private: bool) -> Iterator[dict[str, Any]]:
-        events = self.stored_events(state.id)
-        first = cast(Campaign.Event, next(events))
-        created = first.record()
+        rows = self.stored_records(state.id)
+        created, first = next(rows)
         yield header_of(state, created["data"]["seed_commitment"], viewer, private)
         count, last = 0, None
 
         def records() -> Iterator[dict[str, Any]]:
-            yield created | _private(first, private)
-            for event in events:
-                record = event.record()
-                if private and type(event).__name__ in PRIVATE:
-                    record |= _private(event, private)
+            yield created | _private(created["type"], first, private)
+            for record, fields in rows:
+                if private and record["type"] in PRIVATE:
+                    record |= _private(record["type"], fields, private)
                 yield record
         for record in redacted(records(), viewer, state.phase == "ended"):
             count, last = count + 1, record
@@ -196,10 +240,12 @@ class TransferUseCases:
             self._check_header(header)
         if header is not None:
             yield header
+        ident = None  # read at the first event (a bad one refused there, as by each)
         for line in iterator:
             if "version" in line:
-                self._event(UUID(str(header.get("campaign") if header else "")), line,
-                            dry=True)
+                if ident is None:
+                    ident = UUID(str(header.get("campaign") if header else ""))
+                self._event(ident, line, dry=True)
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> None:
@@ -285,12 +331,11 @@ class TransferUseCases:
         except TypeError as error:
             raise ImportRefused(f"version {line['version']} ({kind}) cannot be rebuilt: "
                                 f"{error}", field="data") from None
-        expected = {k: v for k, v in line.items() if k != "private"}
         # Checked once, in the verifying pass. Values are carried as they are (true stays
         # true), so equal records give equal bytes; a version must be a plain int, since
         # the store keeps true as 1.
-        if dry and (type(line["version"]) is not int or
-                    cast(Campaign.Event, event).record() != expected):
+        if dry and (type(line["version"]) is not int or cast(Campaign.Event, event).record()
+                    != {k: v for k, v in line.items() if k != "private"}):
             raise ImportRefused(f"version {line['version']} ({kind}) does not rebuild to "
                                 "the same record", field="data")
         return event
@@ -332,9 +377,9 @@ def _seed(seed: Any, commitment: Any) -> str | None:
     return str(seed)
 
 
-def _private(event: Any, private: bool) -> dict[str, Any]:
+def _private(kind: str, fields: dict[str, Any], private: bool) -> dict[str, Any]:
     """The server's own secret beside the record, for the operator's export only."""
-    name = PRIVATE.get(type(event).__name__)
-    if not private or name is None or event.__dict__.get(name) is None:
+    name = PRIVATE.get(kind)
+    if not private or name is None or fields.get(name) is None:
         return {}
-    return {"private": {name: event.__dict__[name]}}
+    return {"private": {name: fields[name]}}

@@ -39,6 +39,9 @@ def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path:
     sqlite = figures["sqlite"]
     assert sqlite["campaigns"] == 2 and sqlite["import"]["events"] == 600
     assert sqlite["export_mismatches"] == 0 and sqlite["long"]["export_mismatches"] == 0
+    assert sqlite["import"]["processes"] == 1 and sqlite["export"]["processes"] == 1
+    alone = sqlite["one_process_per_file"]
+    assert alone["import"]["processes"] == 2 and alone["export_mismatches"] == 0
     assert sqlite["as_of"]["as_of"] == 150 and figures["met"]["sqlite"]["round_trip_identical"]
     assert "postgres" not in figures
 

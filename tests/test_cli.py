@@ -262,3 +262,53 @@ def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) 
     cut.write_text("\n".join(lines[:-1]) + "\n")
     short = runner.invoke(app, ["verify", str(cut), "--json"])
     assert short.exit_code == 1 and "cut short" in json.loads(short.stdout)["problem"]
+
+
+def test_several_campaigns_move_in_one_export_and_one_import(
+        db: str, other_database_url: str, tmp_path: Path) -> None:
+    ids = []
+    for name in ("One", "Two"):
+        created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", name,
+                        "--db", db)
+        assert isinstance(created, dict)
+        ids.append(created["id"])
+        refit("command", created["id"], '{"type": "change_elr", "side": "Axis", "value": 3, '
+              '"cause": "OB"}', "--db", db)
+    assert runner.invoke(app, ["export", *ids, "--db", db]).exit_code == 2  # no --to
+    out = tmp_path / "moved"
+    out.mkdir()
+    done = runner.invoke(app, ["export", *ids, "--with-seed", "--to", str(out), "--db", db])
+    assert done.exit_code == 0 and done.stdout == ""
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{i}.jsonl" for i in ids)
+    files = [out / f"{i}.jsonl" for i in ids]
+    for ident, path in zip(ids, files, strict=True):  # each as its own export writes it
+        assert path.read_text().splitlines() == exported(db, ident, "--with-seed")
+    imported = refit("import", *map(str, files), "--db", other_database_url)
+    assert isinstance(imported, list)
+    assert [(i["id"], i["events"], i["seed"]) for i in imported] == [(i, 2, True) for i in ids]
+    for ident, path in zip(ids, files, strict=True):
+        assert exported(other_database_url, ident, "--with-seed") == \
+            path.read_text().splitlines()
+    again = runner.invoke(app, ["import", str(files[1]), str(files[0]), "--json",
+                                "--db", other_database_url])
+    assert again.exit_code == 2
+    error = json.loads(again.stdout)["error"]
+    assert error["code"] == "conflict" and error["message"].startswith(f"{files[1]}: ")
+
+
+def test_among_several_imports_a_bad_file_is_named_and_those_before_it_stay(
+        db: str, tmp_path: Path) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "G",
+                    "--db", db)
+    assert isinstance(created, dict)
+    source = tmp_path / "good.jsonl"
+    source.write_text("\n".join(exported(db, created["id"], "--with-seed")) + "\n")
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(source.read_text().replace('"name":"G"', '"name":"H"'))
+    target = f"sqlite:///{tmp_path / 'target.db'}"
+    result = runner.invoke(app, ["import", str(source), str(forged), "--db", target])
+    assert result.exit_code == 2
+    assert result.stdout.startswith(f"imported {created['id']}: 1 events")
+    assert f"refused: {forged}: " in result.stderr
+    listed = refit("campaign", "list", "--db", target)
+    assert isinstance(listed, list) and [c["id"] for c in listed] == [created["id"]]
