@@ -153,13 +153,11 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
     """Campaign ledgers: create, command, read history, verify."""
 
     name = "refit"
-    snapshotting_intervals = {Campaign: 100}  # noqa: RUF012 - eventsourcing's own setting
+    is_snapshotting_enabled = True  # eventsourcing's snapshot store; see _snapshot_if_due
 
     def __init__(self, settings: Settings | None = None,
                  modules: dict[str, Module] | None = None) -> None:
         self.settings = conf = settings or Settings()
-        # eventsourcing reads the interval through the instance: set it per app, not per class.
-        self.__dict__["snapshotting_intervals"] = {Campaign: self.settings.snapshot_interval}
         super().__init__(self.settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(
             self.settings.module_dir)
@@ -262,6 +260,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                         continue
                     return actor
                 recordings = self.save(campaign)
+                self._snapshot_if_due(campaign, len(recordings))
             except RefitError:
                 if not fresh and self._behind(campaign):
                     fresh = True  # refused on a stale copy: decide on the stored campaign
@@ -275,6 +274,15 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 continue
             return self._result(campaign, recordings, actor)
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
+
+    def _snapshot_if_due(self, campaign: Campaign, appended: int) -> None:
+        """A snapshot of the campaign just saved, once it passes a multiple of the snapshot
+        interval. eventsourcing's own (`snapshotting_intervals`) would read the campaign
+        back from the store and replay it, holding the command's thread for as long."""
+        interval = self.settings.snapshot_interval
+        if self.snapshots is not None and \
+                campaign.version // interval > (campaign.version - appended) // interval:
+            self.snapshots.put([Campaign.Snapshot.take(campaign)])
 
     def _behind(self, campaign: Campaign) -> bool:
         """Whether the store holds events this copy of the campaign has not seen."""
