@@ -78,11 +78,14 @@ def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
     raise typer.Exit(2)
 
 
+REFUSALS = (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError)
+
+
 def guarded(as_json: bool, action: Callable[[], T]) -> T:
     """Run an action; map every refusal to one clear message, never a traceback."""
     try:
         return action()
-    except (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError) as error:
+    except REFUSALS as error:
         fail(error_body(error), as_json)
 
 

@@ -6,13 +6,31 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
 
-from api.cli import AsOf, By, Db, Id, Json, answer, app, emit, guarded, ledger, query
+from api.cli import (
+    REFUSALS,
+    AsOf,
+    By,
+    Db,
+    Id,
+    Json,
+    answer,
+    app,
+    emit,
+    fail,
+    guarded,
+    ledger,
+    query,
+    settings,
+)
+from api.errors import error_body
 from api.forms import render_form
+from api.parallel import in_processes
 from api.render import print_table
 from api.report import history_report
 from domain.campaign import campaign_id
@@ -26,6 +44,11 @@ Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
 Form = Literal["roster", "purchases", "cvp", "elr", "html"]
 
 
+Jobs = Annotated[int, typer.Option(
+    "--jobs", min=1, help="Processes moving the campaigns at once (a share each), to use "
+                          "every core when moving many.")]
+
+
 @app.command()
 def export(campaigns: Annotated[list[str], typer.Argument(
                help="Campaign id; several with --to.", metavar="ID")],
@@ -34,22 +57,47 @@ def export(campaigns: Annotated[list[str], typer.Argument(
                "--with-seed", help="The operator's export for moving a campaign: it carries "
                                    "the private dice seed, so server rolls can go on.")] = False,
            to: Annotated[Path | None, typer.Option(
-               "--to", help="A folder: each campaign written to ID.jsonl there, one after "
-                            "another (to move several at once).")] = None,
-           db: Db = None) -> None:
+               "--to", help="A folder: each campaign written to ID.jsonl there (to move "
+                            "several at once).")] = None,
+           jobs: Jobs = 1, db: Db = None) -> None:
     """The campaign's history as JSON lines: a header, every event, the head hash."""
     if to is None and len(campaigns) > 1:
         raise typer.BadParameter("several campaigns need --to DIR (a file each)",
                                  param_hint="--to")
     if to is not None and not to.is_dir():
         raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
+    if to is None:
+        with ledger(db) as refit:
+            lines = guarded(False, _exporter(refit, campaigns[0], viewer, with_seed))
+            sys.stdout.writelines(map(dump_line, lines))
+        return
+    done = in_processes(partial(_export_share, db, viewer, with_seed, to), campaigns,
+                        _tables_made(db, jobs))
+    refusals = [body for body in done if body is not None]
+    if refusals:
+        fail(refusals[0], False)
+
+
+def _tables_made(db: str | None, jobs: int) -> int:
+    """`jobs`, once the tables are made: several processes would race to make them."""
+    if jobs > 1:
+        guarded(False, lambda: Refit(settings(db)).close())
+    return jobs
+
+
+def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
+                  campaigns: list[str]) -> list[dict[str, Any] | None]:
+    """Each campaign written to its file, until one is refused (its error body last)."""
+    done: list[dict[str, Any] | None] = []
     with ledger(db) as refit:
         for campaign in campaigns:
-            lines = guarded(False, _exporter(refit, campaign, viewer, with_seed))
-            if to is None:
-                sys.stdout.writelines(map(dump_line, lines))
-            else:
+            try:
+                lines = _exporter(refit, campaign, viewer, with_seed)()
                 _write_file(to / f"{campaign_id(campaign)}.jsonl", lines)
+            except REFUSALS as error:
+                return [*done, error_body(error)]
+            done.append(None)
+    return done
 
 
 def _exporter(refit: Refit, campaign: str, viewer: str | None,
@@ -72,23 +120,40 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
 
 @app.command("import")
 def import_(files: Annotated[list[Path], typer.Argument(
-                help="An export (JSON lines); several are imported one after another.",
-                metavar="FILE")],
-            db: Db = None, as_json: Json = False) -> None:
+                help="An export (JSON lines); several are imported one after another, or a "
+                     "share in each of --jobs processes.", metavar="FILE")],
+            jobs: Jobs = 1, db: Db = None, as_json: Json = False) -> None:
     """Rebuild a campaign from the director's export, refusing one that does not verify."""
     for file in files:
         if not file.is_file():
             raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
-    done = query(db, as_json, lambda refit: [
-        _import_file(refit, file, as_json, len(files) > 1) for file in files])
+    done = in_processes(partial(_import_share, db, as_json, len(files) > 1), files,
+                        _tables_made(db, jobs))
+    refusals = [body for body in done if isinstance(body, dict)]
+    if refusals:
+        fail(refusals[0], as_json)
     if as_json:
         emit(True, done[0].__dict__ if len(files) == 1 else [d.__dict__ for d in done],
              lambda: None)
 
 
+def _import_share(db: str | None, as_json: bool, several: bool,
+                  files: list[Path]) -> list[Imported | dict[str, Any]]:
+    """Each file imported (verified in full first), until one is refused (its error body
+    last): those before it stay imported."""
+    done: list[Imported | dict[str, Any]] = []
+    with ledger(db) as refit:
+        for file in files:
+            try:
+                done.append(_import_file(refit, file, as_json, several))
+            except REFUSALS as error:
+                return [*done, error_body(error)]
+    return done
+
+
 def _import_file(refit: Refit, file: Path, as_json: bool, several: bool) -> Imported:
     """One file imported (verified in full first), said as soon as it is done."""
-    # Among several, a refusal names its file; those before it stay imported.
+    # Among several, a refusal names its file.
     try:
         done = refit.import_export(lambda: _read_lines(file))
     except RefitError as error:

@@ -18,6 +18,7 @@ checkpoints deleted (a fold from the start).
 
     python bench/transfer.py [--only sqlite|postgres] [--total-events 1000000]
         [--campaign-events 20000] [--long-events 200000] [--per-process 5] [--repeats 5]
+        [--jobs 1]
 """
 from __future__ import annotations
 
@@ -208,17 +209,25 @@ def process_start(exe: str, work: Path, env: dict[str, str]) -> dict[str, Any]:
 
 def import_all(exe: str, url: str, files: list[tuple[str, Path]], events: int,
                work: Path, env: dict[str, str], together: bool) -> Runs:
-    """`refit import FILE...` of every file in one process (`together`), else
+    """`refit import FILE... --jobs JOBS` of every file in one command (`together`), else
     `refit import FILE` one process each, into the database."""
     runs = Runs()
     for group in [files] if together else [[item] for item in files]:
         out = work / "import.out"
-        runs.run([exe, "import", *(str(path) for _, path in group), "--db", url, "--json"],
-                 out, env)
+        runs.run([exe, "import", *(str(path) for _, path in group), "--db", url, "--json",
+                  *jobs_option(together)], out, env)
         done = json.loads(out.read_text())
         done = done if isinstance(done, list) else [done]
         assert [(d["id"], d["events"]) for d in done] == [(c, events) for c, _ in group], done
     return runs
+
+
+JOBS = 1  # processes a `together` import or export runs (`--jobs`)
+
+
+def jobs_option(together: bool) -> list[str]:
+    """`--jobs JOBS` for a command that moves every campaign, if more than one."""
+    return ["--jobs", str(JOBS)] if together and JOBS > 1 else []
 
 
 def export_all(exe: str, url: str, files: list[tuple[str, Path]], work: Path,
@@ -231,7 +240,7 @@ def export_all(exe: str, url: str, files: list[tuple[str, Path]], work: Path,
         folder = work / "exported"
         folder.mkdir()
         runs.run([exe, "export", *(c for c, _ in files), "--with-seed", "--to", str(folder),
-                  "--db", url], work / "export.out", env)
+                  "--db", url, *jobs_option(together)], work / "export.out", env)
         for campaign, path in files:
             mismatches += not filecmp.cmp(folder / f"{campaign}.jsonl", path, shallow=False)
         shutil.rmtree(folder)
@@ -446,6 +455,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--per-process", type=int, default=5,
                         help="files also moved one process each (0: none)")
     parser.add_argument("--repeats", type=int, default=5, help="as-of reads of each kind")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="processes the whole history's import and export each run "
+                             "(refit ... --jobs)")
     parser.add_argument("--only", choices=["sqlite", "postgres"], help="one backend only")
     args = parser.parse_args()
     if args.campaign_events < 100:
@@ -461,10 +473,13 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     """Build the inputs once, run every measurement on each database, print the JSON."""
+    global JOBS
     args = parse_args()
+    JOBS = args.jobs
     started = time.perf_counter()
     output: dict[str, Any] = {"machine": machine() | {"load_average_at_start":
-                                                       os.getloadavg()[0]}}
+                                                       os.getloadavg()[0]},
+                              "jobs": JOBS}
     with tempfile.TemporaryDirectory(prefix="refit-bench-transfer-") as name:
         tmp = Path(name)
         module_dir = tmp / "modules"

@@ -32,7 +32,7 @@ TRANSFER = Path(__file__).parent.parent / "bench" / "transfer.py"
 def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(TRANSFER), "--only", "sqlite", "--total-events", "600",
-         "--campaign-events", "300", "--long-events", "400", "--repeats", "1"],
+         "--campaign-events", "300", "--long-events", "400", "--repeats", "1", "--jobs", "2"],
         capture_output=True, text=True, cwd=tmp_path, timeout=600, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])

@@ -312,3 +312,35 @@ def test_among_several_imports_a_bad_file_is_named_and_those_before_it_stay(
     assert f"refused: {forged}: " in result.stderr
     listed = refit("campaign", "list", "--db", target)
     assert isinstance(listed, list) and [c["id"] for c in listed] == [created["id"]]
+
+
+def test_campaigns_move_in_several_processes_with_jobs(
+        db: str, other_database_url: str, tmp_path: Path) -> None:
+    ids = []
+    for name in ("One", "Two", "Three"):
+        created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", name,
+                        "--db", db)
+        assert isinstance(created, dict)
+        ids.append(created["id"])
+    out = tmp_path / "moved"
+    out.mkdir()
+    done = runner.invoke(app, ["export", *ids, "--with-seed", "--to", str(out), "--jobs", "2",
+                               "--db", db])
+    assert done.exit_code == 0
+    files = [out / f"{i}.jsonl" for i in ids]
+    for ident, path in zip(ids, files, strict=True):
+        assert path.read_text().splitlines() == exported(db, ident, "--with-seed")
+    forged = tmp_path / "forged.jsonl"
+    forged.write_text(files[0].read_text().replace('"name":"One"', '"name":"Uno"'))
+    refused = runner.invoke(app, ["import", str(files[1]), str(forged), str(files[2]),
+                                  "--jobs", "2", "--json", "--db", other_database_url])
+    assert refused.exit_code == 2
+    assert json.loads(refused.stdout)["error"]["message"].startswith(f"{forged}: ")
+    listed = refit("campaign", "list", "--db", other_database_url)
+    assert isinstance(listed, list)
+    assert sorted(c["id"] for c in listed) == sorted(ids[1:])  # each share's others stay
+    imported = refit("import", str(files[0]), "--jobs", "2", "--db", other_database_url)
+    assert isinstance(imported, dict) and imported["id"] == ids[0]
+    for ident, path in zip(ids, files, strict=True):
+        assert exported(other_database_url, ident, "--with-seed") == \
+            path.read_text().splitlines()
