@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from eventsourcing.postgres import PostgresApplicationRecorder
-from psycopg.sql import SQL, Identifier
+from psycopg import Cursor
+from psycopg.rows import DictRow
+from psycopg.sql import SQL, Identifier, Literal
 
 # The body of eventsourcing's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS), with the
 # table lock its two-step insert takes. Without the lock, notification ids could commit
@@ -48,3 +50,12 @@ class LedgerRecorder(PostgresApplicationRecorder):
                               lock_timeout=datastore.lock_timeout,
                               table=Identifier(self.events_table_name),
                               channel=Identifier(self.channel_name))
+        self._create_lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
+            Literal(f"{datastore.schema}.{self.events_table_name}.create"))
+
+    def _create_table(self, curs: Cursor[DictRow]) -> None:
+        """eventsourcing's, one process at a time: processes starting together (`--jobs`,
+        `refit serve --workers`) would otherwise replace the insert function at once, which
+        PostgreSQL refuses ("tuple concurrently updated")."""
+        curs.execute(self._create_lock)
+        super()._create_table(curs)

@@ -198,3 +198,21 @@ def test_a_save_on_postgres_waits_for_the_events_table_lock(settings: Settings) 
             assert saving.result(timeout=30).version == refit.campaign(campaign).version
     finally:
         refit.close()
+
+
+def test_services_starting_together_on_postgres_make_their_tables_in_turn(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("SQLite's tables are made under its one writer lock")
+    import threading
+
+    Refit(settings).close()  # the tables exist: each start still replaces the functions
+    for _ in range(3):
+        ready = threading.Barrier(6)
+
+        def start() -> None:
+            ready.wait()
+            Refit(settings).close()
+        with ThreadPoolExecutor(6) as pool:
+            for started in [pool.submit(start) for _ in range(6)]:
+                started.result(timeout=60)  # "tuple concurrently updated" would raise here
