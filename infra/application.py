@@ -260,7 +260,6 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                         continue
                     return actor
                 recordings = self.save(campaign)
-                self._snapshot_if_due(campaign, len(recordings))
             except RefitError:
                 if not fresh and self._behind(campaign):
                     fresh = True  # refused on a stale copy: decide on the stored campaign
@@ -274,6 +273,15 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 continue
             return self._result(campaign, recordings, actor)
         raise VersionConflict(f"still conflicting after {MAX_RETRIES} tries")
+
+    def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
+        """eventsourcing's save; then a snapshot of each campaign saved that is due one."""
+        recordings = super().save(*objs, **kwargs)
+        for saved in objs:
+            if isinstance(saved, Campaign):
+                self._snapshot_if_due(saved, sum(
+                    1 for r in recordings if r.domain_event.originator_id == saved.id))
+        return recordings
 
     def _snapshot_if_due(self, campaign: Campaign, appended: int) -> None:
         """A snapshot of the campaign just saved, once it passes a multiple of the snapshot
