@@ -71,6 +71,7 @@ def export(campaigns: Annotated[list[str], typer.Argument(
             lines = guarded(False, _exporter(refit, campaigns[0], viewer, with_seed))
             sys.stdout.writelines(map(dump_line, lines))
         return
+    campaigns = list(dict.fromkeys(campaigns))  # one process per file
     done = in_processes(partial(_export_share, db, viewer, with_seed, to), campaigns,
                         _tables_made(db, jobs))
     refusals = [body for body in done if body is not None]

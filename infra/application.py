@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import logging
 import random
 import secrets
 import threading
@@ -45,6 +46,7 @@ from projections.runner import (
 )
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
+log = logging.getLogger(__name__)
 MAX_RETRIES = 10
 Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
 
@@ -278,9 +280,14 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         """eventsourcing's save; then a snapshot of each campaign saved that is due one."""
         recordings = super().save(*objs, **kwargs)
         for saved in objs:
-            if isinstance(saved, Campaign):
+            if not isinstance(saved, Campaign):
+                continue
+            try:
                 self._snapshot_if_due(saved, sum(
                     1 for r in recordings if r.domain_event.originator_id == saved.id))
+            except Exception:  # the events are saved: a snapshot only spares a replay
+                log.warning("no snapshot of campaign %s at version %s", saved.id,
+                            saved.version, exc_info=True)
         return recordings
 
     def _snapshot_if_due(self, campaign: Campaign, appended: int) -> None:

@@ -210,9 +210,27 @@ def test_services_starting_together_on_postgres_make_their_tables_in_turn(
     for _ in range(3):
         ready = threading.Barrier(6)
 
-        def start() -> None:
-            ready.wait()
+        def start(together: threading.Barrier) -> None:
+            together.wait()
             Refit(settings).close()
         with ThreadPoolExecutor(6) as pool:
-            for started in [pool.submit(start) for _ in range(6)]:
+            for started in [pool.submit(start, ready) for _ in range(6)]:
                 started.result(timeout=60)  # "tuple concurrently updated" would raise here
+
+
+def test_a_snapshot_that_fails_neither_fails_nor_repeats_a_saved_command(
+        settings: Settings) -> None:
+    from eventsourcing.persistence import IntegrityError
+
+    refit = Refit(settings.model_copy(update={"snapshot_interval": 2}))
+    try:
+        campaign = abtf_campaign(refit, "Snapshots")
+        assert refit.snapshots is not None
+        with patch.object(refit.snapshots, "put", side_effect=IntegrityError("kept already")):
+            for _ in range(3):
+                before = refit.campaign(campaign).version
+                done = refit.execute(campaign, cmd.CreditCPP(side="British", amount=1,
+                                                             reason="x"), "director")
+                assert done.version == before + 1 == len(list(refit.records(campaign)))
+    finally:
+        refit.close()
