@@ -67,6 +67,12 @@ def ledger(db: str | None) -> Iterator[Refit]:
         refit.close()
 
 
+def make_tables(conf: Settings) -> None:
+    """The tables made once, before several processes each build the application on the
+    same database and would otherwise race to make them."""
+    Refit(conf).close()
+
+
 def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
     """Print a refusal (JSON on stdout with --json, a line on stderr otherwise) and exit 2."""
     if as_json:
@@ -450,9 +456,7 @@ def serve(
     if workers == 1:
         uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
         return
-    # Several processes build the app themselves, from the same settings: make the
-    # tables once first, so the workers do not race to create them.
-    Refit(conf).close()
+    make_tables(conf)
     os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
                    "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
                    "REFIT_MODULE_DIR": str(conf.module_dir)}

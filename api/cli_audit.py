@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -25,6 +25,7 @@ from api.cli import (
     fail,
     guarded,
     ledger,
+    make_tables,
     query,
     settings,
 )
@@ -68,7 +69,8 @@ def export(campaigns: Annotated[list[str], typer.Argument(
         raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
     if to is None:
         with ledger(db) as refit:
-            lines = guarded(False, _exporter(refit, campaigns[0], viewer, with_seed))
+            lines = guarded(False, lambda: refit.export(campaign_id(campaigns[0]), viewer,
+                                                        with_seed))
             sys.stdout.writelines(map(dump_line, lines))
         return
     campaigns = list(dict.fromkeys(campaigns))  # one process per file
@@ -80,9 +82,9 @@ def export(campaigns: Annotated[list[str], typer.Argument(
 
 
 def _tables_made(db: str | None, jobs: int) -> int:
-    """`jobs`, once the tables are made: several processes would race to make them."""
+    """`jobs`, once the tables are made if several processes will work on them."""
     if jobs > 1:
-        guarded(False, lambda: Refit(settings(db)).close())
+        guarded(False, lambda: make_tables(settings(db)))
     return jobs
 
 
@@ -93,17 +95,12 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
     with ledger(db) as refit:
         for campaign in campaigns:
             try:
-                lines = _exporter(refit, campaign, viewer, with_seed)()
+                lines = refit.export(campaign_id(campaign), viewer, with_seed)
                 _write_file(to / f"{campaign_id(campaign)}.jsonl", lines)
             except REFUSALS as error:
                 return [*done, error_body(error)]
             done.append(None)
     return done
-
-
-def _exporter(refit: Refit, campaign: str, viewer: str | None,
-              with_seed: bool) -> Callable[[], Iterator[dict[str, Any]]]:
-    return lambda: refit.export(campaign_id(campaign), viewer, with_seed)
 
 
 def _write_file(path: Path, lines: Iterator[dict[str, Any]]) -> None:

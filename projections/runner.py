@@ -205,8 +205,10 @@ class CampaignProjection(Projection[Any]):
         `after` is the tracking the batch was read after: if another writer has moved the
         view on since, the write is refused (ViewMovedOn) and nothing is counted twice.
         """
-        folded = self.fold(events)
-        self.view.write(encode(folded.dirty), tracking, after)
+        with collector_paused():
+            folded = self.fold(events)
+            rows = encode(folded.dirty)
+        self.view.write(rows, tracking, after)
         self.keep_checkpoints(folded)
 
     def keep_checkpoints(self, folded: _Buffer) -> None:
@@ -275,16 +277,13 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
             return done
         with collector_paused():
             events = [app.mapper.to_domain_event(n) for n in notifications]
-            folded = projection.fold(events)
-            rows = encode(folded.dirty)
         try:
-            projection.view.write(rows, Tracking(app.name, notifications[-1].id), last)
+            projection.process_batch(events, Tracking(app.name, notifications[-1].id), last)
         except ViewMovedOn:
             raced += 1  # another process folded these first: go on from its tracking
             if raced > MAX_RACES:
                 raise
             continue
-        projection.keep_checkpoints(folded)
         done += len(notifications)
     return done
 
