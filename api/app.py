@@ -3,6 +3,7 @@ Refit application, and every refusal to the contract's error body in one place."
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -113,8 +114,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
         sys.setswitchinterval(conf.switch_interval_ms / 1000)
-        yield
-        refit.close()
+        # What start-up made (modules, rule tables, the app) lives as long as the service:
+        # frozen, a full collection no longer walks it, which had stalled every request
+        # in flight for 30 ms at a time (bench/load.py, closed loop).
+        gc.collect()
+        gc.freeze()
+        try:
+            yield
+        finally:
+            gc.unfreeze()
+            refit.close()
 
     app = RefitAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
                   redoc_url=None,

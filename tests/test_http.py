@@ -3,6 +3,7 @@ on every read path, If-Match, Idempotency-Key and the error body."""
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 from collections.abc import Iterator
@@ -268,3 +269,10 @@ def test_the_service_sets_the_gil_switch_interval_it_is_given(settings: Settings
             assert sys.getswitchinterval() == pytest.approx(0.0025)
     finally:
         sys.setswitchinterval(before)
+
+
+def test_the_service_freezes_its_start_up_heap_until_it_stops(settings: Settings) -> None:
+    gc.unfreeze()
+    with TestClient(create_app(settings)):
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
