@@ -178,10 +178,9 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         if env["PERSISTENCE_MODULE"] != "eventsourcing.postgres":
             raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
                                  field="projection_runner")
-        env |= {"REFIT_PROJECTION_POSTGRES_SCHEMA": env.get("POSTGRES_SCHEMA", "public")}
         # An undo turns the view back to rows as of a version: the runner reads them here.
         bound = type("BoundProjection", (CampaignProjection,),
-                     {"reader": staticmethod(self.rows_at)})
+                     {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
         return ProjectionRunner(application_class=CampaignLog,
                                 projection_class=bound,
                                 view_class=PostgresProjectionView, env=env)
@@ -482,7 +481,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             self.catch_up()
             return
         head = self.recorder.max_notification_id()
-        with contextlib.suppress(TimeoutError):  # the runner's view keeps its own tracking
+        with contextlib.suppress(TimeoutError):  # answered just below, as a 503
             self.runner.wait(head, timeout=self.settings.read_wait)
         if head is not None and (self.runner.view.max_tracking_id("refit") or 0) < head:
             raise ViewBehind(f"the projections are more than {self.settings.read_wait} s "

@@ -176,7 +176,10 @@ class CampaignLog(Application[UUID]):
 class CampaignProjection(Projection[Any]):
     """The campaign projection: the fold, written with eventsourcing's tracking."""
 
-    name = "refit_projection"
+    # The application's name, so its tracking table is the one catch-up keeps: a process
+    # with the runner and one without (a director's CLI read beside the service) then
+    # fold from one position and never fold a notification twice.
+    name = CampaignLog.name
     reader: Reader | None = None  # rows as of a version, which an undo turns the view back to
 
     def __init__(self, view: Any, reader: Reader | None = None) -> None:

@@ -157,6 +157,23 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
             self._insert_tracking(c, tracking)
 
 
+# Before they shared the application's tracking table, the projection runner's views kept
+# their position in a table of their own: it is merged in (the further position kept) and
+# dropped, so that no notification is folded again.
+_RUNNER_TRACKING = "boundprojection_tracking"
+_MERGE_RUNNER_TRACKING = (
+    "DO $$ BEGIN "
+    "PERFORM pg_advisory_xact_lock(hashtext({old_name})); "  # processes starting together
+    "IF to_regclass({old_name}) IS NOT NULL THEN "
+    "INSERT INTO {schema}.{tracking} AS t SELECT application_name, notification_id "
+    "FROM {schema}.{old} WHERE application_name <> '__migration__' "
+    "ON CONFLICT (application_name) DO UPDATE "
+    "SET notification_id = GREATEST(t.notification_id, EXCLUDED.notification_id); "
+    "DROP TABLE {schema}.{old}; "
+    "END IF; END $$"
+)
+
+
 class PostgresProjectionView(PostgresTrackingRecorder):
     """Projection rows in PostgreSQL."""
 
@@ -166,6 +183,10 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (campaign text, kind text, key text, "
             "ord bigint, doc text, PRIMARY KEY (campaign, kind, key))").format(*table))
+        self.sql_create_statements.append(SQL(_MERGE_RUNNER_TRACKING).format(
+            schema=Identifier(self.datastore.schema),
+            tracking=Identifier(self.tracking_table_name), old=Identifier(_RUNNER_TRACKING),
+            old_name=f'"{self.datastore.schema}"."{_RUNNER_TRACKING}"'))
         checkpoints = Identifier(self.datastore.schema), Identifier(CHECKPOINTS)
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (campaign text, version bigint, doc bytea, "

@@ -51,8 +51,7 @@ def test_eventsourcing_projection_runner_drives_the_same_projection(
     campaign = refit.create_campaign("pbr", "I", "Runner", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "British", "amount": 17,
                          "reason": "CPP Base", "rule": "3.6161"})
-    env = settings.eventsourcing_env() | {"REFIT_PROJECTION_POSTGRES_SCHEMA":
-                                          settings.eventsourcing_env()["POSTGRES_SCHEMA"]}
+    env = settings.eventsourcing_env()
     with ProjectionRunner(application_class=CampaignLog, projection_class=CampaignProjection,
                           view_class=PostgresProjectionView, env=env) as runner:
         runner.wait(refit.recorder.max_notification_id(), timeout=10)
@@ -176,6 +175,53 @@ def test_two_service_processes_each_with_a_runner_count_every_event_once(
     finally:
         first.close()
         second.close()
+
+
+def test_a_process_without_the_runner_folds_on_from_where_the_runner_is(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    service = Refit(settings.model_copy(update={"projection_runner": True}))
+    cli = Refit(settings)  # a director's `refit roster ID --db ...` beside the service
+    try:
+        campaign = service.create_campaign("pbr", "I", "Mixed", "server").id
+        credited = 0
+        for app, amount in ((service, 1), (service, 2), (cli, 4), (service, 8), (cli, 16)):
+            do(app, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
+                               "reason": "x"})
+            credited += amount
+            for reader in (service, cli):
+                assert reader.roster(campaign)[0].sides["Axis"].cpp_credited == credited
+        assert cli.view.max_tracking_id("refit") == cli.recorder.max_notification_id()
+    finally:
+        service.close()
+        cli.close()
+
+
+def test_a_view_the_runner_tracked_in_a_table_of_its_own_is_not_folded_again(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    schema = settings.eventsourcing_env()["POSTGRES_SCHEMA"]
+    before = Refit(settings)
+    try:
+        campaign = before.create_campaign("kgp", "I", "Upgraded", "server").id
+        do(before, campaign, {"type": "record_casualty", "side": "US", "unit": "7-4-7",
+                              "cvp": 2})
+        assert before.cvp(campaign).totals["US"] == 2
+        with before.recorder.datastore.transaction(commit=True) as curs:  # as it was kept
+            curs.execute(f'ALTER TABLE "{schema}".refit_tracking '
+                         'RENAME TO boundprojection_tracking')
+    finally:
+        before.close()
+    after = Refit(settings)
+    try:
+        assert after.cvp(campaign).totals["US"] == 2
+        with after.recorder.datastore.transaction(commit=False) as curs:
+            curs.execute("SELECT to_regclass(%s) AS old", (f"{schema}.boundprojection_tracking",))
+            assert curs.fetchone()["old"] is None
+    finally:
+        after.close()
 
 
 def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Settings) -> None:
