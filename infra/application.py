@@ -151,6 +151,13 @@ HANDLERS: dict[str, Handler] = {
 }
 
 
+def _expect(campaign: Campaign, expected_version: int | None) -> None:
+    """If-Match: refuse a command sent for another version of the campaign (409)."""
+    if expected_version is not None and campaign.version != expected_version:
+        raise VersionConflict(f"campaign is at version {campaign.version}, not "
+                              f"{expected_version}")
+
+
 class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
     """Campaign ledgers: create, command, read history, verify."""
 
@@ -234,6 +241,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         """Do `act` to the campaign and save what it recorded, under the campaign's lock;
         on a concurrent write from another process, again on the fresh state (bounded)."""
         def acted(campaign: Campaign) -> str:
+            _expect(campaign, expected_version)
             act(campaign)
             return ""
         with self._turn(campaign_id):
@@ -241,9 +249,10 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
 
     def _attempts(self, campaign_id: UUID, act: Callable[[Campaign], str | CommandResult],
                   expected_version: int | None) -> CommandResult:
-        """Run `act` on the campaign and save it. The first try runs on the cached copy
-        (no read of the store) unless other processes share the database; a conflict on
-        saving, or a refusal on a copy another process has moved past, tries again on
+        """Run `act` on the campaign (which checks `expected_version` itself: an
+        Idempotency-Key's repeat answers before that) and save it. The first try runs on
+        the cached copy (no read of the store) unless other processes share the database;
+        a conflict on saving, or a refusal on a copy another process has moved past, tries again on
         the campaign read afresh."""
         fresh = self.settings.shared_database
         for attempt in range(MAX_RETRIES):
@@ -251,9 +260,6 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 time.sleep(backoff(attempt))
             campaign = self.campaign(campaign_id, fresh=fresh)
             try:
-                if expected_version is not None and campaign.version != expected_version:
-                    raise VersionConflict(f"campaign is at version {campaign.version}, not "
-                                          f"{expected_version}")
                 actor = act(campaign)
                 if isinstance(actor, CommandResult):
                     if not fresh and self._behind(campaign):
@@ -359,6 +365,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             key = None if idempotency_key is None else f"{role}\x1f{idempotency_key}"
             if key is not None and key in campaign.idempotency:
                 return self._first_answer(campaign_id, campaign, key, digest, role)
+            _expect(campaign, expected_version)  # a repeat's If-Match was the first's
             module = self.module(campaign.module_id)
             campaign.check_step(module, command.type)
             if key is not None:

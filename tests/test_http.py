@@ -168,6 +168,20 @@ def test_a_repeated_idempotency_key_answers_the_first_answer(client: TestClient)
     assert other.status_code == 422 and other.json()["error"]["field"] == "Idempotency-Key"
 
 
+def test_a_retry_with_the_same_if_match_and_idempotency_key_gets_the_first_answer(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    body = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
+    headers = {"If-Match": "1", "Idempotency-Key": "cpp-1"}
+    first = send(client, campaign, director, body, **headers)
+    again = send(client, campaign, director, body, **headers)  # its answer was lost
+    assert first.status_code == again.status_code == 200
+    assert again.json() == first.json()
+    other = send(client, campaign, director, body, **(headers | {"Idempotency-Key": "cpp-2"}))
+    assert other.status_code == 409  # a new command for version 1 is still refused
+
+
 def test_every_refusal_is_the_contracts_error_body(client: TestClient) -> None:
     campaign = new_campaign(client)
     director = campaign["tokens"]["director"]
