@@ -19,6 +19,7 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 from swagger_ui_bundle import swagger_ui_path
 
@@ -30,6 +31,7 @@ from api.access import (
     caller_for,
     caller_on,
     command_answer,
+    is_admin,
     require_admin,
     require_token,
     token_of,
@@ -176,6 +178,15 @@ def _errors(app: FastAPI) -> None:
         app.add_exception_handler(kind, refused)
     app.add_exception_handler(Exception, refused)  # never a bare 500: the same body
 
+    @app.exception_handler(StarletteHTTPException)
+    def http_refused(_: Request, error: StarletteHTTPException) -> Response:
+        """Starlette's own refusals (an unreadable body, no such route or method) in the
+        contract's body, with their status and headers (405's Allow)."""
+        code = HTTP_CODES.get(error.status_code, "invalid")
+        body = {"error": {"code": code, "message": _starlette_message(error), "rule": None,
+                          "field": None}}
+        return JSONResponse(body, status_code=error.status_code, headers=error.headers)
+
     @app.exception_handler(RequestValidationError)
     def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0]
@@ -185,6 +196,21 @@ def _errors(app: FastAPI) -> None:
         body = {"error": {"code": "invalid_command", "message": f"{where}: {first['msg']}",
                           "rule": None, "field": where}}
         return JSONResponse(body, status_code=422)
+
+
+HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed"}
+
+
+def _starlette_message(error: StarletteHTTPException) -> str:
+    """What a Starlette refusal means, said for a client."""
+    if error.status_code == 404:
+        return "no such route (see /docs)"
+    if error.status_code == 405:
+        allowed = (error.headers or {}).get("Allow")
+        return f"this route takes {allowed} only" if allowed else "this route takes no such method"
+    if error.status_code == 400:
+        return "the body cannot be read as JSON (UTF-8)"
+    return str(error.detail)
 
 
 def command_runner(refit: Refit) -> Runner:
@@ -241,7 +267,11 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
 
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:
-        """Director: a new token for a role (e.g. a side's lost one); the old one dies."""
+        """Director, or the admin (for a lost director token): a new token for a role; the
+        old one dies."""
+        if is_admin(token_of(credentials), conf.admin_token):
+            return {"role": role, "token": refit.replace_token(campaign_id(campaign), role,
+                                                               "admin")}
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("replacing a token")
         return {"role": role, "token": refit.replace_token(ident, role, caller.role)}

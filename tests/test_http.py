@@ -182,6 +182,23 @@ def test_a_retry_with_the_same_if_match_and_idempotency_key_gets_the_first_answe
     assert other.status_code == 409  # a new command for version 1 is still refused
 
 
+def test_an_unreadable_body_an_unknown_route_and_a_wrong_method_answer_the_error_body(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    path = f"/campaigns/{campaign['id']}/commands"
+    unreadable = client.post(path, content=b'{"type": "advance\xc3"}',
+                             headers=auth(director) | {"Content-Type": "application/json"})
+    unknown = client.get("/campaign", headers=auth(director))
+    wrong = client.delete(path, headers=auth(director))
+    assert (unreadable.status_code, unknown.status_code, wrong.status_code) == (400, 404, 405)
+    assert unreadable.json()["error"]["code"] == "invalid_body"
+    assert unknown.json()["error"]["code"] == "not_found"
+    assert wrong.json()["error"]["message"] == "this route takes POST only"
+    assert wrong.headers["Allow"] == "POST"
+    assert json.loads(read_as(client, campaign, "", director))["version"] == 1
+
+
 def test_every_refusal_is_the_contracts_error_body(client: TestClient) -> None:
     campaign = new_campaign(client)
     director = campaign["tokens"]["director"]
@@ -209,6 +226,19 @@ def test_a_director_replaces_a_lost_token_and_the_old_one_dies(client: TestClien
     assert client.get(f"/campaigns/{campaign['id']}", headers=auth(fresh)).status_code == 200
     by_side = client.post(f"/campaigns/{campaign['id']}/tokens/Axis", headers=auth(fresh))
     assert by_side.status_code == 403
+
+
+def test_the_admin_replaces_a_lost_director_token(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    answer = client.post(f"/campaigns/{campaign['id']}/tokens/director", headers=auth(ADMIN))
+    assert answer.status_code == 200 and answer.json()["role"] == "director"
+    lost = campaign["tokens"]["director"]
+    assert client.get(f"/campaigns/{campaign['id']}", headers=auth(lost)).status_code == 401
+    fresh = auth(answer.json()["token"])
+    assert client.get(f"/campaigns/{campaign['id']}", headers=fresh).status_code == 200
+    nobody = client.post("/campaigns/00000000-0000-0000-0000-000000000000/tokens/director",
+                         headers=auth(ADMIN))
+    assert nobody.status_code == 404
 
 
 def test_the_openapi_schema_documents_each_command_type(client: TestClient) -> None:
