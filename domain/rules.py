@@ -760,9 +760,11 @@ class Module(Strict):
         return next((row for row in chart.rows if row.id == rg), None) if chart else None
 
     def missing_tables(self) -> list[str]:
-        """Tables the steps name that nobody has supplied."""
+        """Tables the steps name, and sides' RG charts, that nobody has supplied."""
         have = {table.id for table in self.tables}
-        return [t for step in self.steps for t in step.tables if t not in have]
+        charts = [f"{self.rg_chart_rule} {side} RG chart" for side in self.sides
+                  if self.rg_chart_rule and side not in self.rg_charts]
+        return [t for step in self.steps for t in step.tables if t not in have] + charts
 
 
 class ModulePatch(Strict):

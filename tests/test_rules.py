@@ -22,6 +22,14 @@ def test_the_three_seed_modules_are_registered_by_id() -> None:
     assert MODULES["kgp"].sides == ["German", "US"]
 
 
+def test_a_module_lists_the_rg_charts_its_owner_must_still_supply() -> None:
+    assert MODULES["abtf"].missing_tables()[-2:] == ["9.617 British RG chart",
+                                                      "9.617 German RG chart"]
+    assert MODULES["kgp"].missing_tables()[-2:] == ["8.619 German RG chart",
+                                                     "8.619 US RG chart"]
+    assert MODULES["pbr"].missing_tables() == []  # PBr ships its charts
+
+
 def test_the_abtf_calendar_runs_17n_to_21eve_with_9_6161_exhaustion() -> None:
     calendar = MODULES["abtf"].calendar
     assert (calendar[0].date, calendar[-1].date, len(calendar)) == ("17N", "21EVE", 16)
