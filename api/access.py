@@ -63,7 +63,7 @@ class Caller:
             raise Forbidden("an observer reads; it sends no commands")
         side = body.get("side")
         if body.get("type") not in SIDE_COMMANDS or side is None:
-            raise Forbidden(f"a {body.get('type')} command is the director's to send")
+            raise Forbidden(f"the {body.get('type')} command is the director's to send")
         if side != self.role:
             raise Forbidden(f"the {self.role} token acts for the {self.role} only, "
                             f"not for the {side}", field="side")
