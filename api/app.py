@@ -277,13 +277,18 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
         return {"role": role, "token": refit.replace_token(ident, role, caller.role)}
 
 
+READERS = ("Who: the campaign's director, each side and the observers (a side sees its own "
+           "secrets, the others see that a secret act happened and when). `as_of`: a version, "
+           "or CGDATE/STEP.")
+
+
 def _read_routes(app: APIRouter, refit: Refit) -> None:
     def reader(path: str, answer: Any, summary: str) -> None:
         def read_it(campaign: str, credentials: Credentials,
                     as_of: AsOf = None) -> Any:
             ident, caller = caller_for(refit, campaign, credentials)
             return answer(ident, refit.as_of(ident, as_of), caller.viewer)
-        read_it.__doc__ = summary
+        read_it.__doc__ = f"{summary}. {READERS}"
         app.get(f"/campaigns/{{campaign}}{path}", summary=summary)(read_it)
 
     reader("", lambda i, v, w: refit.status(i, v, w), "Where the campaign stands")

@@ -103,7 +103,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
     def audit(campaign: str, credentials: Credentials,
               key: Annotated[str, Query(min_length=3, max_length=200)]) -> RollAudit:
         """One roll's story: who asked and when, dice, DRM, result, secrecy, the seed's
-        recheck, rulings, re-rolls and undos (another side's secret roll is not found)."""
+        recheck, rulings, re-rolls and undos (another side's secret roll is not found).
+        Who: the director, each side and the observers."""
         ident, caller = caller_for(refit, campaign, credentials)
         return refit.roll_audit(ident, key, caller.viewer)
 
@@ -112,13 +113,15 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
              start: Annotated[AsOf, Query(alias="from")] = None,
              end: Annotated[AsOf, Query(alias="to")] = None) -> list[Change]:
         """What changed in the roster, purchase record, CVP and ELR from one point to
-        another (versions or CGDATE/STEP; `to` defaults to now)."""
+        another (versions or CGDATE/STEP; `to` defaults to now). Who: the director, each
+        side and the observers (a side's diff hides what its forms hide)."""
         ident, caller = caller_for(refit, campaign, credentials)
         return refit.diff(ident, start or 1, end, caller.viewer)
 
     @app.get("/campaigns/{campaign}/steps")
     def steps_done(campaign: str, credentials: Credentials, as_of: AsOf = None) -> list[StepRow]:
-        """Each RePh step done, with the versions it began and ended at (for `as_of`)."""
+        """Each RePh step done, with the versions it began and ended at (for `as_of`).
+        Who: the director, each side and the observers."""
         ident, _ = caller_for(refit, campaign, credentials)
         version = refit.as_of(ident, as_of)
         return steps(refit.rows_now(ident) if version is None else refit.rows(ident, version))
@@ -128,7 +131,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
     def forms(campaign: str, credentials: Credentials, as_of: AsOf = None,
               form: Literal["html", "roster", "purchases", "cvp", "elr"] = "html",
               ) -> HTMLResponse | PlainTextResponse:
-        """The paper forms: CSV per form, or one printable HTML page of all four."""
+        """The paper forms: CSV per form, or one printable HTML page of all four. Who: the
+        director, each side and the observers (another side's secrets read `(secret)`)."""
         ident, caller = caller_for(refit, campaign, credentials)
         text = render_form(refit, ident, form, refit.as_of(ident, as_of), caller.viewer)
         if form == "html":
@@ -140,7 +144,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
     def report(campaign: str, credentials: Credentials,
                format: Literal["text", "html"] = "text",
                ) -> HTMLResponse | PlainTextResponse:
-        """The full history, CG Date by CG Date and step by step (a side's is redacted)."""
+        """The full history, CG Date by CG Date and step by step. Who: the director, each
+        side and the observers (another side's secrets redacted)."""
         ident, caller = caller_for(refit, campaign, credentials)
         text = history_report(refit.history(ident, caller.viewer), format,
                               refit.undone_versions(ident))
@@ -153,6 +158,7 @@ def _transfer_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     def export(campaign: str, credentials: Credentials,
                with_seed: bool = False) -> StreamingResponse:
         """The history as JSON lines: header, events (redacted for a side), head hash.
+        Who: the director, each side and the observers (another side's secrets redacted).
         The admin may add `with_seed=true` to move a campaign with its private seed."""
         token = token_of(credentials)
         if is_admin(token, conf.admin_token):

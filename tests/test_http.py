@@ -241,6 +241,16 @@ def test_the_admin_replaces_a_lost_director_token(client: TestClient) -> None:
     assert nobody.status_code == 404
 
 
+def test_the_openapi_schema_says_who_may_call_each_campaign_route(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    for path, methods in paths.items():
+        for method, route in methods.items():
+            if path.startswith("/campaigns/{campaign}"):
+                said = route.get("description", "") + route.get("summary", "")
+                assert any(role in said for role in ("Who:", "Director", "Admin")), \
+                    f"{method.upper()} {path}"
+
+
 def test_the_openapi_schema_documents_each_command_type(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     text = json.dumps(schema)
