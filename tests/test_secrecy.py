@@ -218,3 +218,38 @@ def test_a_re_roll_of_a_secret_roll_tells_the_others_an_undo_happened_but_not_wh
         assert undone["data"]["to_version"] == before - 2  # back to before the DR and its RG line
     assert why in game.read("Axis", "/events").text  # kept for the side it was rolled for
     assert why in game.read("director", "/report").text
+
+
+CASUALTIES = {"type": "roll", "table": "3.613-casualties", "side": "British", "dice": [5]}
+
+
+def test_a_shift_casualties_dr_is_as_secret_as_the_shift_dr_it_follows(
+        client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.613")
+    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
+                        "dice": [5, 6]})  # Final 11: Shifted with Casualties
+    game.ok("British", CASUALTIES)  # the subsequent dr (3.613 footnote)
+
+    for role in ("Axis", "observer"):
+        rolls = game.read(role, "/rolls").json()[-2:]
+        assert [(r["secret"], r["table"], r["dice"], r["result"]) for r in rolls] == [
+            (True, None, None, None)] * 2, role
+        events = game.read(role, "/events").text
+        assert "3.613-casualties" not in events and "Casualty Reduction" not in events, role
+    own = game.read("British", "/rolls").json()[-1]
+    assert (own["table"], own["dice"], own["secret"]) == ("3.613-casualties", [5], True)
+
+
+def test_no_casualties_dr_follows_a_shift_whose_result_calls_for_none(
+        client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.613")
+    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
+                        "dice": [2, 3]})  # Final 5: Shifted safely
+    version = game.version()
+    refused = game.do("British", CASUALTIES)
+    assert refused.status_code == 422
+    error = refused.json()["error"]
+    assert error["rule"] == "3.613" and "Shifted with Casualties" in error["message"]
+    assert game.version() == version  # nothing appended
