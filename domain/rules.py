@@ -51,6 +51,7 @@ class DRMSpec(Strict):
 
     value: int = 0
     reason: str
+    aliases: list[str] = []  # other names a player may give it (recorded as `reason`)
     rule: str | None = None
     auto: AutoDRM | None = None
     side: str | None = None

@@ -253,3 +253,24 @@ def test_no_casualties_dr_follows_a_shift_whose_result_calls_for_none(
     error = refused.json()["error"]
     assert error["rule"] == "3.613" and "Shifted with Casualties" in error["message"]
     assert game.version() == version  # nothing appended
+
+
+def test_the_open_recon_dr_shows_its_drm_but_not_the_cpp_spent_on_it(
+        client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.620")
+    game.ok("director", {"type": "credit_cpp", "side": "British", "amount": 3,
+                         "reason": "CPP left"})
+    game.ok("British", {"type": "roll", "table": "3.620", "side": "British", "dice": [3],
+                        "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})
+
+    for role in ("Axis", "observer"):
+        recon = game.read(role, "/rolls").json()[-1]  # open: 3.6223 has the Axis reveal
+        assert (recon["secret"], recon["final"], recon["result"]) == (False, 8, "8 Locations")
+        assert [item["value"] for item in recon["drm"]] == [5]
+        assert "CPP" not in str(recon["drm"]), role
+        *_, roll, spent, _recon = game.read(role, "/events").json()
+        assert "CPP" not in str(roll["data"]["drm"]), role
+        assert spent["type"] == "CPPSpent" and spent.get("redacted"), role
+    *_, spent, _recon = game.read("British", "/events").json()
+    assert spent["data"]["amount"] == 2  # the side reads what it spent, and so has 1 left
