@@ -74,6 +74,15 @@ class Audit(Ledger):
                      events=self.version - to_version, state=restorable(before.__dict__),
                      state_version=type(before).class_version, redo_dice=redo_dice)
 
+    @staticmethod
+    def reroll_undo_reason(roll: dict[str, Any], reason: str) -> str:
+        """The reason the Undone before a re-roll gives (public, unlike a secret roll)."""
+        if roll.get("secret_for") is not None:
+            # The Undone is public; the director's reason speaks of the roll, so it stays
+            # in the sealed RerollAuthorized only: the others see that, and to which version.
+            return "a director's re-roll of a secret roll"
+        return f"a director's re-roll: {reason}"
+
     class RerollAuthorized(LedgerEvent):
         """The director allowed one roll to be made again with new dice (a new epoch)."""
 

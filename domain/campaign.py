@@ -59,8 +59,9 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
         token_hashes: dict[str, str] | None = None  # role -> SHA-256 of its token
 
-    # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll
-    class_version = 4
+    # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
+    # v5: each CG Date's roll results (a follow-up roll needs its call, PBr 3.613)
+    class_version = 5
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -93,6 +94,11 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
         """A snapshot taken before v4: no roll undone, none re-rolled yet."""
         state.setdefault("rolled_before", {})
         state.setdefault("epochs", {})
+
+    @staticmethod
+    def upcast_v4_v5(state: dict[str, Any]) -> None:
+        """A snapshot taken before v5: no result of this CG Date's rolls is known."""
+        state.setdefault("results_today", {})
 
     def __init__(
         self,
@@ -155,6 +161,7 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
         self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
         self.sealed_rolls_on_seed = 0  # secret server rolls the current seed would open
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
+        self.results_today: dict[str, int] = {}  # table/side/result -> rolls that gave it
         self.date_scenario: str | None = None  # the Initiative Matrix's word for the date
         self.forts_today: dict[str, dict[str, int]] = {}
         self.forts_total: dict[str, dict[str, int]] = {}
@@ -266,6 +273,8 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
             tally = f"{self.table}/{self.side}"
             campaign.rolls_today[tally] = campaign.rolls_today.get(tally, 0) + 1
             campaign.table_rolls_cg[tally] = campaign.table_rolls_cg.get(tally, 0) + 1
+            gave = f"{tally}/{self.result}"
+            campaign.results_today[gave] = campaign.results_today.get(gave, 0) + 1
             if self.sealed is not None and self.entered_by is None:
                 campaign.sealed_rolls_on_seed += 1
 
@@ -304,9 +313,12 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
         if table.open_roll and command.secret:
             raise InvalidCommand(f"table {table.id} is rolled openly: the opponent learns it",
                                  rule=table.rule, field="secret")
-        # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount.
+        # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount;
+        # one that only a secret roll's result calls for tells that result (3.613 †).
+        follows = table.follows
         secret = table.secret or command.secret or command.purchase is not None or \
-            table.credits_cpp or table.credits_roll
+            table.credits_cpp or table.credits_roll or \
+            (follows is not None and module.table(follows.table).secret)
         secret_for = side if secret else None
         self._record(
             self.DiceRolled, actor, secret_for=secret_for,
@@ -413,6 +425,13 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
             refuse(f"is rolled from {table.from_date} on, not on {self.cg_date}")
         if table.not_after_idle and self.previous_date_idle:
             refuse("is not rolled when the previous CG Date was Idle")
+        follows = table.follows
+        if follows is not None and not any(
+                self.results_today.get(f"{follows.table}/{side}/{result}")
+                for result in follows.results):
+            called = " or ".join(repr(result) for result in follows.results)
+            refuse(f"is rolled only after a {follows.table} roll by the {side} on "
+                   f"{self.cg_date} gave {called}; none did")
 
     def _effect(self, module: Module, effect: Effect, side: str,
                 table: Table) -> tuple[type[Campaign.Event], dict[str, Any]]:
@@ -895,6 +914,7 @@ class Campaign(Audit, RGRecord, KGPBookkeeping, Aggregate):
             campaign.rg_today = {side: {} for side in campaign.sides}
             campaign.forts_today = {}
             campaign.rolls_today = {}
+            campaign.results_today = {}
             campaign.date_scenario = None
             campaign.conditions = {}
             campaign.forgone = 0

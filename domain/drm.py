@@ -78,7 +78,11 @@ def situational_drm(table: Table, side: str,
         if spec is not None:
             _check_listed(table, spec, side, drm, f"drm[{index}]")
         rule = (spec.rule or table.rule) if spec is not None else None
-        items.append({"value": drm.value, "reason": drm.reason, "rule": rule, "auto": False})
+        # A listed DRM is recorded by the table's name for it, however the player wrote it:
+        # an alias may say what the roll's record must not (3.620: the CPP spent), and the
+        # cost of a DRM (3.620's second CPP) is found by that name.
+        reason = spec.reason if spec is not None else drm.reason
+        items.append({"value": drm.value, "reason": reason, "rule": rule, "auto": False})
     return items
 
 
@@ -108,4 +112,5 @@ def _key(reason: str) -> str:
 
 def _listed(table: Table, reason: str) -> DRMSpec | None:
     wanted = _key(reason)
-    return next((s for s in table.drm if _key(s.reason) == wanted), None)
+    return next((s for s in table.drm
+                 if wanted in {_key(name) for name in (s.reason, *s.aliases)}), None)

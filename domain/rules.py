@@ -51,6 +51,7 @@ class DRMSpec(Strict):
 
     value: int = 0
     reason: str
+    aliases: list[str] = []  # other names a player may give it (recorded as `reason`)
     rule: str | None = None
     auto: AutoDRM | None = None
     side: str | None = None
@@ -80,6 +81,13 @@ class DRMSpec(Strict):
         if self.auto is not None and self.variable:
             raise ValueError(f"DRM {self.reason!r}: a derived DRM is not player-supplied")
         return self
+
+
+class FollowUp(Strict):
+    """A roll a result of another calls for (PBr 3.613 †: the dr per unit after an 11)."""
+
+    table: str  # the table whose roll, by the same side on the CG Date, calls for it
+    results: list[str] = Field(min_length=1)  # the results of that table that call for it
 
 
 class Target(Strict):
@@ -134,6 +142,7 @@ class Table(Strict):
     counts_against: str | None = None  # an RG row whose maximums count these rolls (M2)
     not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
     after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
+    follows: FollowUp | None = None  # rolled only after these results of another table
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
                         "wind", "recon"] | None = None
     for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
@@ -696,6 +705,12 @@ class Module(Strict):
             raise ValueError(f"module {self.id}: CG19/CG22 data names an unknown side")
 
     def _check_table(self, table: Table, dates: list[str]) -> None:
+        follows = table.follows
+        if follows is not None:
+            first = next((t for t in self.tables if t.id == follows.table), None)
+            if first is None or not set(follows.results) <= {b.result for b in first.bands}:
+                raise ValueError(f"table {table.id}: follows a table or result the module "
+                                 f"does not have ({follows.table}: {follows.results})")
         if table.from_date is not None and table.from_date not in dates:
             raise ValueError(f"table {table.id}: from_date {table.from_date!r} is no CG Date")
         for side in [*(table.sides or []), *(table.min_san or {})]:

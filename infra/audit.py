@@ -122,7 +122,8 @@ class AuditUseCases:
         def act(campaign: Campaign) -> None:
             version, roll = self._roll(campaign_id, key)
             if self._standing_roll(campaign_id, key) is not None:
-                self._undo_to(campaign, version - 1, f"a director's re-roll: {reason}", actor)
+                self._undo_to(campaign, version - 1, campaign.reroll_undo_reason(roll, reason),
+                             actor)
             campaign.authorize_reroll(roll, reason, actor)
         return app.run(campaign_id, act)
 

@@ -159,7 +159,7 @@ def idle_14pm_then_night_14n(d: Director) -> None:
     buy_and_settle(d, (AXIS, "I1", "entry"))  # 14N: the fourth coy of July 14 (note m)
     d.to("3.620")
     d.do(type="roll", table="3.620", side=BRITISH,
-         drm=[{"value": 5, "reason": "2 CPP spent for Recon"}])
+         drm=[{"value": 5, "reason": "beneficial Recon drm"}])
     d.to("3.621")
     d.chits("attack", "attack")  # a Night Dual Attack
     d.do(type="roll", table="3.6213", side=BRITISH)

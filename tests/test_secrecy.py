@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
 from uuid import UUID
 
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
 from infra.application import Refit
+from infra.settings import Settings
 from tests.story import advance_to, do, load_fixture_chart, to_reph_step
 
 
@@ -119,3 +126,151 @@ def test_cpp_stays_hidden_on_every_later_cg_date_and_in_the_history(refit: Refit
     assert refit.roster(campaign, viewer="British")[1].sides["Axis"].cpp_start is None
     started = next(r for r in refit.records(campaign) if r["type"] == "CGDateStarted")
     assert "cpp" not in started["data"]
+
+
+# -- over HTTP: what the other side's and the observer's tokens read ---------------------
+
+ADMIN = "secrecy-admin"
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The service on the test's own database, with PBr as it ships."""
+    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}))) as c:
+        yield c
+
+
+class Game:
+    """A PBr campaign over HTTP: the director, both sides and an observer at the table."""
+
+    def __init__(self, client: TestClient, dice: str = "server") -> None:
+        created = client.post("/campaigns", headers=_auth(ADMIN),
+                              json={"module": "pbr", "cg": "I", "name": "Ranville",
+                                    "dice": dice})
+        assert created.status_code == 201, created.text
+        self.client, self.path = client, f"/campaigns/{created.json()['id']}"
+        tokens = created.json()["tokens"]
+        self.tokens = {"director": tokens["director"], "observer": tokens["observer"],
+                       **tokens["sides"]}
+
+    def do(self, role: str, body: dict[str, Any]) -> Any:
+        """A command sent with a role's token; the answer."""
+        return self.client.post(f"{self.path}/commands", headers=_auth(self.tokens[role]),
+                                json=body)
+
+    def ok(self, role: str, body: dict[str, Any]) -> dict[str, Any]:
+        """A command the ledger accepts; its answer's body."""
+        answer = self.do(role, body)
+        assert answer.status_code == 200, answer.text
+        result: dict[str, Any] = answer.json()
+        return result
+
+    def read(self, role: str, read: str) -> Any:
+        """A read (`/events`, `/export`, ...) with a role's token; the answer."""
+        answer = self.client.get(self.path + read, headers=_auth(self.tokens[role]))
+        assert answer.status_code == 200, answer.text
+        return answer
+
+    def version(self) -> int:
+        return int(self.read("director", "").json()["version"])
+
+    def to_step(self, step: str | None) -> None:
+        """The director advances the RePh to a step (None: the scenario)."""
+        for _ in range(40):
+            if self.read("director", "").json()["step"] == step:
+                return
+            self.ok("director", {"type": "advance"})
+        raise AssertionError(f"never reached step {step}")
+
+    def past_the_initial_scenario_to(self, step: str) -> None:
+        """14AM's Initial Scenario is played; the RePh of 14PM reaches `step`."""
+        self.to_step(None)
+        self.ok("director", {"type": "end_scenario"})
+        self.to_step(step)
+
+
+def _auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+OTHERS = ("British", "observer")  # those the Axis secrets are kept from
+
+
+def test_a_re_roll_of_a_secret_roll_tells_the_others_an_undo_happened_but_not_why(
+        client: TestClient) -> None:
+    game = Game(client)
+    game.ok("director", {"type": "credit_cpp", "side": "Axis", "amount": 39,
+                          "reason": "Initial Scenario: 3.6161 Base #"})
+    game.ok("Axis", {"type": "purchase_rg", "side": "Axis", "rg": "I5", "mode": "entry"})
+    game.to_step("3.618")
+    game.ok("Axis", {"type": "roll", "table": "3.6181", "side": "Axis", "purchase": 1})
+    before = game.version()
+    key = game.read("director", "/rolls").json()[-1]["key"]  # the secret RG strength DR
+    why = "the die rolled under Hptm. Kraus's I5 roster sheet"
+    rerolled = client.post(f"{game.path}/rerolls", headers=_auth(game.tokens["director"]),
+                           json={"key": key, "reason": why})
+    assert rerolled.status_code == 200, rerolled.text
+
+    for role in OTHERS:
+        for read in ("/events", "/export", "/report"):
+            assert "Kraus" not in game.read(role, read).text, (role, read)
+        undone = next(e for e in game.read(role, "/events").json() if e["type"] == "Undone")
+        assert undone["data"]["to_version"] == before - 2  # back to before the DR and its RG line
+    assert why in game.read("Axis", "/events").text  # kept for the side it was rolled for
+    assert why in game.read("director", "/report").text
+
+
+CASUALTIES = {"type": "roll", "table": "3.613-casualties", "side": "British", "dice": [5]}
+
+
+def test_a_shift_casualties_dr_is_as_secret_as_the_shift_dr_it_follows(
+        client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.613")
+    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
+                        "dice": [5, 6]})  # Final 11: Shifted with Casualties
+    game.ok("British", CASUALTIES)  # the subsequent dr (3.613 footnote)
+
+    for role in ("Axis", "observer"):
+        rolls = game.read(role, "/rolls").json()[-2:]
+        assert [(r["secret"], r["table"], r["dice"], r["result"]) for r in rolls] == [
+            (True, None, None, None)] * 2, role
+        events = game.read(role, "/events").text
+        assert "3.613-casualties" not in events and "Casualty Reduction" not in events, role
+    own = game.read("British", "/rolls").json()[-1]
+    assert (own["table"], own["dice"], own["secret"]) == ("3.613-casualties", [5], True)
+
+
+def test_no_casualties_dr_follows_a_shift_whose_result_calls_for_none(
+        client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.613")
+    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
+                        "dice": [2, 3]})  # Final 5: Shifted safely
+    version = game.version()
+    refused = game.do("British", CASUALTIES)
+    assert refused.status_code == 422
+    error = refused.json()["error"]
+    assert error["rule"] == "3.613" and "Shifted with Casualties" in error["message"]
+    assert game.version() == version  # nothing appended
+
+
+def test_the_open_recon_dr_shows_its_drm_but_not_the_cpp_spent_on_it(
+        client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.620")
+    game.ok("director", {"type": "credit_cpp", "side": "British", "amount": 3,
+                         "reason": "CPP left"})
+    game.ok("British", {"type": "roll", "table": "3.620", "side": "British", "dice": [3],
+                        "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})
+
+    for role in ("Axis", "observer"):
+        recon = game.read(role, "/rolls").json()[-1]  # open: 3.6223 has the Axis reveal
+        assert (recon["secret"], recon["final"], recon["result"]) == (False, 8, "8 Locations")
+        assert [item["value"] for item in recon["drm"]] == [5]
+        assert "CPP" not in str(recon["drm"]), role
+        *_, roll, spent, _recon = game.read(role, "/events").json()
+        assert "CPP" not in str(roll["data"]["drm"]), role
+        assert spent["type"] == "CPPSpent" and spent.get("redacted"), role
+    *_, spent, _recon = game.read("British", "/events").json()
+    assert spent["data"]["amount"] == 2  # the side reads what it spent, and so has 1 left

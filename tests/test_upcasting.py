@@ -69,10 +69,19 @@ def test_a_v3_snapshot_loads_with_nothing_undone_and_no_re_roll(refit: Refit) ->
     assert (loaded.rolled_before, loaded.epochs) == ({}, {})
 
 
-def test_a_snapshot_taken_now_records_class_version_4(refit: Refit) -> None:
+def test_a_v4_snapshot_loads_with_no_result_of_the_cg_dates_rolls(refit: Refit) -> None:
+    live = refit.campaign(abtf_campaign(refit, "v4 snapshot"))
+    state = {k: v for k, v in vars(live).items()
+             if k not in ("_id", "_version", "_pending_events", "results_today")}
+    state["class_version"] = 4
+    loaded = old_snapshot(live, state).mutate(None)
+    assert isinstance(loaded, Campaign) and loaded.results_today == {}
+
+
+def test_a_snapshot_taken_now_records_class_version_5(refit: Refit) -> None:
     live = refit.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 4
+    assert taken.state["class_version"] == 5
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
 
