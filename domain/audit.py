@@ -60,8 +60,9 @@ class Audit(Ledger):
             campaign.rolled_before = {**kept.get("rolled_before", {}), **self.redo_dice}
 
     def undo(self, to_version: int, reason: str, before: Any, redo_dice: dict[str, list[int]],
-             actor: str) -> None:
-        """Turn the campaign back to how it stood after `to_version` (a director's act)."""
+             actor: str, cut: tuple[int, int] | None = None) -> None:
+        """Turn the campaign back to how it stood after `to_version` (a director's act);
+        `cut` is the first and last version of the command recorded after it."""
         if self.phase == "ended":
             raise RuleViolation("the CG has ended and every secret is open: it cannot be "
                                 "undone")
@@ -70,6 +71,14 @@ class Audit(Ledger):
                                  field="to_version")
         if not reason.strip():
             raise InvalidCommand("an undo gives its reason", field="reason")
+        if cut is not None and cut[0] <= to_version:
+            # Half a command is no state the campaign was ever in: e.g. CPP halved on leaving
+            # 9.617 with the RePh still at 9.617, to be halved again by the next advance.
+            first, last = cut
+            instead = f"{first - 1} or {last}" if first > 1 else f"{last}"
+            raise InvalidCommand(f"version {to_version} falls inside one command (versions "
+                                 f"{first}-{last}): undo to version {instead}",
+                                 field="to_version")
         self._record(self.Undone, actor, to_version=to_version, reason=reason,
                      events=self.version - to_version, state=restorable(before.__dict__),
                      state_version=type(before).class_version, redo_dice=redo_dice)

@@ -116,6 +116,10 @@ class Ledger:
         def trigger_event(self, event_class: Any, **kwargs: Any) -> None:
             """Record an event."""
 
+        @property
+        def pending_events(self) -> list[Any]:
+            """The events recorded and not yet saved (this command's)."""
+
 
     def _record(self, event_class: type[LedgerEvent], actor: str, secret_for: str | None = None,
                 **fields: Any) -> None:
@@ -130,8 +134,12 @@ class Ledger:
         if self.command_key is not None:  # stored with the events, in their transaction
             fields |= {"idempotency_key": self.command_key[0],
                        "idempotency_digest": self.command_key[1]}
+        # One command, one instant: its events share the first one's timestamp, which is
+        # how an undo tells where a command began and ended (never a version inside one).
+        pending = self.pending_events
         self.trigger_event(event_class, prev_hash=self.head_hash, actor=actor,
-                           secret_for=secret_for, sealed=sealed, salt=salt, **fields)
+                           secret_for=secret_for, sealed=sealed, salt=salt,
+                           timestamp=pending[0].timestamp if pending else None, **fields)
 
     def _side(self, side: str) -> str:
         if side not in self.sides:

@@ -18,6 +18,7 @@ from projections.read import RowSource
 if TYPE_CHECKING:
     from infra.application import CommandResult, Refit
 
+COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
 STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
 
 
@@ -84,7 +85,21 @@ class AuditUseCases:
         if row is None:
             raise InvalidCommand(f"the RePh has not been at step {step} of {date}",
                                  field="to_step")
-        return cast(int, row["entered"]) - 1
+        return self._command_of(campaign_id, cast(int, row["entered"]))[0] - 1
+
+    def _command_of(self, campaign_id: UUID, version: int) -> tuple[int, int]:
+        """The first and last versions of the command that recorded `version`: its events
+        share one timestamp (domain/ledger.py; each event stored before they did counts as
+        a command of its own)."""
+        app = cast("Refit", self)
+        stamps = {r["version"]: r["timestamp"] for r in app.records(
+            campaign_id, gt=max(0, version - COMMAND_EVENTS), lte=version + COMMAND_EVENTS)}
+        first = last = version
+        while first - 1 in stamps and stamps[first - 1] == stamps[version]:
+            first -= 1
+        while last + 1 in stamps and stamps[last + 1] == stamps[version]:
+            last += 1
+        return first, last
 
     def undo(self, campaign_id: UUID, reason: str, actor: str, to_version: int | None = None,
              to_step: str | None = None,
@@ -109,10 +124,11 @@ class AuditUseCases:
         app = cast("Refit", self)
         if not 1 <= target < campaign.version:  # the aggregate words the refusal
             campaign.undo(target, reason, campaign, {}, actor)
+        cut = self._command_of(campaign.id, target + 1)
         before = app.campaign(campaign.id, version=target)
         redo = {event.key: list(event.dice) for event in app.events.get(campaign.id, gt=target)
                 if isinstance(event, Campaign.DiceRolled)}
-        campaign.undo(target, reason, before, redo, actor)
+        campaign.undo(target, reason, before, redo, actor, cut)
 
     def reroll(self, campaign_id: UUID, key: str, reason: str, actor: str) -> CommandResult:
         """A director's re-roll: the roll is undone (with all after it) if it still stands,
@@ -122,8 +138,8 @@ class AuditUseCases:
         def act(campaign: Campaign) -> None:
             version, roll = self._roll(campaign_id, key)
             if self._standing_roll(campaign_id, key) is not None:
-                self._undo_to(campaign, version - 1, campaign.reroll_undo_reason(roll, reason),
-                             actor)
+                before = self._command_of(campaign_id, version)[0] - 1
+                self._undo_to(campaign, before, campaign.reroll_undo_reason(roll, reason), actor)
             campaign.authorize_reroll(roll, reason, actor)
         return app.run(campaign_id, act)
 

@@ -291,3 +291,43 @@ def test_the_view_keeps_checkpoints_that_answer_as_a_fold_from_the_start(
         fresh = runner.fold_records(refit.records(campaign, lte=version))
         read = refit.rows(campaign, version)
         assert isinstance(read, runner.MemoryRows) and read.rows == fresh.rows, version
+
+
+def test_an_undo_to_a_step_turns_back_the_whole_advance_that_entered_it(refit: Refit) -> None:
+    campaign = at_9_617(refit, "Halved once")
+    unspent = refit.status(campaign).sides["German"]["cpp"]
+    do(refit, campaign, {"type": "advance"})  # leaving 9.617 halves unspent CPP FRU
+    halved = refit.status(campaign).sides["German"]["cpp"]
+    assert halved == (unspent + 1) // 2
+    refit.undo(campaign, "9.617 not done", "director", to_step="18AM/9.618")
+    assert refit.campaign(campaign).step == "9.617"
+    assert refit.status(campaign).sides["German"]["cpp"] == unspent
+    do(refit, campaign, {"type": "advance"})
+    assert refit.status(campaign).sides["German"]["cpp"] == halved  # halved once, not twice
+
+
+def test_an_undo_to_a_version_inside_one_command_is_refused_naming_its_versions(
+        refit: Refit) -> None:
+    campaign = at_9_617(refit, "Half a command")
+    before = refit.campaign(campaign).version
+    do(refit, campaign, {"type": "advance"})
+    head = refit.campaign(campaign).version
+    assert head - before >= 2  # the halving of each side's CPP, then the step
+    with pytest.raises(InvalidCommand) as refused:
+        refit.undo(campaign, "x", "director", to_version=before + 1)
+    assert refused.value.field == "to_version"
+    assert f"versions {before + 1}-{head}" in refused.value.message
+    assert f"undo to version {before} or {head}" in refused.value.message
+    assert refit.campaign(campaign).version == head
+    refit.undo(campaign, "x", "director", to_version=before)
+    assert refit.campaign(campaign).step == "9.617"
+
+
+def test_the_events_of_one_command_share_its_instant_and_the_next_command_has_its_own(
+        refit: Refit) -> None:
+    campaign = at_9_617(refit, "Instants")
+    before = refit.campaign(campaign).version
+    do(refit, campaign, {"type": "advance"})
+    do(refit, campaign, {"type": "change_elr", "side": "German", "value": 2, "cause": "x"})
+    stamps = [r["timestamp"] for r in refit.records(campaign, gt=before)]
+    assert len(set(stamps[:-1])) == 1 and stamps[-1] != stamps[0]
