@@ -162,7 +162,7 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
 # dropped, so that no notification is folded again.
 _RUNNER_TRACKING = "boundprojection_tracking"
 _MERGE_RUNNER_TRACKING = (
-    "DO $$ BEGIN "
+    "DO $refit_merge$ BEGIN "
     "PERFORM pg_advisory_xact_lock(hashtext({old_name})); "  # processes starting together
     "IF to_regclass({old_name}) IS NOT NULL THEN "
     "INSERT INTO {schema}.{tracking} AS t SELECT application_name, notification_id "
@@ -170,7 +170,7 @@ _MERGE_RUNNER_TRACKING = (
     "ON CONFLICT (application_name) DO UPDATE "
     "SET notification_id = GREATEST(t.notification_id, EXCLUDED.notification_id); "
     "DROP TABLE {schema}.{old}; "
-    "END IF; END $$"
+    "END IF; END $refit_merge$"
 )
 
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 
+import psycopg
 import pytest
 from eventsourcing.persistence import IntegrityError, Tracking
 from eventsourcing.projection import ProjectionRunner
@@ -222,6 +224,29 @@ def test_a_view_the_runner_tracked_in_a_table_of_its_own_is_not_folded_again(
             assert curs.fetchone()["old"] is None
     finally:
         after.close()
+
+
+def test_a_schema_whose_name_holds_dollars_gets_its_tables_and_views(
+        settings: Settings, tmp_path: Path) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("schemas are PostgreSQL's")
+    from tests.conftest import PG_URL
+    schema = f"refit_test_{uuid.uuid4().hex[:8]}$$"  # valid unquoted, and dollar-quote's mark
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        refit = Refit(Settings(database_url=f"{PG_URL}?schema={schema}",
+                               module_dir=tmp_path / "dollars"))
+        try:
+            campaign = refit.create_campaign("pbr", "I", "Dollars", "server").id
+            do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 3,
+                                 "reason": "x"})
+            assert refit.roster(campaign)[0].sides["Axis"].cpp_credited == 3
+        finally:
+            refit.close()
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Settings) -> None:
