@@ -273,9 +273,9 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                     continue
                 raise
             except IntegrityError:
+                # Another command was appended first: try again on the stored campaign, where
+                # an If-Match now fails (409) unless this was its Idempotency-Key's repeat.
                 self._forget(campaign_id)
-                if expected_version is not None:
-                    raise VersionConflict("another command was appended first") from None
                 fresh = True
                 continue
             return self._result(campaign, recordings, actor)

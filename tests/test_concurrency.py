@@ -109,6 +109,23 @@ def test_if_match_with_the_stored_version_is_not_refused_by_a_cached_copy(
     assert again.version == done.version + 1
 
 
+def test_a_retry_answered_in_another_process_gets_the_first_answer_not_a_409(
+        two_services: tuple[Refit, Refit]) -> None:
+    first, second = two_services
+    campaign = abtf_campaign(first, "Retry elsewhere")
+    at = second.campaign(campaign).version  # cached here before the first try lands
+    credit = cmd.CreditCPP(side="German", amount=1, reason="x")
+    done = first.execute(campaign, credit, "director", expected_version=at,
+                         idempotency_key="k1")
+    again = second.execute(campaign, credit, "director", expected_version=at,
+                           idempotency_key="k1")
+    assert (again.version, again.events) == (done.version, done.events)
+    with pytest.raises(VersionConflict):
+        second.execute(campaign, credit, "director", expected_version=at,
+                       idempotency_key="k2")
+    assert first.campaign(campaign).version == done.version
+
+
 def test_a_token_replaced_in_another_process_opens_nothing_here(
         two_services: tuple[Refit, Refit]) -> None:
     from api.access import Unauthorized, caller_of
