@@ -92,14 +92,21 @@ class AuditUseCases:
         share one timestamp (domain/ledger.py; each event stored before they did counts as
         a command of its own)."""
         app = cast("Refit", self)
-        stamps = {r["version"]: r["timestamp"] for r in app.records(
-            campaign_id, gt=max(0, version - COMMAND_EVENTS), lte=version + COMMAND_EVENTS)}
+        stamps: dict[int, str] = {}
+        low, high = max(1, version - COMMAND_EVENTS), version + COMMAND_EVENTS
         first = last = version
-        while first - 1 in stamps and stamps[first - 1] == stamps[version]:
-            first -= 1
-        while last + 1 in stamps and stamps[last + 1] == stamps[version]:
-            last += 1
-        return first, last
+        while True:  # versions low..high, wider each time, until the instant changes
+            stamps |= {r["version"]: r["timestamp"]
+                       for r in app.records(campaign_id, gt=low - 1, lte=high)}
+            while first - 1 in stamps and stamps[first - 1] == stamps[version]:
+                first -= 1
+            while last + 1 in stamps and stamps[last + 1] == stamps[version]:
+                last += 1
+            # Ended below at the first version or another instant; above, at the head (a
+            # version short of `high` with none after it) or another instant.
+            if (first == 1 or first - 1 in stamps) and (last < high or last + 1 in stamps):
+                return first, last
+            low, high = max(1, low - COMMAND_EVENTS), high + COMMAND_EVENTS
 
     def undo(self, campaign_id: UUID, reason: str, actor: str, to_version: int | None = None,
              to_step: str | None = None,

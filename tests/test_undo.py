@@ -331,3 +331,19 @@ def test_the_events_of_one_command_share_its_instant_and_the_next_command_has_it
     do(refit, campaign, {"type": "change_elr", "side": "German", "value": 2, "cause": "x"})
     stamps = [r["timestamp"] for r in refit.records(campaign, gt=before)]
     assert len(set(stamps[:-1])) == 1 and stamps[-1] != stamps[0]
+
+
+def test_a_command_of_hundreds_of_events_is_found_whole(refit: Refit) -> None:
+    from domain import commands as cmd
+    campaign = at_9_617(refit, "Long command")
+    before = refit.campaign(campaign).version
+    state = refit.campaign(campaign)
+    for _ in range(600):  # one save, one instant: as a bulk load records them
+        state.change_points(cmd.CreditCPP(side="German", amount=1, reason="x"), "director")
+    refit.save(state)
+    head = refit.campaign(campaign).version
+    with pytest.raises(InvalidCommand) as refused:
+        refit.undo(campaign, "x", "director", to_version=before + 300)
+    assert f"versions {before + 1}-{head}" in refused.value.message
+    refit.undo(campaign, "x", "director", to_version=before)
+    assert refit.campaign(campaign).version == head + 1
