@@ -73,10 +73,15 @@ def situational_drm(table: Table, side: str,
                     given: list[SituationalDRM]) -> list[dict[str, Any]]:
     """A player's DRM, checked against the table's list: a listed one must have its value."""
     items = []
+    listed: set[str] = set()
     for index, drm in enumerate(given):
         spec = _listed(table, drm.reason)
         if spec is not None:
             _check_listed(table, spec, side, drm, f"drm[{index}]")
+            if spec.reason in listed:  # once: a listed DRM is one fact (and one CPP cost)
+                raise InvalidCommand(f"DRM {spec.reason!r} is given more than once",
+                                     rule=spec.rule or table.rule, field=f"drm[{index}]")
+            listed.add(spec.reason)
         rule = (spec.rule or table.rule) if spec is not None else None
         # A listed DRM is recorded by the table's name for it, however the player wrote it:
         # an alias may say what the roll's record must not (3.620: the CPP spent), and the

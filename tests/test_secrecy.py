@@ -274,3 +274,20 @@ def test_the_open_recon_dr_shows_its_drm_but_not_the_cpp_spent_on_it(
         assert spent["type"] == "CPPSpent" and spent.get("redacted"), role
     *_, spent, _recon = game.read("British", "/events").json()
     assert spent["data"]["amount"] == 2  # the side reads what it spent, and so has 1 left
+
+
+def test_the_recon_plus_five_is_taken_once_for_its_one_extra_cpp(client: TestClient) -> None:
+    game = Game(client, dice="entered")
+    game.past_the_initial_scenario_to("3.620")
+    game.ok("director", {"type": "credit_cpp", "side": "British", "amount": 3,
+                         "reason": "CPP left"})
+    version = game.version()
+    for twice in ([{"value": 5, "reason": "beneficial Recon drm"}] * 2,
+                  [{"value": 5, "reason": "beneficial Recon drm"},
+                   {"value": 5, "reason": "2 CPP spent for Recon"}]):
+        refused = game.do("British", {"type": "roll", "table": "3.620", "side": "British",
+                                      "dice": [3], "drm": twice})
+        assert refused.status_code == 422
+        assert refused.json()["error"]["field"] == "drm[1]"
+        assert refused.json()["error"]["rule"] == "3.620"
+    assert game.version() == version
