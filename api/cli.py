@@ -70,7 +70,7 @@ def ledger(db: str | None) -> Iterator[Refit]:
 def make_tables(conf: Settings) -> None:
     """The tables made once, before several processes each build the application on the
     same database and would otherwise race to make them."""
-    Refit(conf).close()
+    Refit(conf.model_copy(update={"projection_runner": False})).close()  # no runner to start
 
 
 def fail(body: dict[str, Any], as_json: bool) -> NoReturn:

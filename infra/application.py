@@ -176,6 +176,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         self.store_lock = StoreLock(self.env, conf.pool_size + conf.max_overflow) \
             if conf.shared_database and postgres else None
         self.runner: ProjectionRunner[Any, Any] | None = None
+        self._runner_stack = contextlib.ExitStack()
         if self.settings.projection_runner:
             self.runner = self._start_runner()
 
@@ -185,20 +186,27 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         if env["PERSISTENCE_MODULE"] != "eventsourcing.postgres":
             raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
                                  field="projection_runner")
+        # One thread folds, and reads poll its position: a connection each, at rest, rather
+        # than a pool of REFIT_POOL_SIZE for the runner's log and another for its view.
+        env |= {"POSTGRES_POOL_SIZE": "1"}
         # An undo turns the view back to rows as of a version: the runner reads them here.
         bound = type("BoundProjection", (CampaignProjection,),
                      {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
-        return ProjectionRunner(application_class=CampaignLog,
-                                projection_class=bound,
-                                view_class=PostgresProjectionView, env=env)
+        runner = ProjectionRunner(application_class=CampaignLog, projection_class=bound,
+                                  view_class=PostgresProjectionView, env=env)
+        # Closed in turn: the runner's threads and log (its exit), then its view's pool,
+        # which that exit leaves open.
+        self._runner_stack.callback(runner.view.datastore.close)
+        return self._runner_stack.enter_context(runner)
 
     def close(self) -> None:
-        """Stop the runner (if any), then close the stores."""
-        if self.runner is not None:
-            self.runner.stop()
-        if self.store_lock is not None:
-            self.store_lock.close()
-        super().close()
+        """Stop the runner (if any) and close its stores, then this application's."""
+        try:
+            self._runner_stack.close()
+        finally:
+            if self.store_lock is not None:
+                self.store_lock.close()
+            super().close()
 
     def construct_mapper(self) -> Mapper[UUID]:
         """eventsourcing's mapper, storing no empty idempotency envelope."""

@@ -249,6 +249,19 @@ def test_a_schema_whose_name_holds_dollars_gets_its_tables_and_views(
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
+def test_closing_the_service_closes_every_connection_its_runner_opened(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    refit = Refit(settings.model_copy(update={"projection_runner": True}))
+    runner = refit.runner
+    assert runner is not None
+    pools = [runner.view.datastore.pool, runner.app.recorder.datastore.pool]
+    assert not any(pool.closed for pool in pools)
+    refit.close()
+    assert all(pool.closed for pool in pools)
+
+
 def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Settings) -> None:
     if backend_of(settings.database_url) == "sqlite":
         pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
