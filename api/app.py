@@ -101,7 +101,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
-    503: {"model": ErrorBody, "description": "the projections are behind (view_behind)"},
+    503: {"model": ErrorBody, "description": "the projections are behind (view_behind), or "
+                                             "another command has held the campaign for "
+                                             "REFIT_TURN_WAIT seconds (busy)"},
 }
 
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from domain.errors import CampaignNotFound, RefitError
 
 STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
-          "view_behind": 503}
+          "view_behind": 503, "busy": 503}
 
 
 def status_of(error: Exception) -> int:

@@ -31,7 +31,7 @@ from infra.audit import AuditUseCases
 from infra.mapper import LedgerMapper
 from infra.modules import load_modules
 from infra.settings import Settings
-from infra.store_lock import StoreLock
+from infra.store_lock import CampaignBusy, StoreLock
 from infra.transfer import TransferUseCases
 from projections import read
 from projections.read import RowSource
@@ -90,11 +90,14 @@ def _check_as_of(as_of: int | None, head: int) -> None:
 class _Lock:
     """A campaign's command lock (a class, so the lock map can hold it weakly)."""
 
-    def __init__(self) -> None:
+    def __init__(self, wait: float) -> None:
         self._lock = threading.Lock()
+        self.wait = wait
 
     def __enter__(self) -> None:
-        self._lock.acquire()
+        if not self._lock.acquire(timeout=self.wait):
+            raise CampaignBusy(f"another command has held this campaign for {self.wait:g} s; "
+                               "try again")
 
     def __exit__(self, *_: object) -> None:
         self._lock.release()
@@ -173,7 +176,8 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         self._locks: weakref.WeakValueDictionary[UUID, _Lock] = weakref.WeakValueDictionary()
         self._locks_guard = threading.Lock()
         postgres = self.env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres"
-        self.store_lock = StoreLock(self.env, conf.pool_size + conf.max_overflow) \
+        self.store_lock = StoreLock(self.env, conf.pool_size + conf.max_overflow,
+                                    conf.turn_wait) \
             if conf.shared_database and postgres else None
         self.runner: ProjectionRunner[Any, Any] | None = None
         self._runner_stack = contextlib.ExitStack()
@@ -403,7 +407,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         with self._locks_guard:  # a lock lives while a command holds it: the map stays small
             lock = self._locks.get(campaign_id)
             if lock is None:
-                lock = self._locks[campaign_id] = _Lock()
+                lock = self._locks[campaign_id] = _Lock(self.settings.turn_wait)
             return lock
 
     def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,

@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     # services): each command reads the store first instead of trusting the cache.
     shared_database: bool = False
     threads: int = Field(default=8, ge=1, le=1000)  # threads serving the HTTP routes
+    # Seconds a command waits for its campaign's turn (another command on it, here or in
+    # another process) before it is answered 503 `busy`: a stuck one never holds it forever.
+    turn_wait: float = Field(default=10.0, gt=0, le=3600)
     # How long a thread may hold Python's GIL while another waits for it (Python's own
     # default is 5 ms): a command thread waiting for it to go on may be holding the
     # event table's lock in PostgreSQL, which every other command then waits for.

@@ -9,16 +9,26 @@ one holds none of the connections the event store needs.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from uuid import UUID
 
-from psycopg import Connection
+from psycopg import Connection, errors
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
-LOCK_CLASS = 0x52454649  # "REFI": the first key of the two-key advisory lock, so campaign
-# locks never share keys with other advisory locks (the view's single-key lock)
+from domain.errors import RefitError
+
+LOCK_CLASS = 0x52454649  # "REFI": with the schema, the first key of the two-key advisory
+# lock, so campaign locks never share keys with other advisory locks (the view's single-key
+# lock) nor with a copy of the campaign in another schema of the database
+
+
+def lock_class(schema: str) -> int:
+    """The first key of this schema's campaign locks: a signed 32-bit number."""
+    mixed = (LOCK_CLASS ^ zlib.crc32(schema.encode())) & 0xFFFFFFFF
+    return mixed - (1 << 32) if mixed >= 1 << 31 else mixed
 
 
 def lock_key(campaign_id: UUID) -> int:
@@ -26,28 +36,46 @@ def lock_key(campaign_id: UUID) -> int:
     return int.from_bytes(campaign_id.bytes[:4], "big", signed=True)
 
 
+class CampaignBusy(RefitError):
+    """Another command has held the campaign's turn for longer than REFIT_TURN_WAIT (503)."""
+
+    code = "busy"
+
+
 class StoreLock:
     """Per-campaign advisory locks on a small pool of their own."""
 
-    def __init__(self, env: dict[str, str], size: int) -> None:
+    def __init__(self, env: dict[str, str], size: int, wait: float) -> None:
         conninfo = make_conninfo(
             dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"],
             port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
             password=env["POSTGRES_PASSWORD"] or None,
             connect_timeout=env.get("POSTGRES_CONNECT_TIMEOUT", "10"))
+        self.wait = wait
+        self.lock_class = lock_class(env.get("POSTGRES_SCHEMA") or "public")
         self.pool: ConnectionPool[Connection[tuple[object, ...]]] = ConnectionPool(
-            conninfo, min_size=1, max_size=size, kwargs={"autocommit": True}, open=True)
+            conninfo, min_size=1, max_size=size, kwargs={"autocommit": True}, open=True,
+            configure=self._bounded)
+
+    def _bounded(self, conn: Connection[tuple[object, ...]]) -> None:
+        """Waiting for a campaign's lock ends after the turn wait (LockNotAvailable)."""
+        conn.execute("SELECT set_config('lock_timeout', %s, false)",
+                     (f"{int(self.wait * 1000)}ms",))
 
     @contextmanager
     def hold(self, campaign_id: UUID) -> Iterator[None]:
         """Hold the campaign's lock (waiting for another process's command to finish)."""
-        key = lock_key(campaign_id)
+        keys = self.lock_class, lock_key(campaign_id)
         with self.pool.connection() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_CLASS, key))
+            try:
+                conn.execute("SELECT pg_advisory_lock(%s, %s)", keys)
+            except errors.LockNotAvailable:
+                raise CampaignBusy(f"another process's command has held this campaign for "
+                                  f"{self.wait:g} s; try again") from None
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s, %s)", (LOCK_CLASS, key))
+                conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
 
     def close(self) -> None:
         """Close the lock connections."""

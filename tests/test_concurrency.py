@@ -13,6 +13,7 @@ from domain import commands as cmd
 from domain.campaign import Campaign
 from infra.application import Refit, VersionConflict
 from infra.settings import Settings, backend_of
+from infra.store_lock import CampaignBusy
 from tests.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
 
 
@@ -124,6 +125,42 @@ def test_a_retry_answered_in_another_process_gets_the_first_answer_not_a_409(
         second.execute(campaign, credit, "director", expected_version=at,
                        idempotency_key="k2")
     assert first.campaign(campaign).version == done.version
+
+
+def test_a_command_waits_for_its_campaigns_turn_no_longer_than_the_turn_wait(
+        refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Stuck here")
+    head = refit.campaign(campaign).version
+    credit = cmd.CreditCPP(side="German", amount=1, reason="x")
+    # Another thread's command meets one stuck holding the campaign.
+    with patch.object(refit.settings, "turn_wait", 0.2), refit._turn(campaign), \
+            ThreadPoolExecutor(1) as pool:
+        waited = pool.submit(refit.execute, campaign, credit, "director")
+        with pytest.raises(CampaignBusy, match=r"held this campaign for 0\.2 s"):
+            waited.result(timeout=10)
+    assert refit.campaign(campaign).version == head
+    assert refit.execute(campaign, credit, "director").version == head + 1
+
+
+def test_a_command_waits_for_another_process_no_longer_than_the_turn_wait(
+        settings: Settings) -> None:
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the cross-process campaign lock is PostgreSQL's advisory lock")
+    shared = settings.model_copy(update={"shared_database": True, "turn_wait": 0.2})
+    first, second = Refit(shared), Refit(shared)
+    try:
+        campaign = abtf_campaign(first, "Stuck there")
+        head = first.campaign(campaign).version
+        assert first.store_lock is not None
+        credit = cmd.CreditCPP(side="German", amount=1, reason="x")
+        # A command stuck in the other process holds the campaign.
+        with first.store_lock.hold(campaign), \
+                pytest.raises(CampaignBusy, match="another process"):
+            second.execute(campaign, credit, "director")
+        assert second.campaign(campaign).version == head
+    finally:
+        first.close()
+        second.close()
 
 
 def test_a_token_replaced_in_another_process_opens_nothing_here(
@@ -251,3 +288,11 @@ def test_a_snapshot_that_fails_neither_fails_nor_repeats_a_saved_command(
                 assert done.version == before + 1 == len(list(refit.records(campaign)))
     finally:
         refit.close()
+
+
+def test_a_campaigns_lock_is_its_schemas_own_and_a_busy_one_answers_503() -> None:
+    from api.errors import status_of
+    from infra.store_lock import lock_class
+    classes = {lock_class(schema) for schema in ("public", "club_a", "club_b")}
+    assert len(classes) == 3 and all(-(2 ** 31) <= c < 2 ** 31 for c in classes)
+    assert status_of(CampaignBusy("x")) == 503
