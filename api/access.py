@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, cast
 from uuid import UUID
 
-from fastapi import Depends, Query, Response
+from fastapi import Depends, Header, Query, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
@@ -107,6 +107,18 @@ def caller_on(campaign: Campaign, token: str | None) -> Caller:
 bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 # A version, or CGDATE/STEP: the campaign as it stood after that step (e.g. 19PM/9.616).
+# The campaign's version a command is meant for: as the answers give it (117), or quoted
+# as an entity tag ("117", W/"117") as HTTP clients write If-Match.
+IfMatch = Annotated[str | None, Header(
+    pattern=r'^([0-9]{1,18}|(W/)?"[0-9]{1,18}")$',
+    description='The campaign version the command is for: 117, or "117" (409 if it moved on)')]
+
+
+def expected_version(if_match: str | None) -> int | None:
+    """The version an If-Match names (its pattern already checked)."""
+    return None if if_match is None else int(if_match.removeprefix("W/").strip('"'))
+
+
 AsOf = Annotated[str | None, Query(pattern=r"^([1-9][0-9]{0,8}|[^/\s]{1,12}/[^/\s]{1,20})$",
                                    description="A version, or CGDATE/STEP (after that step)")]
 

@@ -28,9 +28,11 @@ from api.access import (
     Caller,
     CommandAnswer,
     Credentials,
+    IfMatch,
     caller_for,
     caller_on,
     command_answer,
+    expected_version,
     is_admin,
     require_admin,
     require_token,
@@ -261,11 +263,12 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
     @app.post("/campaigns/{campaign}/commands", response_model=CommandAnswer)
     def command(campaign: str, body: Annotated[cmd.AnyCommand, Body()],
                 credentials: Credentials,
-                if_match: Annotated[int | None, Header()] = None,
+                if_match: IfMatch = None,
                 idempotency_key: Annotated[str | None, Header(max_length=MAX_KEY)] = None,
                 ) -> Response:
         """Director or a side acting for itself: one command (a union on `type`)."""
-        return run(campaign, token_of(credentials), body, if_match, idempotency_key)
+        return run(campaign, token_of(credentials), body, expected_version(if_match),
+                   idempotency_key)
 
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:

@@ -7,7 +7,7 @@ import tempfile
 from collections.abc import Iterator
 from typing import IO, Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
 from pydantic import Field
@@ -17,8 +17,10 @@ from api.access import (
     CommandAnswer,
     Credentials,
     Forbidden,
+    IfMatch,
     caller_for,
     command_answer,
+    expected_version,
     is_admin,
     require_admin,
     token_of,
@@ -74,13 +76,13 @@ def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
 def _director_routes(app: APIRouter, refit: Refit) -> None:
     @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer)
     def undo(campaign: str, body: UndoBody, credentials: Credentials,
-             if_match: Annotated[int | None, Header()] = None) -> Response:
+             if_match: IfMatch = None) -> Response:
         """Director: undo by replay. The undone events stay in the log; a redo rolls the
         same keys, so the same dice."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("an undo")
         return command_answer(refit.undo(ident, body.reason, caller.role, body.to_version,
-                                  body.to_step, if_match), None)
+                                  body.to_step, expected_version(if_match)), None)
 
     @app.post("/campaigns/{campaign}/rerolls", response_model=CommandAnswer)
     def reroll(campaign: str, body: RerollBody, credentials: Credentials) -> Response:

@@ -85,7 +85,11 @@ class AuditUseCases:
         if row is None:
             raise InvalidCommand(f"the RePh has not been at step {step} of {date}",
                                  field="to_step")
-        return self._command_of(campaign_id, cast(int, row["entered"]))[0] - 1
+        before = self._command_of(campaign_id, cast(int, row["entered"]))[0] - 1
+        if before < 1:
+            raise InvalidCommand(f"the campaign began at step {step} of {date}: there is "
+                                 "no earlier point to return to", field="to_step")
+        return before
 
     def _command_of(self, campaign_id: UUID, version: int) -> tuple[int, int]:
         """The first and last versions of the command that recorded `version`: its events
@@ -114,9 +118,11 @@ class AuditUseCases:
         """Undo every event after a version (or a step and all after it); the undone stay
         in the log, and redoing them rolls the same keys, so the same dice."""
         if (to_version is None) == (to_step is None):
-            raise InvalidCommand("give to_version or to_step (CGDATE/STEP), not both",
-                                 field="to_version")
-        point = None if to_step is None else parse_point(to_step)
+            given = "both to_version and to_step" if to_step is not None else "neither"
+            raise InvalidCommand(f"an undo names to_version or to_step (CGDATE/STEP), not "
+                                 f"{given}", field="to_version")
+        point = None if to_step is None or not STEP_POINT.match(to_step) else \
+            parse_point(to_step)
         if to_step is not None and not isinstance(point, tuple):
             raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
 

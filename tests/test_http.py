@@ -153,6 +153,17 @@ def test_if_match_a_stale_version_is_409_and_appends_nothing(client: TestClient)
     assert fresh.status_code == 200 and fresh.json()["version"] == 2
 
 
+def test_if_match_may_be_quoted_as_an_entity_tag(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    body = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
+    assert send(client, campaign, director, body, **{"If-Match": '"1"'}).status_code == 200
+    assert send(client, campaign, director, body, **{"If-Match": 'W/"1"'}).status_code == 409
+    assert send(client, campaign, director, body, **{"If-Match": 'W/"2"'}).status_code == 200
+    unmatched = send(client, campaign, director, body, **{"If-Match": '"3'})
+    assert unmatched.status_code == 422 and "if-match" in unmatched.json()["error"]["field"]
+
+
 def test_a_repeated_idempotency_key_answers_the_first_answer(client: TestClient) -> None:
     campaign = new_campaign(client)
     director = campaign["tokens"]["director"]

@@ -347,3 +347,19 @@ def test_a_command_of_hundreds_of_events_is_found_whole(refit: Refit) -> None:
     assert f"versions {before + 1}-{head}" in refused.value.message
     refit.undo(campaign, "x", "director", to_version=before)
     assert refit.campaign(campaign).version == head + 1
+
+
+def test_an_undo_says_which_of_its_fields_is_wrong(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Fields")
+    start = refit.campaign(campaign)
+    first_step = f"{start.cg_date}/{start.step}"
+    advance(refit, campaign)
+    cases = [({}, "to_version", "not neither"),
+             ({"to_version": 1, "to_step": first_step}, "to_version",
+              "not both to_version and to_step"),
+             ({"to_step": "garbage"}, "to_step", "CGDATE/STEP"),
+             ({"to_step": first_step}, "to_step", "no earlier point")]
+    for given, field, said in cases:
+        with pytest.raises(InvalidCommand) as refused:
+            refit.undo(campaign, "x", "director", **given)
+        assert (refused.value.field, said in refused.value.message) == (field, True), given
