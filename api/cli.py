@@ -441,6 +441,7 @@ def serve(
     port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
     workers: Annotated[int, typer.Option(help="Service processes (one database).")] = 1,
     db: Db = None,
+    as_json: Json = False,
 ) -> None:
     """Start the HTTP service (an admin token is made and kept beside the database if
     REFIT_ADMIN_TOKEN is unset)."""
@@ -451,7 +452,9 @@ def serve(
     conf = settings(db)
     if conf.admin_token is None:
         token, where, made = admin_token_file(conf)
-        typer.echo(f"admin token: {token}" if made else f"admin token: in {where}")
+        said = {"admin_token": token} if made else {"admin_token_file": str(where)}
+        typer.echo(json.dumps(said) if as_json else
+                   f"admin token: {token}" if made else f"admin token: in {where}")
         conf = conf.model_copy(update={"admin_token": token})
     if workers == 1:
         uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)

@@ -60,8 +60,9 @@ def export(campaigns: Annotated[list[str], typer.Argument(
            to: Annotated[Path | None, typer.Option(
                "--to", help="A folder: each campaign written to ID.jsonl there (to move "
                             "several at once).")] = None,
-           jobs: Jobs = 1, db: Db = None) -> None:
-    """The campaign's history as JSON lines: a header, every event, the head hash."""
+           jobs: Jobs = 1, db: Db = None, as_json: Json = False) -> None:
+    """The campaign's history as JSON lines: a header, every event, the head hash (JSON
+    with or without --json, which makes a refusal JSON too)."""
     if to is None and len(campaigns) > 1:
         raise typer.BadParameter("several campaigns need --to DIR (a file each)",
                                  param_hint="--to")
@@ -69,8 +70,8 @@ def export(campaigns: Annotated[list[str], typer.Argument(
         raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
     if to is None:
         with ledger(db) as refit:
-            lines = guarded(False, lambda: refit.export(campaign_id(campaigns[0]), viewer,
-                                                        with_seed))
+            lines = guarded(as_json, lambda: refit.export(campaign_id(campaigns[0]), viewer,
+                                                          with_seed))
             sys.stdout.writelines(map(dump_line, lines))
         return
     campaigns = list(dict.fromkeys(campaigns))  # one process per file
@@ -78,7 +79,7 @@ def export(campaigns: Annotated[list[str], typer.Argument(
                         _tables_made(db, jobs))
     refusals = [body for body in done if body is not None]
     if refusals:
-        fail(refusals[0], False)
+        fail(refusals[0], as_json)
 
 
 def _tables_made(db: str | None, jobs: int) -> int:
@@ -246,10 +247,11 @@ def _short(value: Any) -> str:
 @app.command()
 def forms(campaign: Id, form: Annotated[str, typer.Option(
               help="roster, purchases, cvp, elr (CSV) or html (all four, printable).")]
-          = "html", as_of: AsOf = None, viewer: Viewer = None, db: Db = None) -> None:
+          = "html", as_of: AsOf = None, viewer: Viewer = None, db: Db = None,
+          as_json: Json = False) -> None:
     """The paper forms: the CG Roster, RG Purchase Record, CVP and ELR history."""
-    text = guarded(False, lambda: _form(db, campaign, form, as_of, viewer))
-    sys.stdout.write(text)
+    text = guarded(as_json, lambda: _form(db, campaign, form, as_of, viewer))
+    _write(text, as_json, {"campaign": campaign, "form": form, "as_of": as_of})
 
 
 def _form(db: str | None, campaign: str, form: str, as_of: str | None,
@@ -261,9 +263,15 @@ def _form(db: str | None, campaign: str, form: str, as_of: str | None,
 @app.command()
 def report(campaign: Id, fmt: Annotated[str, typer.Option(
                "--format", help="text or html.")] = "text",
-           viewer: Viewer = None, db: Db = None) -> None:
+           viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """The campaign's full history, CG Date by CG Date and step by step, for a person."""
-    sys.stdout.write(guarded(False, lambda: _report(db, campaign, fmt, viewer)))
+    text = guarded(as_json, lambda: _report(db, campaign, fmt, viewer))
+    _write(text, as_json, {"campaign": campaign, "format": fmt})
+
+
+def _write(text: str, as_json: bool, about: dict[str, str | None]) -> None:
+    """A document as it is, or with --json as JSON: what it is, and its text."""
+    sys.stdout.write(json.dumps(about | {"text": text}) + "\n" if as_json else text)
 
 
 def _report(db: str | None, campaign: str, fmt: str, viewer: str | None) -> str:

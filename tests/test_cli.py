@@ -344,3 +344,33 @@ def test_campaigns_move_in_several_processes_with_jobs(
     for ident, path in zip(ids, files, strict=True):
         assert exported(other_database_url, ident, "--with-seed") == \
             path.read_text().splitlines()
+
+
+def _commands(group: Any) -> list[tuple[str, Any]]:
+    """Every `refit` subcommand (and sub-subcommand), by name."""
+    found = []
+    for name, command in group.commands.items():
+        if hasattr(command, "commands"):
+            found += [(f"{name} {sub}", each) for sub, each in _commands(command)]
+        else:
+            found.append((name, command))
+    return found
+
+
+def test_every_subcommand_takes_db_and_json() -> None:
+    import typer.main
+    missing = [name for name, command in _commands(typer.main.get_command(app))
+               if not {"--db", "--json"} <= {opt for p in command.params for opt in p.opts}]
+    assert missing == []
+
+
+def test_the_forms_and_report_with_json_are_json_and_refusals_too(db: str) -> None:
+    campaign = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "J",
+                     "--db", db)["id"]  # type: ignore[call-overload]
+    form = refit("forms", campaign, "--form", "roster", "--db", db)
+    report = refit("report", campaign, "--db", db)
+    assert isinstance(form, dict) and form["form"] == "roster" and "CG Date" in form["text"]
+    assert isinstance(report, dict) and report["format"] == "text" and report["text"]
+    unknown = runner.invoke(app, ["export", "00000000-0000-0000-0000-000000000000", "--db",
+                                  db, "--json"])
+    assert unknown.exit_code == 2 and json.loads(unknown.stdout)["error"]["code"] == "not_found"
