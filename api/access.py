@@ -106,7 +106,6 @@ def caller_on(campaign: Campaign, token: str | None) -> Caller:
 
 bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-# A version, or CGDATE/STEP: the campaign as it stood after that step (e.g. 19PM/9.616).
 # The campaign's version a command is meant for: as the answers give it (117), or quoted
 # as an entity tag ("117", W/"117") as HTTP clients write If-Match.
 IfMatch = Annotated[str | None, Header(
@@ -119,6 +118,7 @@ def expected_version(if_match: str | None) -> int | None:
     return None if if_match is None else int(if_match.removeprefix("W/").strip('"'))
 
 
+# A version, or CGDATE/STEP: the campaign as it stood after that step (e.g. 19PM/9.616).
 AsOf = Annotated[str | None, Query(pattern=r"^([1-9][0-9]{0,8}|[^/\s]{1,12}/[^/\s]{1,20})$",
                                    description="A version, or CGDATE/STEP (after that step)")]
 

@@ -257,15 +257,15 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             act(campaign)
             return ""
         with self._turn(campaign_id):
-            return self._attempts(campaign_id, acted, expected_version)
+            return self._attempts(campaign_id, acted)
 
-    def _attempts(self, campaign_id: UUID, act: Callable[[Campaign], str | CommandResult],
-                  expected_version: int | None) -> CommandResult:
-        """Run `act` on the campaign (which checks `expected_version` itself: an
-        Idempotency-Key's repeat answers before that) and save it. The first try runs on
-        the cached copy (no read of the store) unless other processes share the database;
-        a conflict on saving, or a refusal on a copy another process has moved past, tries again on
-        the campaign read afresh."""
+    def _attempts(self, campaign_id: UUID,
+                  act: Callable[[Campaign], str | CommandResult]) -> CommandResult:
+        """Run `act` on the campaign (it checks If-Match itself, after an Idempotency-Key's
+        repeat has had its answer) and save it. The first try runs on the cached copy (no
+        read of the store) unless other processes share the database; a conflict on
+        saving, or a refusal on a copy another process has moved past, tries again on the
+        campaign read afresh."""
         fresh = self.settings.shared_database
         for attempt in range(MAX_RETRIES):
             if attempt and fresh:
@@ -390,7 +390,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         # One command at a time per campaign in this process (others never wait on it):
         # the retries are then only for writers in other processes.
         with self._turn(campaign_id):
-            return self._attempts(campaign_id, act, expected_version)
+            return self._attempts(campaign_id, act)
 
     @contextlib.contextmanager
     def _turn(self, campaign_id: UUID) -> Iterator[None]:

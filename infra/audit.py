@@ -121,10 +121,10 @@ class AuditUseCases:
             given = "both to_version and to_step" if to_step is not None else "neither"
             raise InvalidCommand(f"an undo names to_version or to_step (CGDATE/STEP), not "
                                  f"{given}", field="to_version")
-        point = None if to_step is None or not STEP_POINT.match(to_step) else \
-            parse_point(to_step)
-        if to_step is not None and not isinstance(point, tuple):
+        found = None if to_step is None else STEP_POINT.match(to_step)
+        if to_step is not None and found is None:
             raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
+        point = None if found is None else (found["date"], found["step"])
 
         def act(campaign: Campaign) -> None:
             # In the campaign's turn: a step's start is read from the campaign as it is now.

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -15,6 +17,25 @@ from infra.settings import Settings, backend_of
 from projections.runner import CampaignLog, CampaignProjection
 from projections.view import PostgresProjectionView
 from tests.story import do
+
+
+@pytest.fixture
+def with_runner(settings: Settings) -> Settings:
+    """The test's settings with eventsourcing's projection runner (PostgreSQL only)."""
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    return settings.model_copy(update={"projection_runner": True})
+
+
+@contextmanager
+def running(*confs: Settings) -> Iterator[list[Refit]]:
+    """Service processes on these settings, closed afterwards."""
+    apps = [Refit(conf) for conf in confs]
+    try:
+        yield apps
+    finally:
+        for app in apps:
+            app.close()
 
 
 def test_reads_catch_up_so_a_read_after_a_command_reflects_it(refit: Refit) -> None:
@@ -105,29 +126,21 @@ def test_threads_folding_at_once_leave_the_collector_on() -> None:
 
 
 def test_the_service_reads_through_the_projection_runner_on_postgres(
-        settings: Settings) -> None:
-    if backend_of(settings.database_url) == "sqlite":
-        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
-    refit = Refit(settings.model_copy(update={"projection_runner": True}))
-    try:
+        with_runner: Settings) -> None:
+    with running(with_runner) as (refit,):
         campaign = refit.create_campaign("pbr", "I", "Runner reads", "server").id
         for amount in (5, 7):
             do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
                                  "reason": "Base"})
             assert refit.status(campaign).sides["Axis"]["cpp"] == amount + (5 if amount == 7
                                                                            else 0)
-    finally:
-        refit.close()
 
 
-def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(settings: Settings) -> None:
-    if backend_of(settings.database_url) == "sqlite":
-        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(with_runner: Settings) -> None:
     from api.errors import error_body, status_of
     from infra.application import ViewBehind
 
-    refit = Refit(settings.model_copy(update={"projection_runner": True, "read_wait": 0.2}))
-    try:
+    with running(with_runner.model_copy(update={"read_wait": 0.2})) as (refit,):
         campaign = refit.create_campaign("pbr", "I", "Slow view", "server").id
         assert refit.runner is not None
         refit.runner.stop()  # nothing folds the views any more
@@ -137,8 +150,6 @@ def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(settings: Setting
             refit.roster(campaign)
         assert status_of(behind.value) == 503
         assert error_body(behind.value)["error"]["code"] == "view_behind"
-    finally:
-        refit.close()
 
 
 def test_the_runner_refuses_sqlite_by_name(tmp_path: Path) -> None:
@@ -162,30 +173,21 @@ def test_a_runner_meeting_an_event_another_process_folded_goes_on(refit: Refit) 
 
 
 def test_two_service_processes_each_with_a_runner_count_every_event_once(
-        settings: Settings) -> None:
-    if backend_of(settings.database_url) == "sqlite":
-        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
-    with_runner = settings.model_copy(update={"projection_runner": True})
-    first, second = Refit(with_runner), Refit(with_runner)
-    try:
+        with_runner: Settings) -> None:
+    with running(with_runner, with_runner) as (first, second):
         campaign = first.create_campaign("pbr", "I", "Two runners", "server").id
         for app, amount in ((first, 1), (second, 2), (first, 4), (second, 8)):
             do(app, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
                                "reason": "x"})
         for app in (first, second):
             assert app.status(campaign).sides["Axis"]["cpp"] == 15
-    finally:
-        first.close()
-        second.close()
 
 
 def test_a_process_without_the_runner_folds_on_from_where_the_runner_is(
-        settings: Settings) -> None:
-    if backend_of(settings.database_url) == "sqlite":
-        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
-    service = Refit(settings.model_copy(update={"projection_runner": True}))
-    cli = Refit(settings)  # a director's `refit roster ID --db ...` beside the service
-    try:
+        with_runner: Settings) -> None:
+    # A director's `refit roster ID --db ...` (no runner) beside the service.
+    without = with_runner.model_copy(update={"projection_runner": False})
+    with running(with_runner, without) as (service, cli):
         campaign = service.create_campaign("pbr", "I", "Mixed", "server").id
         credited = 0
         for app, amount in ((service, 1), (service, 2), (cli, 4), (service, 8), (cli, 16)):
@@ -195,9 +197,6 @@ def test_a_process_without_the_runner_folds_on_from_where_the_runner_is(
             for reader in (service, cli):
                 assert reader.roster(campaign)[0].sides["Axis"].cpp_credited == credited
         assert cli.view.max_tracking_id("refit") == cli.recorder.max_notification_id()
-    finally:
-        service.close()
-        cli.close()
 
 
 def test_a_view_the_runner_tracked_in_a_table_of_its_own_is_not_folded_again(
@@ -250,10 +249,8 @@ def test_a_schema_whose_name_holds_dollars_gets_its_tables_and_views(
 
 
 def test_closing_the_service_closes_every_connection_its_runner_opened(
-        settings: Settings) -> None:
-    if backend_of(settings.database_url) == "sqlite":
-        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
-    refit = Refit(settings.model_copy(update={"projection_runner": True}))
+        with_runner: Settings) -> None:
+    refit = Refit(with_runner)
     runner = refit.runner
     assert runner is not None
     pools = [runner.view.datastore.pool, runner.app.recorder.datastore.pool]
@@ -262,11 +259,8 @@ def test_closing_the_service_closes_every_connection_its_runner_opened(
     assert all(pool.closed for pool in pools)
 
 
-def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Settings) -> None:
-    if backend_of(settings.database_url) == "sqlite":
-        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
-    refit = Refit(settings.model_copy(update={"projection_runner": True}))
-    try:
+def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(with_runner: Settings) -> None:
+    with running(with_runner) as (refit,):
         campaign = refit.create_campaign("pbr", "I", "Runner undo", "server").id
         do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
         target = refit.campaign(campaign).version
@@ -276,8 +270,6 @@ def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(settings: Setti
         assert refit.status(campaign).sides["Axis"]["cpp"] == 5
         assert refit.roster(campaign) == refit.roster(campaign, as_of=target)
         assert refit.cvp(campaign) == refit.cvp(campaign, as_of=target)
-    finally:
-        refit.close()
 
 
 def test_a_campaign_of_many_rows_keeps_its_checkpoints_further_apart() -> None:
