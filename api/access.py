@@ -98,7 +98,7 @@ def require_token(token: str | None) -> None:
 def caller_on(campaign: Campaign, token: str | None) -> Caller:
     """The caller's role on a campaign's state as loaded."""
     require_token(token)
-    role = campaign.role_of(cast(str, token))
+    role = campaign.access.role_of(cast(str, token))
     if role is None:
         raise Unauthorized("this token opens nothing in this campaign")
     return Caller(role)

@@ -251,7 +251,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
         require_admin(token_of(credentials), conf.admin_token)
         campaign, tokens = refit.open_campaign(body.module, body.cg, body.name, body.dice,
                                                "admin", body.start, body.balance)
-        return CreatedCampaign(id=str(campaign.id), seed_commitment=campaign.seed_commitment,
+        return CreatedCampaign(id=str(campaign.id), seed_commitment=campaign.dice.seed_commitment,
                                tokens=asdict(tokens))
 
     @app.get("/campaigns")

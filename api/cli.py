@@ -165,8 +165,8 @@ def campaign_new(
     def act() -> dict[str, Any]:
         with ledger(db) as refit:
             created, tokens = refit.open_campaign(module, cg, name, dice, "director", start)
-            return {"id": str(created.id), "seed_commitment": created.seed_commitment,
-                    "cg_date": created.cg_date, "step": created.step,
+            return {"id": str(created.id), "seed_commitment": created.dice.seed_commitment,
+                    "cg_date": created.reph.cg_date, "step": created.reph.step,
                     "version": created.version, "tokens": asdict(tokens)}
     body = guarded(as_json, act)
     emit(as_json, body, lambda: print_fields(body))

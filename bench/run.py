@@ -158,7 +158,7 @@ def append_rates(settings: Settings, bare: Settings, count: int,
             refit_s += time_commands(refit, campaign.id, chunk)
             bare_s += time_bare(app, tally.id, len(chunk))
         final = refit.campaign(campaign.id)
-        assert final.phase == "scenario", final.phase
+        assert final.reph.phase == "scenario", final.reph.phase
         assert app.repository.get(tally.id).version == count + 1
     finally:
         refit.close()
@@ -179,16 +179,9 @@ def append_rates(settings: Settings, bare: Settings, count: int,
 
 def extend(refit: Refit, campaign: Campaign, until: int) -> None:
     """Append cheap events (rolls, CPP credits, casualties) until the version is `until`."""
-    module = refit.module(MODULE)
     while campaign.version < until:
         for _ in range(min(BUILD_BATCH, until - campaign.version)):
-            command = MIX[campaign.version % len(MIX)]
-            if isinstance(command, cmd.Roll):
-                campaign.roll(module, command, ACTOR)
-            elif isinstance(command, cmd.RecordCasualty):
-                campaign.record_casualty(module, command, ACTOR)
-            elif isinstance(command, cmd.CreditCPP):
-                campaign.change_points(command, ACTOR)
+            campaign.execute(MIX[campaign.version % len(MIX)], ACTOR)
         refit.save(campaign)
 
 
@@ -200,7 +193,7 @@ def build_campaign(settings: Settings, events: int) -> UUID:
         for _ in range(len([s for s in refit.module(MODULE).steps if s.initial])):
             refit.execute(campaign.id, cmd.Advance(), ACTOR)
         campaign = refit.campaign(campaign.id)
-        assert campaign.phase == "scenario"
+        assert campaign.reph.phase == "scenario"
         extend(refit, campaign, events)
         assert refit.campaign(campaign.id).version == events
     finally:

@@ -1,9 +1,16 @@
-"""Commands: what a director or a side asks the ledger to do (a union on `type`)."""
+"""Commands: what a director or a side asks the ledger to do (a union on `type`).
+
+Each command is declared once, here: its model, its `type` and who may send it (`by`).
+The union, the access table and the schema derive from these classes; what handles each
+is declared where it is handled (domain/campaign/aggregate.py, `handles`).
+"""
 
 from __future__ import annotations
 
+import operator
 import unicodedata
-from typing import Annotated, Literal
+from functools import reduce
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, field_validator
 
@@ -32,10 +39,30 @@ class Strict(BaseModel):
         return value
 
 
+Sender = Literal["director", "side"]  # a side sends a command for itself only
+COMMANDS: dict[str, type[Command]] = {}  # every command by its `type`
+
+
 class Command(Strict):
     """Base of every command."""
 
     type: str
+    by: ClassVar[Sender] = "director"
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        tag = cls.model_fields["type"].default
+        if isinstance(tag, str):  # a command, not a shape shared by several
+            COMMANDS[tag] = cls
+
+
+def type_of(kind: type[Command]) -> str:
+    """A command class's `type`, e.g. "roll"."""
+    tag = kind.model_fields["type"].default
+    if not isinstance(tag, str):
+        raise TypeError(f"{kind.__name__} is a shape shared by commands, not a command")
+    return tag
 
 
 class SituationalDRM(Strict):
@@ -49,6 +76,7 @@ class Roll(Command):
     """Roll dr/DR on a module table named by its rule number (e.g. "9.6101")."""
 
     type: Literal["roll"] = "roll"
+    by = "side"
     table: Name
     side: Name
     drm: list[SituationalDRM] = []
@@ -63,6 +91,7 @@ class PurchaseRG(Command):
     """Buy a Reinforcement Group with CPP (9.617 / 3.617)."""
 
     type: Literal["purchase_rg"] = "purchase_rg"
+    by = "side"
     side: Name
     rg: Name
     kg: str | None = Field(default=None, max_length=20)
@@ -126,6 +155,7 @@ class PurchaseFortification(PointsChange):
     """FPP spent on `count` of a Fortification (e.g. 9.619) that `reason` names."""
 
     type: Literal["purchase_fortification"] = "purchase_fortification"
+    by = "side"
     count: StrictInt = Field(default=1, ge=1, le=100)
 
 
@@ -188,6 +218,7 @@ class ForgoCPP(Command):
     """PBr 3.616 EXC: the British forgo CPP on 14PM of CG III (the Axis Base # loses them)."""
 
     type: Literal["forgo_cpp"] = "forgo_cpp"
+    by = "side"
     side: Name
     amount: StrictInt = Field(ge=1, le=10_000)
 
@@ -214,6 +245,7 @@ class DesignateObjective(Command):
     """KGP 8.6198: the side's secret Objective Hex for one of its "I"/"HW" RG."""
 
     type: Literal["designate_objective"] = "designate_objective"
+    by = "side"
     side: Name
     purchase: StrictInt = Field(ge=1, le=100_000)
     hex: Name
@@ -223,6 +255,7 @@ class ChangePF(Command):
     """KGP CG13: PF from squads set up on map, released or entering; or PF used."""
 
     type: Literal["change_pf"] = "change_pf"
+    by = "side"
     side: Name
     reason: Literal["setup", "released", "entered", "used"]
     count: StrictInt = Field(ge=1, le=500)  # squads, or PF used
@@ -232,6 +265,7 @@ class DeclareFanaticism(Command):
     """KGP CG14: all the side's Personnel Fanatic for this scenario."""
 
     type: Literal["declare_fanaticism"] = "declare_fanaticism"
+    by = "side"
     side: Name
 
 
@@ -246,6 +280,7 @@ class HoldUnits(Command):
     """Units Retained in (or entering from) an Entry Area's Holding Box (KGP 8.15)."""
 
     type: Literal["hold_units"] = "hold_units"
+    by = "side"
     side: Name
     entry_area: Name
     units: Name
@@ -266,6 +301,7 @@ class SelectInitiative(Command):
     """A side's secret Initiative chit for the CG Date."""
 
     type: Literal["select_initiative"] = "select_initiative"
+    by = "side"
     side: Name
     chit: Literal["attack", "idle"]
 
@@ -307,37 +343,12 @@ class RevealSeed(Command):
     type: Literal["reveal_seed"] = "reveal_seed"
 
 
-AnyCommand = Annotated[
-    Roll
-    | PurchaseRG
-    | ReceiveRG
-    | DetermineRG
-    | CreditCPP
-    | SpendCPP
-    | CreditFPP
-    | PurchaseFortification
-    | RecordCasualty
-    | ChangeControl
-    | ChangeELR
-    | ChangeSAN
-    | ChangeLevel
-    | SelectInitiative
-    | RecordScenario
-    | Advance
-    | EndScenario
-    | EndCG
-    | RevealSeed
-    | ForgoCPP
-    | RecordOnMap
-    | WithdrawUnits
-    | DesignateObjective
-    | ChangePF
-    | DeclareFanaticism
-    | RecordMassacre
-    | HoldUnits
-    | RemoveRG,
-    Field(discriminator="type"),
-]
+if TYPE_CHECKING:
+    AnyCommand = Command
+else:  # the union of every command class above, told apart by `type`
+    AnyCommand = Annotated[reduce(operator.or_, COMMANDS.values()),
+                           Field(discriminator="type")]
+SIDE_COMMANDS = frozenset(tag for tag, kind in COMMANDS.items() if kind.by == "side")
 
 COMMAND_ADAPTER: TypeAdapter[AnyCommand] = TypeAdapter(AnyCommand)
 

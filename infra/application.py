@@ -17,11 +17,12 @@ from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import IntegrityError, Mapper
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Mapper
 from eventsourcing.projection import ProjectionRunner
 
 from domain import commands as cmd
-from domain.campaign import Campaign, token_hash
+from domain.campaign import Campaign, CampaignEvent, token_hash
+from domain.campaign.part import part_transcodings
 from domain.errors import CampaignNotFound, InvalidCommand, RefitError, RuleViolation
 from domain.hashing import sha256_hex
 from domain.history import record_hash, redacted
@@ -120,40 +121,6 @@ class VersionConflict(RuleViolation):
     code = "conflict"
 
 
-Handler = Callable[[Campaign, Module, Any, str], None]
-
-HANDLERS: dict[str, Handler] = {
-    "roll": lambda c, m, x, a: c.roll(m, x, a),
-    "purchase_rg": lambda c, m, x, a: c.purchase_rg(m, x, a),
-    "receive_rg": lambda c, m, x, a: c.receive_rg(m, x, a),
-    "determine_rg": lambda c, m, x, a: c.determine_rg(m, x, a),
-    "credit_cpp": lambda c, m, x, a: c.change_points(x, a),
-    "spend_cpp": lambda c, m, x, a: c.change_points(x, a),
-    "credit_fpp": lambda c, m, x, a: c.change_points(x, a),
-    "purchase_fortification": lambda c, m, x, a: c.purchase_fortification(m, x, a),
-    "record_casualty": lambda c, m, x, a: c.record_casualty(m, x, a),
-    "change_control": lambda c, m, x, a: c.change_control(m, x, a),
-    "change_elr": lambda c, m, x, a: c.change_rating(x, a),
-    "change_san": lambda c, m, x, a: c.change_rating(x, a),
-    "change_level": lambda c, m, x, a: c.change_level(m, x, a),
-    "select_initiative": lambda c, m, x, a: c.select_initiative(m, x, a),
-    "record_scenario": lambda c, m, x, a: c.record_scenario(x, a),
-    "advance": lambda c, m, x, a: c.advance(m, a),
-    "end_scenario": lambda c, m, x, a: c.end_scenario(m, a),
-    "end_cg": lambda c, m, x, a: c.end_cg(m, x, a),
-    "reveal_seed": lambda c, m, x, a: c.reveal_seed(a),
-    "forgo_cpp": lambda c, m, x, a: c.forgo_cpp(m, x, a),
-    "record_on_map": lambda c, m, x, a: c.record_on_map(x, a),
-    "withdraw_units": lambda c, m, x, a: c.withdraw_units(x, a),
-    "designate_objective": lambda c, m, x, a: c.designate_objective(m, x, a),
-    "change_pf": lambda c, m, x, a: c.change_pf(m, x, a),
-    "declare_fanaticism": lambda c, m, x, a: c.declare_fanaticism(m, x, a),
-    "record_massacre": lambda c, m, x, a: c.record_massacre(m, x, a),
-    "hold_units": lambda c, m, x, a: c.hold_units(m, x, a),
-    "remove_rg": lambda c, m, x, a: c.remove_rg(x, a),
-}
-
-
 def _expect(campaign: Campaign, expected_version: int | None) -> None:
     """If-Match: refuse a command sent for another version of the campaign (409)."""
     if expected_version is not None and campaign.version != expected_version:
@@ -211,6 +178,12 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
             if self.store_lock is not None:
                 self.store_lock.close()
             super().close()
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        """eventsourcing's, and the campaign's parts (in snapshots and undos)."""
+        super().register_transcodings(transcoder)
+        for transcoding in part_transcodings():
+            transcoder.register(transcoding)
 
     def construct_mapper(self) -> Mapper[UUID]:
         """eventsourcing's mapper, storing no empty idempotency envelope."""
@@ -329,9 +302,9 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
     @staticmethod
     def _result(campaign: Campaign, recordings: list[Any], actor: str) -> CommandResult:
         events = [r.domain_event.record() for r in recordings
-                  if isinstance(r.domain_event, Campaign.Event)]
+                  if isinstance(r.domain_event, CampaignEvent)]
         return CommandResult(campaign.version, campaign.head_hash, events,
-                             campaign.phase == "ended", actor)
+                             campaign.reph.phase == "ended", actor)
 
     def campaign(self, campaign_id: UUID, version: int | None = None,
                  fresh: bool = True) -> Campaign:
@@ -345,9 +318,12 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         if version is None and fresh and self.repository.cache is not None:
             newer = list(self.events.get(campaign_id, gt=campaign.version))
             for event in newer:
-                campaign = cast(Campaign.Event, event).mutate(campaign)
+                campaign = cast(CampaignEvent, event).mutate(campaign)
             if newer:
                 self._cache_newer(campaign)
+        module = self.modules.get(campaign.module_id)
+        if module is not None:  # else it is read, and refuses commands naming its module
+            campaign.bind(module)
         return campaign
 
     def _cache_newer(self, campaign: Campaign) -> None:
@@ -368,24 +344,16 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
                 authorize: Callable[[Campaign], str] | None = None) -> CommandResult:
         """Run one command; on a concurrent write, retry on the fresh state (bounded). A
         repeated Idempotency-Key answers the first answer and appends nothing."""
-        handler = HANDLERS[command.type]
         digest = sha256_hex(command.model_dump_json().encode())
 
         def act(campaign: Campaign) -> str | CommandResult:
             role = actor if authorize is None else authorize(campaign)  # never stale state
             # A key is the caller's own: another role's keys neither answer nor block it.
             key = None if idempotency_key is None else f"{role}\x1f{idempotency_key}"
-            if key is not None and key in campaign.idempotency:
+            if key is not None and key in campaign.access.idempotency:
                 return self._first_answer(campaign_id, campaign, key, digest, role)
             _expect(campaign, expected_version)  # a repeat's If-Match was the first's
-            module = self.module(campaign.module_id)
-            campaign.check_step(module, command.type)
-            if key is not None:
-                campaign.command_key = (key, digest)
-            try:
-                handler(campaign, module, command, role)
-            finally:  # never kept on the aggregate, nor in a snapshot
-                campaign.__dict__.pop("command_key", None)
+            campaign.execute(command, role, None if key is None else (key, digest))
             return role
         # One command at a time per campaign in this process (others never wait on it):
         # the retries are then only for writers in other processes.
@@ -412,14 +380,14 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
 
     def _first_answer(self, campaign_id: UUID, campaign: Campaign, key: str,
                       digest: str, actor: str) -> CommandResult:
-        seen = campaign.idempotency[key]
+        seen = campaign.access.idempotency[key]
         if seen["digest"] != digest:
             raise InvalidCommand("this Idempotency-Key came with another command",
                                  field="Idempotency-Key")
         events = [r for r in self.records(campaign_id, lte=seen["last"])
                   if r["version"] >= seen["first"]]
         return CommandResult(seen["last"], record_hash(events[-1]), events,
-                             campaign.phase == "ended", actor)
+                             campaign.reph.phase == "ended", actor)
 
     def records(self, campaign_id: UUID, lte: int | None = None,
                 gt: int = 0) -> Iterator[dict[str, Any]]:
@@ -437,7 +405,8 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         still verify), all open at CG End; `viewer` None is the director."""
         state = self.campaign(campaign_id)
         _check_as_of(lte, state.version)
-        yield from redacted(self.records(campaign_id, lte), viewer, state.phase == "ended")
+        yield from redacted(self.records(campaign_id, lte), viewer,
+                            state.reph.phase == "ended")
 
     def verify(self, campaign_id: UUID, viewer: str | None = None) -> VerifyReport:
         """Recompute the hash chain and every server roll whose seed is revealed: of the
@@ -448,7 +417,8 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         damaged: list[tuple[int, str]] = []
         records = self._readable(campaign_id, damaged)
         if viewer is not None:
-            records = redacted(records, viewer, self.campaign(campaign_id).phase == "ended")
+            records = redacted(records, viewer,
+                               self.campaign(campaign_id).reph.phase == "ended")
         report = verify_records(records)
         if report.events == 0 and not damaged:
             raise CampaignNotFound(f"no campaign {campaign_id}")
@@ -465,7 +435,7 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         events, last = iter(self.events.get(campaign_id)), 0
         while True:
             try:
-                event = cast(Campaign.Event, next(events))
+                event = cast(CampaignEvent, next(events))
                 record = event.record()
             except StopIteration:
                 return
@@ -552,12 +522,12 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         answer = read.status(self.rows(campaign_id, as_of), viewer)
         state = self.campaign(campaign_id, version=answer.version)
         answer.head_hash = state.head_hash
-        module = self.module(state.module_id)
+        module = state.rules
         answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
             f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
-            for table, side, number in state.missing_rolls(module)
+            for table, side, number in state.missing_rolls()
             if number is None or viewer in (None, side)]
-        answer.entry_areas = {side: module.eligible_entry_areas(side, state.cg_date)
+        answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
         return answer
 

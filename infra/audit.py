@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any, cast
 from uuid import UUID
 
 from domain.campaign import Campaign
+from domain.campaign.audit import Undone, reroll_undo_reason
+from domain.campaign.dice import DiceRolled
 from domain.errors import InvalidCommand
 from domain.history import undone_ranges
 from projections.audit import RollAudit, roll_audit
@@ -93,8 +95,8 @@ class AuditUseCases:
 
     def _command_of(self, campaign_id: UUID, version: int) -> tuple[int, int]:
         """The first and last versions of the command that recorded `version`: its events
-        share one timestamp (domain/ledger.py; each event stored before they did counts as
-        a command of its own)."""
+        share one timestamp (Campaign._record; each event stored before they did counts
+        as a command of its own)."""
         app = cast("Refit", self)
         stamps: dict[int, str] = {}
         low, high = max(1, version - COMMAND_EVENTS), version + COMMAND_EVENTS
@@ -140,7 +142,7 @@ class AuditUseCases:
         cut = self._command_of(campaign.id, target + 1)
         before = app.campaign(campaign.id, version=target)
         redo = {event.key: list(event.dice) for event in app.events.get(campaign.id, gt=target)
-                if isinstance(event, Campaign.DiceRolled)}
+                if isinstance(event, DiceRolled)}
         campaign.undo(target, reason, before, redo, actor, cut)
 
     def reroll(self, campaign_id: UUID, key: str, reason: str, actor: str) -> CommandResult:
@@ -152,7 +154,7 @@ class AuditUseCases:
             version, roll = self._roll(campaign_id, key)
             if self._standing_roll(campaign_id, key) is not None:
                 before = self._command_of(campaign_id, version)[0] - 1
-                self._undo_to(campaign, before, campaign.reroll_undo_reason(roll, reason), actor)
+                self._undo_to(campaign, before, reroll_undo_reason(roll, reason), actor)
             campaign.authorize_reroll(roll, reason, actor)
         return app.run(campaign_id, act)
 
@@ -176,7 +178,7 @@ class AuditUseCases:
         jumps, head = {}, 0
         for event in app.stored_events(campaign_id):
             head = event.originator_version
-            if isinstance(event, Campaign.Undone):
+            if isinstance(event, Undone):
                 jumps[head] = event.to_version
         return {v for first, last in undone_ranges(jumps, head)
                 for v in range(first, last + 1)}

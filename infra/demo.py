@@ -45,26 +45,22 @@ class Director:
         """Complete RePh steps, with the rolls each requires, until `step` (None: play)."""
         for _ in range(40):
             state = self.refit.campaign(self.campaign)
-            if state.step == step:
+            if state.reph.step == step:
                 return
-            for table, side, purchase in state.missing_rolls(self.module()):
+            for table, side, purchase in state.missing_rolls():
                 self.do(type="roll", table=table, side=side, purchase=purchase)
             self.do(type="advance")
         raise RuntimeError(f"the demo never reached step {step}")
 
-    def module(self) -> Any:
-        """The campaign's rules module."""
-        return self.refit.module(self.refit.campaign(self.campaign).module_id)
-
     def settle(self) -> None:
         """3.618 for today's RG: strength, a Depleted RG's SW dr, each Leader Table roll."""
         self.to("3.618")
-        module = self.module()
-        for table, side, purchase in self.refit.campaign(self.campaign).missing_rolls(module):
+        for table, side, purchase in self.refit.campaign(self.campaign).missing_rolls():
             self.do(type="roll", table=table, side=side, purchase=purchase)
         state = self.refit.campaign(self.campaign)
-        for number, line in enumerate(state.purchases, 1):
-            if line["cg_date"] != state.cg_date or line["given"]:
+        module = state.rules
+        for number, line in enumerate(state.purchases.lines, 1):
+            if line["cg_date"] != state.reph.cg_date or line["given"]:
                 continue
             self._sw_rolls(module, number, line)
             self._leader_rolls(module, number, line)

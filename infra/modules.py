@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from domain.modules import DATA_FILE, PACKAGES, module_class
 from domain.rules import Module, ModulePatch
 
 
@@ -18,12 +19,12 @@ class ModuleFileError(ValueError):
 
 
 def packaged_modules() -> dict[str, Module]:
-    """The modules shipped in the package (domain/modules/*.json)."""
+    """The modules shipped with Refit (domain/modules/<id>/module.json), each read by its
+    package's Module class."""
     found = {}
-    for entry in resources.files("domain.modules").iterdir():
-        if entry.name.endswith(".json"):
-            module = Module.model_validate_json(entry.read_text(encoding="utf-8"))
-            found[module.id] = module
+    for module_id, package in PACKAGES.items():
+        text = resources.files(package).joinpath(DATA_FILE).read_text(encoding="utf-8")
+        found[module_id] = module_class(module_id).model_validate_json(text)
     return found
 
 
@@ -35,7 +36,7 @@ def read_file(path: Path) -> Module | ModulePatch:
         raise ModuleFileError(f"{path}: {error}") from None
     kind = data.get("format") if isinstance(data, dict) else None
     model: type[Module] | type[ModulePatch] = (
-        Module if kind == "refit-module/1" else ModulePatch
+        module_class(str(data.get("id"))) if kind == "refit-module/1" else ModulePatch
     )
     try:
         return model.model_validate(data)

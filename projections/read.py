@@ -6,7 +6,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from domain.rules import pf_text
+from domain.modules.kgp.rules import pf_text
 from projections.fold import (
     CONTROL,
     CVP,

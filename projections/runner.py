@@ -11,11 +11,13 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import IntegrityError, Tracking
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Tracking
 from eventsourcing.projection import Projection
 from pydantic_core import from_json, to_json
 
-from domain.campaign import Campaign
+import domain.modules  # noqa: F401  (every module's events: their stored topics resolve)
+from domain.campaign import CampaignEvent
+from domain.campaign.part import part_transcodings
 from domain.history import is_undone, undone_ranges
 from projections.fold import META, fold
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
@@ -172,6 +174,12 @@ class CampaignLog(Application[UUID]):
 
     name = "refit"
 
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        """eventsourcing's, and the campaign's parts (an Undone's state holds them)."""
+        super().register_transcodings(transcoder)
+        for transcoding in part_transcodings():
+            transcoder.register(transcoding)
+
 
 class CampaignProjection(Projection[Any]):
     """The campaign projection: the fold, written with eventsourcing's tracking."""
@@ -257,7 +265,7 @@ class CampaignProjection(Projection[Any]):
             rows.put_row(kind, key, value)
 
 
-def _fold_record(event: Campaign.Event, campaign: str) -> dict[str, Any]:
+def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:
     """The record the fold needs, cheaply: the event's own dict stands in for `data`, and
     the timestamp stays a datetime until a row needs its text.
 

@@ -43,12 +43,12 @@ QUIET_DICE = {"dr": [1], "DR": [1, 2]}  # typed in where a story does not care w
 def roll_what_is_required(refit: Refit, campaign: UUID) -> None:
     """Make the rolls the current step still needs (server dice, or QUIET_DICE typed in)."""
     state = refit.campaign(campaign)
-    module = refit.module(state.module_id)
-    for table, side, purchase in state.missing_rolls(module):
+    module = state.rules
+    for table, side, purchase in state.missing_rolls():
         body: dict[str, Any] = {"type": "roll", "table": table, "side": side}
         if purchase is not None:
             body["purchase"] = purchase
-        if state.dice_mode == "entered":
+        if state.dice.mode == "entered":
             body["dice"] = QUIET_DICE[module.table(table).roll]
         do(refit, campaign, body)
 
@@ -63,7 +63,7 @@ def advance(refit: Refit, campaign: UUID, times: int = 1) -> None:
 def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
     """Advance until the RePh reaches `step` (None: the scenario)."""
     for _ in range(40):
-        if refit.campaign(campaign).step == step:
+        if refit.campaign(campaign).reph.step == step:
             return
         advance(refit, campaign)
     raise AssertionError(f"never reached step {step}")
@@ -71,8 +71,8 @@ def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
 
 def to_reph_step(refit: Refit, campaign: UUID, step: str) -> None:
     """Play through to a step of the RePh after the current (or Initial) scenario."""
-    if refit.campaign(campaign).phase == "setup":
+    if refit.campaign(campaign).reph.phase == "setup":
         advance_to(refit, campaign, None)
-    if refit.campaign(campaign).phase == "scenario":
+    if refit.campaign(campaign).reph.phase == "scenario":
         do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, step)

@@ -41,7 +41,7 @@ class Table:
     def to(self, step: str | None) -> None:
         """Complete steps until the RePh is at `step` (None: the scenario)."""
         for _ in range(30):
-            if self.refit.campaign(self.campaign).step == step:
+            if self.refit.campaign(self.campaign).reph.step == step:
                 return
             self({"type": "advance"})
         raise AssertionError(f"never reached {step}")

@@ -24,7 +24,8 @@ def test_a_cg_starts_with_the_elr_san_and_ammunition_level_of_its_parameters(
         refit: Refit) -> None:
     campaign = refit.create_campaign("abtf", "I", "Start", "server").id
     state = refit.campaign(campaign)
-    assert (state.elr, state.san) == ({"British": 4, "German": 3}, {"British": 3, "German": 4})
+    assert (state.points.elr, state.points.san) == ({"British": 4, "German": 3},
+                                                    {"British": 3, "German": 4})
     assert refit.roster(campaign)[0].levels == {"ammo_shortage": 1}
 
 
@@ -35,8 +36,8 @@ def test_9_6152_gives_18am_rgs_fpp_and_san_outside_every_maximum(refit: Refit) -
     do(refit, campaign, {"type": "change_san", "side": "German", "value": 2, "cause": "test"})
     do(refit, campaign, {"type": "advance"})
     state = refit.campaign(campaign)
-    assert state.san == {"British": 7, "German": 2}  # +2 capped at 7; -1 floored at 2
-    assert state.fpp["German"] == 20 and state.rg_total["British"] == {}
+    assert state.points.san == {"British": 7, "German": 2}  # +2 capped at 7; -1 floored at 2
+    assert state.points.fpp["German"] == 20 and state.purchases.rg_total["British"] == {}
     given = [(r.side, r.rg, r.p) for r in refit.purchase_record(campaign)]
     assert given == [("British", "I1", None), ("British", "I2", None)]
     assert refit.san(campaign)[-1].rule == "9.6152"
@@ -54,8 +55,8 @@ def test_9_6152_is_not_applied_twice_or_on_other_dates(refit: Refit) -> None:
     campaign = refit.create_campaign("abtf", "I", "18PM", "server", start_date="18AM").id
     to_reph_step(refit, campaign, "9.616")  # 18PM: British G1, A1, SAN -1; German SAN +2
     state = refit.campaign(campaign)
-    assert state.san == {"British": 2, "German": 6}
-    assert [(line["side"], line["rg"]) for line in state.purchases] == [
+    assert state.points.san == {"British": 2, "German": 6}
+    assert [(line["side"], line["rg"]) for line in state.purchases.lines] == [
         ("British", "G1"), ("British", "A1")]
 
 
@@ -70,7 +71,7 @@ def test_cg19_one_4_4_7_per_squad_equivalent_in_the_ww_box_the_rest_discarded(
     advance_to(refit, campaign, "9.611")
     received = refit.roster(campaign)[0].sides["British"].ww_received
     assert received == {"unit": "4-4-7", "count": 2, "discarded_half_squads": 1}
-    assert refit.campaign(campaign).ww_box == 0  # never carried to the next CG Date
+    assert refit.campaign(campaign).scenario.ww_box == 0  # never carried to the next CG Date
 
 
 def test_cg19_keeps_no_german_ww_box(refit: Refit) -> None:
@@ -127,9 +128,9 @@ def test_a_required_roll_that_does_not_apply_is_skipped_with_its_reason(refit: R
 def test_9_618_waits_for_the_strength_of_each_rg_received_that_day(refit: Refit) -> None:
     campaign = refit.create_campaign("abtf", "I", "Strength", "server").id
     advance_to(refit, campaign, "9.618")  # 17N: nothing bought, nothing to roll
-    assert refit.campaign(campaign).missing_rolls(refit.module("abtf")) == []
+    assert refit.campaign(campaign).missing_rolls() == []
     to_reph_step(refit, campaign, "9.618")  # 18AM: the 9.6152 British I1 and I2
-    missing = refit.campaign(campaign).missing_rolls(refit.module("abtf"))
+    missing = refit.campaign(campaign).missing_rolls()
     assert missing == [("9.6181", "British", 1), ("9.6181", "British", 2)]
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, RuleViolation) and "British still roll 9.6181" in error.message

@@ -44,12 +44,12 @@ def at_purchase(refit: Refit) -> UUID:
 
 def test_cg22_ex_one_i_and_one_a_from_three_kgs_frees_a_second_i_for_harder(
         refit: Refit, at_purchase: UUID) -> None:
-    replenished = refit.campaign(at_purchase).cpp["German"]  # 9.616 on 18AM
+    replenished = refit.campaign(at_purchase).points.cpp["German"]  # 9.616 on 18AM
     with_cpp(refit, at_purchase, 38)
     for rg, kg in [("I1", "K"), ("A3", "K"), ("I2", "B"), ("A4", "B"),
                    ("I6", "H"), ("A5", "H"), ("I7", "H")]:
         buy(refit, at_purchase, rg, kg)
-    assert refit.campaign(at_purchase).cpp["German"] == replenished + 38 - 35
+    assert refit.campaign(at_purchase).points.cpp["German"] == replenished + 38 - 35
 
 
 def test_cg22_ex_without_knaust_the_second_harder_i_is_refused(
@@ -194,7 +194,7 @@ def test_9_616_credits_the_cpp_base_plus_the_secret_dr_once_per_date(refit: Refi
                                 "dice": [4, 4]})
     credited = roll.events[1]["data"]
     assert (credited["amount"], credited["reason"]) == (28, "CPP Base # 20 + DR 8")
-    assert refit.campaign(campaign).cpp["British"] == 28
+    assert refit.campaign(campaign).points.cpp["British"] == 28
     again = refused(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British",
                                       "dice": [1, 1]})
     assert isinstance(again, RuleViolation) and "once per CG Date" in again.message

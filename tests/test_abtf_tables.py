@@ -73,7 +73,7 @@ def test_9_6122_san_drm_is_derived_from_the_sides_san(refit: Refit) -> None:
     german = roll(refit, campaign, "9.6122", "German", [2])
     assert [(d["value"], d["reason"]) for d in british["drm"]] == [(2, "British SAN minus four")]
     assert (british["final"], british["result"]) == (4, "SAN reduced by two")
-    assert refit.campaign(campaign).san["British"] == 4
+    assert refit.campaign(campaign).points.san["British"] == 4
     assert [(d["value"], d["reason"]) for d in german["drm"]] == [(1, "German SAN minus five")]
     assert (german["final"], german["result"]) == (3, "SAN unchanged")
 
@@ -135,7 +135,7 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
     do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 2,
                          "cause": "as the EX says"})
     for side, elr in (("British", 5), ("German", 4)):
-        if refit.campaign(campaign).elr[side] != elr:  # the story's own ELR rolls moved it
+        if refit.campaign(campaign).points.elr[side] != elr:  # the story's own ELR rolls moved it
             do(refit, campaign, {"type": "change_elr", "side": side, "value": elr,
                                  "cause": "as the EX says"})
     british = roll(refit, campaign, "9.6202", "British", [3, 3])
@@ -351,7 +351,7 @@ def test_9_6122_needs_a_san_of_4_british_and_never_takes_it_below_2(refit: Refit
     assert "SAN is 4 or more" in refused.value.message
     do(refit, campaign, {"type": "change_san", "side": "British", "value": 4, "cause": "OB"})
     roll(refit, campaign, "9.6122", "British", [6])
-    assert refit.campaign(campaign).san["British"] == 2
+    assert refit.campaign(campaign).points.san["British"] == 2
 
 
 def test_only_the_germans_win_abtf_by_sudden_death(refit: Refit) -> None:

@@ -157,7 +157,7 @@ def test_as_of_reads_show_the_campaign_as_it_stood(refit: Refit) -> None:
 def test_new_cg_date_starts_at_the_new_cg_date_step(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
     state = refit.campaign(campaign)
-    assert (state.cg_date, state.phase, state.step) == ("14PM", "reph", "3.617")
+    assert (state.reph.cg_date, state.reph.phase, state.reph.step) == ("14PM", "reph", "3.617")
 
 
 def test_the_cg_ends_after_the_last_cg_date_and_reveals_the_seed(refit: Refit) -> None:
@@ -234,7 +234,7 @@ def test_an_idle_date_repeats_the_reph_from_the_new_cg_date_step(refit: Refit) -
     assert [(e["type"], e["data"].get("step"), e["data"].get("cg_date")) for e in result.events] \
         == [("StepAdvanced", "3.612", None), ("CGDateStarted", None, "14N")]
     state = refit.campaign(campaign)
-    assert (state.cg_date, state.phase, state.step) == ("14N", "reph", "3.612")
+    assert (state.reph.cg_date, state.reph.phase, state.reph.step) == ("14N", "reph", "3.612")
     roster = refit.roster(campaign)
     assert [(r.cg_date, r.scenario_type, r.scenario_played) for r in roster] == [
         ("14AM", None, True), ("14PM", "Idle CG Date", False), ("14N", None, False)]
@@ -258,7 +258,7 @@ def test_abtf_unspent_cpp_is_halved_rounding_up_as_9_617_ends(refit: Refit) -> N
                          "reason": "Initial Scenario", "rule": "9.5"})
     result = do(refit, campaign, {"type": "advance"})
     assert [e["type"] for e in result.events] == ["PointsAdjusted"] * 2 + ["StepAdvanced"]
-    assert refit.campaign(campaign).cpp == {"British": 0, "German": 8}
+    assert refit.campaign(campaign).points.cpp == {"British": 0, "German": 8}
     assert refit.roster(campaign)[0].sides["German"].cpp_left == 8
     assert refit.roster(campaign, viewer="British")[0].sides["German"].cpp_left is None
 
@@ -268,14 +268,14 @@ def test_abtf_unspent_fpp_is_forfeit_as_9_619_ends(refit: Refit) -> None:
     do(refit, campaign, {"type": "credit_fpp", "side": "British", "amount": 3,
                          "reason": "RG", "rule": "9.617"})
     advance_to(refit, campaign, "9.620")
-    assert refit.campaign(campaign).fpp["British"] == 0
+    assert refit.campaign(campaign).points.fpp["British"] == 0
 
 
 def test_pbr_cpp_left_after_3_617_on_14pm_are_lost_but_not_on_14am(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    assert refit.campaign(campaign).cpp == {"Axis": 52, "British": 23}
+    assert refit.campaign(campaign).points.cpp == {"Axis": 52, "British": 23}
     do(refit, campaign, {"type": "advance"})  # 14PM leaves 3.617
-    assert refit.campaign(campaign).cpp == {"Axis": 0, "British": 0}
+    assert refit.campaign(campaign).points.cpp == {"Axis": 0, "British": 0}
     assert refit.roster(campaign)[0].sides["Axis"].cpp_left == 31  # 14AM kept its CPP
 
 

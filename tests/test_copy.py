@@ -14,9 +14,10 @@ def test_a_copied_campaign_equals_its_original_and_shares_nothing_mutable(
     original = refit.campaign(campaign_id)
     twin = copy.deepcopy(original)
     assert type(twin) is type(original) and vars(twin) == vars(original)
-    twin.cpp["Axis"] += 100
-    twin.purchases[0]["strength"] = "changed"
-    twin.rg_total["Axis"].clear()
-    assert original.cpp["Axis"] != twin.cpp["Axis"]
-    assert original.purchases[0]["strength"] != "changed"
-    assert original.rg_total["Axis"]
+    twin.points.cpp["Axis"] += 100
+    twin.purchases.lines[0]["strength"] = "changed"
+    twin.purchases.rg_total["Axis"].clear()
+    assert original.points.cpp["Axis"] != twin.points.cpp["Axis"]
+    assert original.purchases.lines[0]["strength"] != "changed"
+    assert original.purchases.rg_total["Axis"]
+    assert twin.rules is original.rules  # the bound rules module is shared, not copied

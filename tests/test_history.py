@@ -79,12 +79,12 @@ def test_an_early_reveal_commits_a_new_seed_so_later_rolls_stay_unpredictable(
         refit: Refit) -> None:
     campaign = rolled_campaign(refit, secret=False)
     rolled = len(rolls_at(refit, campaign, None))
-    first = refit.campaign(campaign).seed
+    first = refit.campaign(campaign).dice.seed
     revealed = do(refit, campaign, {"type": "reveal_seed"}).events[0]["data"]
     assert revealed["seed"] == first and "next_seed" not in revealed
     state = refit.campaign(campaign)
-    assert state.seed != first
-    assert state.seed_commitment == revealed["next_commitment"]
+    assert state.dice.seed != first
+    assert state.dice.seed_commitment == revealed["next_commitment"]
     assert refit.status(campaign).seed_commitment == revealed["next_commitment"]
     do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German"})
     assert refit.verify(campaign).rolls_verified == rolled  # the new seed is still secret

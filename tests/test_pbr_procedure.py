@@ -26,7 +26,7 @@ def test_cg_iii_british_forgo_14pm_cpp_and_the_axis_base_loses_as_many(refit: Re
     too_many = refused(refit, campaign, {"type": "forgo_cpp", "side": BRITISH, "amount": 8})
     assert isinstance(too_many, RuleViolation) and "5 already forgone" in too_many.message
     advance_to(refit, campaign, "3.617")
-    assert refit.campaign(campaign).cpp == {AXIS: 29 - 5, BRITISH: 12 - 5}
+    assert refit.campaign(campaign).points.cpp == {AXIS: 29 - 5, BRITISH: 12 - 5}
 
 
 def test_only_the_british_of_cg_iii_forgo_and_only_on_14pm(refit: Refit) -> None:

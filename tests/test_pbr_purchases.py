@@ -42,7 +42,7 @@ def refused_purchase(refit: Refit, campaign: UUID, side: str, rg: str,
 
 def next_date(refit: Refit, campaign: UUID, step: str, chits: tuple[str, str]) -> None:
     """Play the current CG Date out with these chits (Axis, British), to `step` of the next."""
-    if refit.campaign(campaign).phase == "reph":
+    if refit.campaign(campaign).reph.phase == "reph":
         advance_to(refit, campaign, "3.621")
         for side, chit in zip((AXIS, BRITISH), chits, strict=True):
             do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
@@ -57,7 +57,7 @@ def next_date(refit: Refit, campaign: UUID, step: str, chits: tuple[str, str]) -
 def at_14am(refit: Refit) -> UUID:
     """PBr CG I, the 14AM Initial Scenario's purchases (3.617, a ! step)."""
     campaign = refit.create_campaign("pbr", "I", "Ranville", "entered").id
-    assert refit.campaign(campaign).step == "3.617"
+    assert refit.campaign(campaign).reph.step == "3.617"
     return campaign
 
 
@@ -127,11 +127,11 @@ def test_only_the_axis_buys_in_reserve_and_only_i_and_g_rg(refit: Refit,
 def test_3_616_credits_each_cpp_base_and_14pm_loses_what_is_left(refit: Refit,
                                                                 at_14am: UUID) -> None:
     next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14PM
-    assert refit.campaign(at_14am).cpp == {AXIS: 29, BRITISH: 12}
+    assert refit.campaign(at_14am).points.cpp == {AXIS: 29, BRITISH: 12}
     row = refit.roster(at_14am)[1]
     assert (row.sides[AXIS].cpp_credited, row.sides[BRITISH].cpp_credited) == (29, 12)
     advance(refit, at_14am)  # leaves 3.617 on 14PM: "any CPP remaining ... are lost"
-    assert refit.campaign(at_14am).cpp == {AXIS: 0, BRITISH: 0}
+    assert refit.campaign(at_14am).points.cpp == {AXIS: 0, BRITISH: 0}
 
 
 def test_3_6162_loss_points_go_to_a_side_that_lost_twice_as_many_and_8_more(
@@ -148,7 +148,7 @@ def test_3_6162_loss_points_go_to_a_side_that_lost_twice_as_many_and_8_more(
     assert isinstance(not_british, RuleViolation) and not_british.rule == "3.6162"
     do(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS, "dice": [4]})
     advance(refit, at_14am)
-    assert refit.campaign(at_14am).cpp == {AXIS: 29 + 4, BRITISH: 12}
+    assert refit.campaign(at_14am).points.cpp == {AXIS: 29 + 4, BRITISH: 12}
 
 
 def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID) -> None:
@@ -163,10 +163,10 @@ def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID
     cpp(refit, at_14am, AXIS, 2)
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [3],
                         "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})  # 8
-    assert refit.campaign(at_14am).cpp[AXIS] == 0
+    assert refit.campaign(at_14am).points.cpp[AXIS] == 0
     next_date(refit, at_14am, "3.620", ("idle", "idle"))  # an Idle 14PM: 14N repeats
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [2]})
-    assert refit.campaign(at_14am).cpp[AXIS] == 42 - 1  # 14N's Base # less 1 for Recon
+    assert refit.campaign(at_14am).points.cpp[AXIS] == 42 - 1  # 14N's Base # less 1 for Recon
     pm, night = refit.roster(at_14am)[1:3]
     assert (pm.sides[AXIS].recon, night.sides[AXIS].recon) == (8, 10)  # Idle dates add up
     assert night.sides[BRITISH].recon is None

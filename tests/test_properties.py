@@ -110,9 +110,10 @@ def test_replay_rebuilds_the_live_state_and_projections(small_snapshots: Refit,
     assert comparable(live) == comparable(replayed(refit, campaign))
     status = refit.status(campaign)  # the projection agrees with the aggregate
     assert (status.cg_date, status.phase, status.step, status.version) == (
-        live.cg_date, live.phase, live.step, live.version)
+        live.reph.cg_date, live.reph.phase, live.reph.step, live.version)
     assert {side: (v["cpp"], v["fpp"], v["elr"], v["san"]) for side, v in status.sides.items()} \
-        == {side: (live.cpp[side], live.fpp[side], live.elr[side], live.san[side])
+        == {side: (live.points.cpp[side], live.points.fpp[side], live.points.elr[side],
+                   live.points.san[side])
             for side in live.sides}
     head = live.version
     assert refit.roster(campaign) == refit.roster(campaign, as_of=head)
@@ -172,8 +173,8 @@ def test_abtf_replay_rebuilds_levels_ratings_and_forms(small_snapshots: Refit,
     live = play(refit, campaign, commands)
     assert comparable(live) == comparable(replayed(refit, campaign))
     status = refit.status(campaign)
-    assert status.levels == live.levels
-    assert {side: status.sides[side]["elr"] for side in live.sides} == live.elr
+    assert status.levels == live.points.levels
+    assert {side: status.sides[side]["elr"] for side in live.sides} == live.points.elr
     assert refit.roster(campaign) == refit.roster(campaign, as_of=live.version)
     assert refit.elr(campaign) == refit.elr(campaign, as_of=live.version)
     assert refit.verify(campaign).ok

@@ -102,7 +102,7 @@ def test_everything_is_revealed_at_cg_end(refit: Refit) -> None:
 
 def test_no_projection_row_holds_the_unrevealed_seed(refit: Refit) -> None:
     campaign = secret_acts(refit)
-    seed = refit.campaign(campaign).seed
+    seed = refit.campaign(campaign).dice.seed
     assert seed is not None
     refit.catch_up()
     for kind in ("meta", "roster", "purchase", "roll"):

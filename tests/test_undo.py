@@ -54,7 +54,8 @@ def test_undo_turns_every_projection_back_to_the_as_of_answer(refit: Refit) -> N
     assert [e["type"] for e in done.events] == ["Undone"]
     assert done.events[0]["data"]["to_version"] == target
     assert forms(refit, campaign) == forms(refit, campaign, as_of=target)
-    assert refit.campaign(campaign).cpp == refit.campaign(campaign, version=target).cpp
+    assert refit.campaign(campaign).points.cpp == \
+        refit.campaign(campaign, version=target).points.cpp
     assert len(list(refit.records(campaign))) == head + 1  # the undone stay in the log
     assert refit.verify(campaign).ok
 
@@ -108,19 +109,19 @@ def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) ->
     campaign = at_9_617(refit)
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
     target = refit.campaign(campaign).version
-    assert refit.campaign(campaign).cg_date == "18AM"
+    assert refit.campaign(campaign).reph.cg_date == "18AM"
     advance(refit, campaign, 3)  # on through 9.618-9.620 to 18PM's RePh... or scenario
-    while refit.campaign(campaign).cg_date == "18AM":
+    while refit.campaign(campaign).reph.cg_date == "18AM":
         state = refit.campaign(campaign)
-        if state.phase == "scenario":
+        if state.reph.phase == "scenario":
             do(refit, campaign, {"type": "end_scenario"})
         else:
             _choose_chits(refit, campaign)
             advance(refit, campaign)
-    assert refit.campaign(campaign).cg_date == "18PM"
+    assert refit.campaign(campaign).reph.cg_date == "18PM"
     refit.undo(campaign, "18AM's RePh was not finished", "director", to_version=target)
     state = refit.campaign(campaign)
-    assert (state.cg_date, state.step) == ("18AM", "9.617")
+    assert (state.reph.cg_date, state.reph.step) == ("18AM", "9.617")
     assert [row.cg_date for row in refit.roster(campaign)] == \
         [row.cg_date for row in refit.roster(campaign, as_of=target)]
     assert refit.verify(campaign).ok
@@ -129,8 +130,8 @@ def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) ->
 def _choose_chits(refit: Refit, campaign: UUID) -> None:
     state = refit.campaign(campaign)
     module = refit.module(state.module_id)
-    if state.step in module.command_steps.get("select_initiative", []):
-        for side, chit in state.chits.items():
+    if state.reph.step in module.command_steps.get("select_initiative", []):
+        for side, chit in state.initiative.chits.items():
             if chit is None:
                 do(refit, campaign, {"type": "select_initiative", "side": side,
                                      "chit": "attack"}, actor=side)
@@ -143,7 +144,7 @@ def test_undo_to_the_start_of_a_step_undoes_that_step_and_all_after(refit: Refit
     mistakes(refit, campaign)
     refit.undo(campaign, "redo 9.617", "director", to_step="18AM/9.617")
     assert forms(refit, campaign) == forms(refit, campaign, as_of=entered - 1)
-    assert refit.campaign(campaign).step == "9.616"
+    assert refit.campaign(campaign).reph.step == "9.616"
 
 
 def test_as_of_a_step_answers_as_the_campaign_stood_after_it(refit: Refit) -> None:
@@ -179,10 +180,10 @@ def test_nothing_is_undone_after_cg_end(refit: Refit) -> None:
 def test_an_undo_never_brings_back_a_replaced_token(refit: Refit) -> None:
     campaign_id = at_9_617(refit)
     target = refit.campaign(campaign_id).version
-    old_hash = refit.campaign(campaign_id).token_hashes["German"]
+    old_hash = refit.campaign(campaign_id).access.token_hashes["German"]
     refit.replace_token(campaign_id, "German", "director")
     refit.undo(campaign_id, "back to 9.617", "director", to_version=target)
-    assert refit.campaign(campaign_id).token_hashes["German"] != old_hash
+    assert refit.campaign(campaign_id).access.token_hashes["German"] != old_hash
 
 
 def test_the_materialized_view_equals_a_fresh_fold_after_undo_and_redo(
@@ -260,7 +261,7 @@ def test_steps_are_found_even_in_a_view_folded_before_it_kept_them(refit: Refit)
         cursor.execute(f"DELETE FROM {table} WHERE kind = 'step'")
     assert refit.as_of(campaign, "18AM/9.616") == left
     refit.undo(campaign, "again", "director", to_step="18AM/9.617")
-    assert refit.campaign(campaign).step == "9.616"
+    assert refit.campaign(campaign).reph.step == "9.616"
 
 
 def test_the_view_keeps_checkpoints_that_answer_as_a_fold_from_the_start(
@@ -300,7 +301,7 @@ def test_an_undo_to_a_step_turns_back_the_whole_advance_that_entered_it(refit: R
     halved = refit.status(campaign).sides["German"]["cpp"]
     assert halved == (unspent + 1) // 2
     refit.undo(campaign, "9.617 not done", "director", to_step="18AM/9.618")
-    assert refit.campaign(campaign).step == "9.617"
+    assert refit.campaign(campaign).reph.step == "9.617"
     assert refit.status(campaign).sides["German"]["cpp"] == unspent
     do(refit, campaign, {"type": "advance"})
     assert refit.status(campaign).sides["German"]["cpp"] == halved  # halved once, not twice
@@ -320,7 +321,7 @@ def test_an_undo_to_a_version_inside_one_command_is_refused_naming_its_versions(
     assert f"undo to version {before} or {head}" in refused.value.message
     assert refit.campaign(campaign).version == head
     refit.undo(campaign, "x", "director", to_version=before)
-    assert refit.campaign(campaign).step == "9.617"
+    assert refit.campaign(campaign).reph.step == "9.617"
 
 
 def test_the_events_of_one_command_share_its_instant_and_the_next_command_has_its_own(
@@ -352,7 +353,7 @@ def test_a_command_of_hundreds_of_events_is_found_whole(refit: Refit) -> None:
 def test_an_undo_says_which_of_its_fields_is_wrong(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Fields")
     start = refit.campaign(campaign)
-    first_step = f"{start.cg_date}/{start.step}"
+    first_step = f"{start.reph.cg_date}/{start.reph.step}"
     advance(refit, campaign)
     cases = [({}, "to_version", "not neither"),
              ({"to_version": 1, "to_step": first_step}, "to_version",

@@ -8,6 +8,7 @@ from eventsourcing.domain import Snapshot
 from eventsourcing.utils import get_topic
 
 from domain.campaign import Campaign
+from domain.campaign.upcasts import KGP_BOOK, V5_FIELDS
 from infra.application import Refit
 from tests.story import abtf_campaign, do, to_reph_step
 
@@ -19,23 +20,38 @@ def old_snapshot(live: Campaign, state: dict[str, Any]) -> Snapshot:
                     state=state)
 
 
+def as_v5(live: Campaign) -> dict[str, Any]:
+    """The campaign's state as class_version 5 kept it: every field on the campaign."""
+    state = {k: v for k, v in vars(live).items()
+             if k not in ("_id", "_version", "_pending_events", "book")
+             and k not in {kind.name for kind in V5_FIELDS}}
+    for kind, fields in V5_FIELDS.items():
+        part = vars(getattr(live, kind.name))
+        state |= {stored: part[mine] for stored, mine in fields.items()}
+    state |= {"cg_lvp": dict.fromkeys(live.sides, 0), "objectives": {},
+              "pf_halves": dict.fromkeys(live.sides, 0), "fanaticism": [], "massacre": None}
+    assert set(KGP_BOOK) <= set(state)
+    return state | {"class_version": 5}
+
+
 def test_a_v1_snapshot_loads_with_purchase_lines_and_empty_new_tallies(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Old snapshot")
     to_reph_step(refit, campaign, "9.617")  # 18AM: the 9.6152 British I1 and I2 received
     do(refit, campaign, {"type": "credit_cpp", "side": "German", "amount": 5, "reason": "x"})
     live = refit.campaign(campaign)
-    state = {k: v for k, v in vars(live).items()
-             if k not in ("_id", "_version", "_pending_events", "chits_chosen", "ww_box",
-                          "conditions", "previous_conditions")}
-    state["purchases"] = [[line["side"], line["rg"]] for line in live.purchases]  # v1 shape
+    state = {k: v for k, v in as_v5(live).items()
+             if k not in ("chits_chosen", "ww_box", "conditions", "previous_conditions",
+                          "class_version")}
+    state["purchases"] = [[line["side"], line["rg"]] for line in live.purchases.lines]  # v1
     loaded = old_snapshot(live, state).mutate(None)
     assert isinstance(loaded, Campaign)
-    assert [(line["side"], line["rg"], line["strength"]) for line in loaded.purchases] == [
+    assert [(line["side"], line["rg"], line["strength"]) for line in loaded.purchases.lines] == [
         ("British", "I1", None), ("British", "I2", None)]
-    assert loaded.ww_box == 0 and loaded.conditions == {} and loaded.previous_conditions == {}
-    assert loaded.chits_chosen == {"British": {"attack": 1, "idle": 0},
-                                   "German": {"attack": 0, "idle": 0}}
-    assert loaded.cpp == live.cpp
+    assert loaded.scenario.ww_box == 0 and loaded.scenario.conditions == {} and \
+        loaded.scenario.previous_conditions == {}
+    assert loaded.initiative.chits_chosen == {"British": {"attack": 1, "idle": 0},
+                                              "German": {"attack": 0, "idle": 0}}
+    assert loaded.points.cpp == live.points.cpp
 
 
 V3_FIELDS = ("forgone", "off_map", "balance", "lvp", "lvp_group", "cg_lvp", "objectives",
@@ -46,50 +62,57 @@ def test_a_v2_snapshot_loads_with_the_pbr_and_kgp_tallies_empty(refit: Refit) ->
     campaign = abtf_campaign(refit, "v2 snapshot")
     to_reph_step(refit, campaign, "9.617")
     live = refit.campaign(campaign)
-    state = {k: v for k, v in vars(live).items()
-             if k not in ("_id", "_version", "_pending_events", *V3_FIELDS)}
+    state = {k: v for k, v in as_v5(live).items() if k not in V3_FIELDS}
     state["purchases"] = [{k: v for k, v in line.items() if k not in ("given", "removed")}
-                          for line in live.purchases]
+                          for line in live.purchases.lines]
     state["class_version"] = 2
     loaded = old_snapshot(live, state).mutate(None)
     assert isinstance(loaded, Campaign)
-    assert (loaded.lvp, loaded.objectives, loaded.off_map) == ({}, {}, {"British": False,
-                                                                         "German": False})
+    assert (loaded.scenario.lvp, loaded.book, loaded.scenario.off_map) == (
+        {}, {}, {"British": False, "German": False})
     assert all(line["removed"] is False and line["given"] is False
-               for line in loaded.purchases)
+               for line in loaded.purchases.lines)
 
 
 def test_a_v3_snapshot_loads_with_nothing_undone_and_no_re_roll(refit: Refit) -> None:
     live = refit.campaign(abtf_campaign(refit, "v3 snapshot"))
-    state = {k: v for k, v in vars(live).items()
-             if k not in ("_id", "_version", "_pending_events", "rolled_before", "epochs")}
+    state = {k: v for k, v in as_v5(live).items() if k not in ("rolled_before", "epochs")}
     state["class_version"] = 3
     loaded = old_snapshot(live, state).mutate(None)
     assert isinstance(loaded, Campaign)
-    assert (loaded.rolled_before, loaded.epochs) == ({}, {})
+    assert (loaded.dice.rolled_before, loaded.dice.epochs) == ({}, {})
 
 
 def test_a_v4_snapshot_loads_with_no_result_of_the_cg_dates_rolls(refit: Refit) -> None:
     live = refit.campaign(abtf_campaign(refit, "v4 snapshot"))
-    state = {k: v for k, v in vars(live).items()
-             if k not in ("_id", "_version", "_pending_events", "results_today")}
+    state = {k: v for k, v in as_v5(live).items() if k != "results_today"}
     state["class_version"] = 4
     loaded = old_snapshot(live, state).mutate(None)
-    assert isinstance(loaded, Campaign) and loaded.results_today == {}
+    assert isinstance(loaded, Campaign) and loaded.dice.results_today == {}
 
 
-def test_a_snapshot_taken_now_records_class_version_5(refit: Refit) -> None:
+def test_a_v5_snapshot_loads_split_into_the_campaigns_parts(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "v5 snapshot")
+    to_reph_step(refit, campaign, "9.617")
+    live = refit.campaign(campaign)
+    loaded = old_snapshot(live, as_v5(live)).mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert loaded.parts() == live.parts() and loaded.book == live.book == {}
+
+
+def test_a_snapshot_taken_now_records_class_version_6(refit: Refit) -> None:
     live = refit.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 5
+    assert taken.state["class_version"] == 6
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
 
 
 def test_events_defined_in_the_aggregates_parts_keep_the_campaign_topics() -> None:
-    from eventsourcing.utils import get_topic
+    from domain.campaign import EVENTS
 
-    # eventsourcing redefines an inherited event on the aggregate class itself, so moving
-    # RGPurchased to domain/rg_record.py left its stored topic unchanged.
-    for name in ("RGPurchased", "RGReceived", "RGDetermined", "LVPTotalled"):
-        assert get_topic(getattr(Campaign, name)) == f"domain.campaign:Campaign.{name}"
+    # An event is stored under its name on the Campaign, wherever its class is defined
+    # (a part of the aggregate, or a module's package).
+    for name in ("RGPurchased", "RGReceived", "RGDetermined", "LVPTotalled", "DiceRolled"):
+        assert get_topic(EVENTS[name]) == f"domain.campaign:Campaign.{name}"
+    assert get_topic(Campaign) == "domain.campaign:Campaign"

@@ -1,0 +1,206 @@
+"""What the RePh rolls find an RG to be (9.6181-9.6184, 3.6181-3.6183): its strength
+(Full or Depleted, and so its units), the SW it receives, its leaders and composition,
+written on its line of the RG Purchase Record."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+from domain import commands as cmd
+from domain.campaign.events import CampaignEvent
+from domain.campaign.purchases import Purchases
+from domain.errors import InvalidCommand, RuleViolation
+from domain.rules import Module, SWAllotment, Table
+
+
+class RGDetermined(CampaignEvent):
+    """What a purchased RG turned out to be (strength, units, SW, leader, composition)."""
+
+    side: str
+    purchase: int
+    strength: str | None
+    units: str | None
+    sw: list[str] | None
+    leader: str | None
+    composition: str | None
+    choices: dict[str, str] | None = None  # e.g. "PSK/Lt. Mtr": "PSK" (9.6182 note *)
+    sw_rolled: str | None = None  # the SW a Depleted RG's dr was made for
+    sw_again: bool = False  # the dr starts the RG's SW rolls over (3.6182 minimum two)
+
+    def apply(self, campaign: Any) -> None:
+        line = campaign.purchases.lines[self.purchase - 1]
+        for field in ("strength", "leader", "composition"):
+            if getattr(self, field) is not None:
+                line[field] = getattr(self, field)
+        if self.leader is not None:
+            line["leader_rolls"] = line.get("leader_rolls", 0) + 1
+        if self.sw is not None:
+            line["sw"] = list(self.sw)
+        if self.choices is not None:
+            line["choices"] = dict(self.choices)
+        if self.sw_again:
+            line["sw_rolls"] = {}
+        if self.sw_rolled is not None:
+            line["sw_rolls"][self.sw_rolled] = line["sw_rolls"].get(self.sw_rolled, 0) + 1
+
+
+def by_hand(module: Module, line: dict[str, Any], command: cmd.DetermineRG) -> dict[str, Any]:
+    """The RGDetermined fields a director records: with a strength and no units given,
+    the units are the chart's Full or Depleted ones."""
+    fields = command.model_dump(exclude={"type"})
+    if command.strength is not None and command.units is None:
+        row = module.chart_row(line["side"], line["rg"])
+        if row is not None:
+            full = command.strength == "F"
+            fields["units"] = (row.units_full if full else row.units_depleted) or None
+    return fields
+
+
+def check_link(module: Module, purchases: Purchases, table: Table, side: str,
+               cg_date: str, command: cmd.Roll) -> int | None:
+    """Check a roll made for an RG of the purchase record; the target it rolls against."""
+    if command.purchase is None:
+        return command.target
+    if table.determines is None:
+        raise InvalidCommand(f"table {table.id} writes nothing on an RG's record: "
+                             "leave out `purchase`", field="purchase")
+    line = purchases.line(command.purchase, side)
+    if table.for_rgs is not None and line["rg"] not in table.for_rgs:
+        raise RuleViolation(f"table {table.id} is for {', '.join(table.for_rgs)} RG, "
+                            f"not {line['rg']}", rule=table.rule)
+    if line["kg"] in table.excluded_kgs:
+        raise RuleViolation(f"table {table.id} is not used for KG {line['kg']}'s "
+                            f"{line['rg']}", rule=table.rule)
+    if line["cg_date"] != cg_date:
+        raise RuleViolation(f"purchase #{command.purchase} came on {line['cg_date']}: its "
+                            "rolls were made in that RePh", rule=table.rule)
+    _not_determined(module, table, line, command.purchase)
+    if table.determines != "sw":
+        return command.target
+    allotment = _allotment(module, side, line, command.subject, table.rule)
+    rolled = line["sw_rolls"].get(allotment.sw, 0)
+    if rolled >= allotment.count and not _sw_again(module, side, line):
+        raise RuleViolation(f"{line['rg']} has made its {allotment.count} dr for "
+                            f"{allotment.sw}", rule=table.rule)
+    number = allotment.depleted if line["strength"] == "D" else cast(int, allotment.full)
+    if command.target is not None and command.target != number:
+        raise InvalidCommand(f"{allotment.sw} of {line['rg']} is received on a dr <= "
+                             f"{number}, not {command.target}",
+                             rule=table.rule, field="target")
+    return number
+
+
+def _not_determined(module: Module, table: Table, line: dict[str, Any], number: int) -> None:
+    """Each of an RG's results is found once: a second roll would fish for another."""
+    def refuse(why: str) -> None:
+        raise RuleViolation(f"purchase #{number} ({line['rg']}) {why}", rule=table.rule)
+
+    kind = table.determines
+    row = module.chart_row(line["side"], line["rg"])
+    if kind in ("strength", "composition") and line.get(kind) is not None:
+        refuse(f"already has its {kind}: {line[kind]}")
+    allowed = row.leader_rolls if row is not None else 1
+    if kind == "leader" and line.get("leader_rolls", 0) >= allowed:
+        refuse(f"has made its {allowed} Leader Table roll(s): {line['leader']}")
+    if kind == "strength" and row is not None and not row.units_depleted:
+        refuse("is not subject to Depletion on the RG chart")
+    if kind == "sw_type":
+        item = next((a for a in allotments(module, line["side"], line["rg"])
+                     if a.choose == table.id), None)
+        if item is None:
+            refuse(f"has no SW chosen on table {table.id}")
+        elif item.sw in line["choices"]:
+            refuse(f"already has its {item.sw}: {line['choices'][item.sw]}")
+
+
+def _allotment(module: Module, side: str, line: dict[str, Any], subject: str,
+               rule: str) -> SWAllotment:
+    """The SW a 9.6182-style dr is made for, named by `subject`: any SW of a Depleted RG,
+    and of a Full one those it receives only on a dr (PBr British I2/I4)."""
+    if line["strength"] is None:
+        raise RuleViolation(f"{line['rg']}'s strength is not known yet: roll it first",
+                            rule=rule)
+    offered = allotments(module, side, line["rg"])
+    wanted = subject.strip().casefold()
+    if not wanted:
+        raise InvalidCommand(f"name the SW rolled for in `subject` (one of "
+                             f"{', '.join(item.sw for item in offered) or 'none'})",
+                             rule=rule, field="subject")
+    for item in offered:
+        names = {item.sw.casefold(), line["choices"].get(item.sw, item.sw).casefold()}
+        if item.choose is not None:  # "PSK/Lt. Mtr" may be asked for as either
+            names |= {part.strip().casefold() for part in item.sw.split("/")}
+        if wanted in names:
+            if line["strength"] == "F" and item.full is None:
+                raise RuleViolation(f"a Full {line['rg']} receives its {item.sw} without "
+                                    "a dr", rule=rule)
+            if item.choose is not None and item.sw not in line["choices"]:
+                raise RuleViolation(f"roll {item.choose} first: it decides which SW "
+                                    f"{item.sw} is", rule=rule)
+            return item
+    listed = ", ".join(item.sw for item in offered) or "none"
+    raise InvalidCommand(f"{line['rg']} has no SW {subject!r} on the SW chart "
+                         f"(it has {listed})", rule=rule, field="subject")
+
+
+def by_roll(module: Module, table: Table, line: dict[str, Any], command: cmd.Roll,
+            value: str) -> dict[str, Any]:
+    """The RGDetermined fields a roll's outcome writes on the RG's line (9.6181-9.6184)."""
+    side = line["side"]
+    fields: dict[str, Any] = dict.fromkeys(
+        ("strength", "units", "sw", "leader", "composition", "choices", "sw_rolled"))
+    fields["sw_again"] = False
+    if table.determines == "strength":
+        fields["strength"] = value
+        row = module.chart_row(side, line["rg"])
+        if row is not None:
+            fields["units"] = (row.units_full if value == "F" else row.units_depleted) or None
+        fields["sw"] = _sw_if(module, side, line, value)
+    elif table.determines == "leader":  # a coy's rolls are listed together (3.6183)
+        fields["leader"] = ", ".join(filter(None, (line["leader"], value)))
+    elif table.determines == "composition":
+        fields["composition"] = value
+    elif table.determines == "sw_type":
+        chosen = dict(line["choices"])
+        item = next(a for a in allotments(module, side, line["rg"])
+                    if a.choose == table.id)  # _not_determined made sure it exists
+        chosen[item.sw] = value
+        fields["sw"] = [chosen.get(name, name) for name in line["sw"]]
+        fields["choices"] = chosen
+    elif table.determines == "sw":  # a Depleted RG's dr for one SW, hit or miss
+        item = _allotment(module, side, line, command.subject, table.rule)
+        again = _sw_again(module, side, line)  # 3.6182: the whole RG rolls again
+        fields |= {"sw_rolled": item.sw, "sw_again": again}
+        received = [] if again else line["sw"]
+        if table.target is not None and value == table.target.hit:
+            fields["sw"] = [*received, line["choices"].get(item.sw, item.sw)]
+        elif again:
+            fields["sw"] = []
+    return fields
+
+
+def _sw_again(module: Module, side: str, line: dict[str, Any]) -> bool:
+    """Every SW rolled for, fewer received than the chart's minimum: roll them again."""
+    chart = module.sw_charts.get(side)
+    minimum = chart.minimum.get(line["rg"], 0) if chart else 0
+    offered = allotments(module, side, line["rg"])
+    done = all(line["sw_rolls"].get(a.sw, 0) >= a.count for a in offered)
+    return bool(offered) and done and len(line["sw"]) < minimum
+
+
+def allotments(module: Module, side: str, rg: str) -> list[SWAllotment]:
+    """The SW the side's SW chart gives an RG."""
+    chart = module.sw_charts.get(side)
+    return chart.rows.get(rg, []) if chart else []
+
+
+def _sw_if(module: Module, side: str, line: dict[str, Any],
+           strength: str) -> list[str] | None:
+    """A Full RG receives every SW its chart lists; a Depleted one rolls for each."""
+    offered = allotments(module, side, line["rg"])
+    if not offered:
+        return None
+    if strength != "F":
+        return []
+    return [line["choices"].get(a.sw, a.sw) for a in offered if a.full is None
+            for _ in range(a.count)]

@@ -1,0 +1,152 @@
+"""The campaign's dice: server dice from the committed seed (CONTRACT 'Dice') or entered
+physical dice, each roll's key, the dice an undone key showed, and the tallies of what
+was rolled (per CG Date and per CG)."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any, cast
+
+from domain.campaign.events import NOT_DATA, CampaignEvent
+from domain.campaign.part import Part
+from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key, roll_prefix
+from domain.errors import InvalidCommand, RuleViolation
+from domain.hashing import sha256_hex
+
+
+def new_seed(mode: str) -> bytes | None:
+    """A campaign's dice seed: 32 random bytes in server mode (entered dice need none)."""
+    return secrets.token_bytes(32) if mode == "server" else None
+
+
+class Dice(Part):
+    """Seeds and keys, and what has been rolled. An undo keeps the seed (a revealed one
+    stays spent) and the dice every key showed (a redo cannot fish for new ones)."""
+
+    name = "dice"
+    kept_by_undo = frozenset({"seed", "seed_commitment", "sealed_rolls_on_seed",
+                              "rolled_before"})
+
+    def __init__(self, mode: str, seed: str | None, seed_commitment: str | None) -> None:
+        self.mode = mode  # server or entered
+        self.seed = seed  # private until SeedRevealed
+        self.seed_commitment = seed_commitment
+        self.sealed_rolls_on_seed = 0  # secret server rolls the current seed would open
+        self.ordinals: dict[str, int] = {}  # CG Date/step/table/side -> rolls in the step
+        self.rolled_before: dict[str, list[int]] = {}  # an undone roll's key -> its dice
+        self.epochs: dict[str, int] = {}  # a re-rolled slot -> its authorized epoch
+        self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
+        self.results_today: dict[str, int] = {}  # table/side/result -> rolls that gave it
+        self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
+
+    def next_key(self, cg_date: str, step: str, table: str, side: str) -> str:
+        """The key of the next roll of a table by a side in this step."""
+        prefix = roll_prefix(cg_date, step, table, side)
+        ordinal = self.ordinals.get(prefix, 0) + 1
+        return roll_key(cg_date, step, table, side, ordinal,
+                        self.epochs.get(f"{prefix}/{ordinal}", 0))
+
+    def rolled(self, table: str, side: str) -> int:
+        """How many times the side has rolled the table on this CG Date."""
+        return self.rolls_today.get(f"{table}/{side}", 0)
+
+    def rolled_in_cg(self, table: str, side: str) -> int:
+        """How many times the side has rolled the table in the CG."""
+        return self.table_rolls_cg.get(f"{table}/{side}", 0)
+
+    def gave(self, table: str, side: str, result: str) -> bool:
+        """Whether a roll of the table by the side on this CG Date gave that result."""
+        return bool(self.results_today.get(f"{table}/{side}/{result}"))
+
+    def dice(self, key: str, kind: str, entered: list[int] | None) -> list[int]:
+        """The roll's dice: what its key showed before an undo, the entered dice, or the
+        seed's."""
+        before = self.rolled_before.get(key)
+        if before is not None:  # redone after an undo: the key keeps the dice it showed
+            if entered is not None and list(entered) != before:
+                raise RuleViolation(f"roll {key} showed {before} before it was undone; a "
+                                    "redo keeps its dice (only a director's re-roll "
+                                    "changes them)")
+            return list(before)
+        if self.mode == "entered":
+            return check_entered(entered, kind)
+        if entered is not None:
+            raise InvalidCommand("this campaign rolls server dice: do not give `dice`",
+                                 field="dice")
+        self.check_seed()
+        return dice_from_seed(bytes.fromhex(cast(str, self.seed)), key, DICE_PER_KIND[kind])
+
+    def check_seed(self) -> None:
+        """Server dice need the private seed (an import without it has none)."""
+        if self.seed is None:
+            raise RuleViolation("this campaign was imported without its private dice seed, "
+                                "so its server dice cannot go on: import the operator's "
+                                "export made with the seed (refit export --with-seed)")
+
+    def check_reveal(self) -> None:
+        """The director may reveal the seed early, unless it would open a secret roll."""
+        if self.mode != "server":
+            raise InvalidCommand("this campaign's dice are entered: it has no seed")
+
+    def check_early_reveal(self) -> None:
+        """Before CG End the seed opens no secret roll made with it."""
+        self.check_seed()
+        if self.sealed_rolls_on_seed:  # their keys are known: the seed would open them
+            raise RuleViolation(f"{self.sealed_rolls_on_seed} secret roll(s) were made with "
+                                "this seed; it is revealed at CG End, with them")
+
+    def reveal(self, commit_next: bool) -> dict[str, Any]:
+        """The SeedRevealed fields: the seed, and a fresh one committed if play goes on."""
+        following = secrets.token_bytes(32) if commit_next else None
+        return {"seed": cast(str, self.seed),
+                "next_commitment": sha256_hex(following) if following else None,
+                "next_seed": following.hex() if following else None}
+
+
+class DiceRolled(CampaignEvent):
+    """A dr or DR on a table: dice, itemized DRM, Final roll and result."""
+
+    side: str
+    key: str
+    table: str
+    rule: str
+    title: str
+    kind: str
+    subject: str
+    dice: list[int]
+    original: int
+    drm: list[dict[str, Any]]
+    final: int
+    target: int | None
+    result: str
+    cg_date: str
+    step: str
+    entered_by: str | None
+
+    def apply(self, campaign: Any) -> None:
+        dice: Dice = campaign.dice
+        prefix = self.key.rsplit("/", 2)[0]
+        dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1
+        tally = f"{self.table}/{self.side}"
+        dice.rolls_today[tally] = dice.rolls_today.get(tally, 0) + 1
+        dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 0) + 1
+        gave = f"{tally}/{self.result}"
+        dice.results_today[gave] = dice.results_today.get(gave, 0) + 1
+        if self.sealed is not None and self.entered_by is None:
+            dice.sealed_rolls_on_seed += 1
+
+
+class SeedRevealed(CampaignEvent):
+    """The seed is public: its rolls can be recomputed. Before CG End a new seed is
+    committed at once, so the rolls still to come stay unpredictable."""
+
+    not_data = NOT_DATA | {"next_seed"}  # the new seed is private, like the first
+    seed: str
+    next_commitment: str | None
+    next_seed: str | None
+
+    def apply(self, campaign: Any) -> None:
+        dice: Dice = campaign.dice
+        dice.seed = self.next_seed
+        dice.seed_commitment = self.next_commitment
+        dice.sealed_rolls_on_seed = 0

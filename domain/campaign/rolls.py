@@ -1,0 +1,211 @@
+"""A roll on a module table: when the table may be rolled, its DRM (derived and
+claimed), what it costs, and what its result does to the record."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from domain import commands as cmd
+from domain.campaign import determination
+from domain.campaign.dice import DiceRolled
+from domain.campaign.points import CPPCredited, CPPSpent
+from domain.campaign.scenario import CONDITIONS, ReconRolled, ScenarioRecorded
+from domain.drm import Facts, derived_drm, situational_drm
+from domain.errors import InvalidCommand, RuleViolation
+from domain.rules import Table
+
+if TYPE_CHECKING:
+    from domain.campaign.aggregate import Campaign
+
+
+def facts(campaign: Campaign, side: str) -> Facts:
+    """What the ledger knows of a side, for the DRM it derives (e.g. 9.6202)."""
+    initiative, scenario, points = campaign.initiative, campaign.scenario, campaign.points
+    return Facts(san=points.san[side], levels=dict(points.levels),
+                 enemy_cvp=scenario.inflicted(side),
+                 idle_dates_since_scenario=initiative.idle_dates_since_scenario,
+                 scenarios_since_idle=initiative.scenarios_since_idle,
+                 attack_chits_since_idle=initiative.attack_chits_since_idle[side],
+                 attack_chits_in_cg=initiative.attack_chits_in_cg[side],
+                 previous_scenario=dict(scenario.previous_conditions),
+                 this_scenario=dict(scenario.conditions))
+
+
+def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
+    """Roll on a table: server dice from the seed, or the physical dice entered."""
+    module, reph = campaign.rules, campaign.reph
+    reph.check_not_ended()
+    side = campaign.check_side(command.side)
+    table = module.table(command.table)
+    step = reph.step or reph.phase
+    key = campaign.dice.next_key(reph.cg_date, step, table.id, side)
+    dice = campaign.dice.dice(key, table.roll, command.dice)
+    drm = derived_drm(table, side, module.date(reph.cg_date), facts(campaign, side)) + \
+        situational_drm(table, side, command.drm)
+    if table.halved_by_balance and side == campaign.balance:  # the DR halved, FRD (8.31)
+        drm.append({"value": sum(dice) // 2 - sum(dice), "reason": "CG Balance: DR halved "
+                    "(FRD)", "rule": module.balance_rule, "auto": True})
+    reph.check_in_step([s for s in module.steps if table.id in s.tables],
+                       f"table {table.id} ({table.title})")
+    check_when(campaign, table, side)
+    for first in table.after:  # an order within the step, not a reason to skip the roll
+        if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
+            raise RuleViolation(f"table {table.id} is rolled after table {first} on "
+                                "this CG Date", rule=table.rule)
+    base = cpp_base(campaign, table, side)
+    cost = _cost(campaign, table, side, drm)
+    target = determination.check_link(module, campaign.purchases, table, side, reph.cg_date,
+                                      command)
+    final = sum(dice) + sum(item["value"] for item in drm)
+    result = table.result(final, target)
+    band = table.band(final)
+    effects = [campaign.points.effect(module.levels, effect, side, table) for effect in
+               (band.effects if band is not None else [])]
+    secret_for = side if _secret(campaign, table, command) else None
+    campaign._record(
+        DiceRolled, actor, secret_for=secret_for,
+        side=side, key=key, table=table.id, rule=table.rule, title=table.title,
+        kind=table.roll, subject=command.subject, dice=dice, original=sum(dice), drm=drm,
+        final=final, target=target, result=result, cg_date=reph.cg_date, step=step,
+        entered_by=actor if campaign.dice.mode == "entered" else None,
+    )
+    _credit_and_spend(campaign, table, side, base, final, cost, actor)
+    _write_result(campaign, table, side, final, result, command, actor)
+    value = band.records if band is not None and band.records is not None else result
+    if command.purchase is not None:
+        line = campaign.purchases.lines[command.purchase - 1]
+        campaign._record(determination.RGDetermined, actor, secret_for=line["side"],
+                         side=line["side"], purchase=command.purchase,
+                         **determination.by_roll(module, table, line, command, value))
+    # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice.
+    cause = f"{table.id} {table.title}" + ("" if secret_for else f": Final {final}, {result}")
+    for event_class, fields in effects:
+        if fields["after"] != fields["before"]:
+            campaign._record(event_class, actor, cause=cause, rule=table.rule,
+                             cg_date=reph.cg_date, **fields)
+
+
+def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:
+    """Whether the roll is sealed: a secret table, or one that tells a secret."""
+    # A roll for an RG tells of a secret purchase (9.617): it is as secret as the RG.
+    if table.open_roll and command.secret:
+        raise InvalidCommand(f"table {table.id} is rolled openly: the opponent learns it",
+                             rule=table.rule, field="secret")
+    # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount;
+    # one that only a secret roll's result calls for tells that result (3.613 †).
+    follows = table.follows
+    return table.secret or command.secret or command.purchase is not None or \
+        table.credits_cpp or table.credits_roll or \
+        (follows is not None and campaign.rules.table(follows.table).secret)
+
+
+def _credit_and_spend(campaign: Campaign, table: Table, side: str, base: int | None,
+                      final: int, cost: int, actor: str) -> None:
+    """The CPP a roll credits (9.616, 3.6162) or costs (3.620), sealed to its side."""
+    cg_date = campaign.reph.cg_date
+    if base is not None:
+        campaign._record(CPPCredited, actor, secret_for=side, side=side,
+                         amount=base + final, reason=f"CPP Base # {base} + DR {final}",
+                         rule=table.rule, cg_date=cg_date)
+    if table.credits_roll and final > 0:
+        campaign._record(CPPCredited, actor, secret_for=side, side=side, amount=final,
+                         reason=f"{table.title}: dr {final}", rule=table.rule,
+                         cg_date=cg_date)
+    if cost:
+        campaign._record(CPPSpent, actor, secret_for=side, side=side, amount=cost,
+                         reason=table.title, rule=table.rule, cg_date=cg_date)
+
+
+def _write_result(campaign: Campaign, table: Table, side: str, final: int, result: str,
+                  command: cmd.Roll, actor: str) -> None:
+    """What the result puts on the CG Roster: Recon Locations (3.620) or the scenario's
+    weather, EC or wind (9.6216)."""
+    cg_date = campaign.reph.cg_date
+    if table.determines == "recon":
+        campaign._record(ReconRolled, actor, side=side, locations=max(0, final),
+                         rule=table.rule, cg_date=cg_date)
+    if table.determines in CONDITIONS:
+        conditions = dict.fromkeys(CONDITIONS) | {table.determines: result}
+        campaign._record(ScenarioRecorded, actor, cg_date=cg_date, scenario_type=None,
+                         **conditions)
+
+
+def _cost(campaign: Campaign, table: Table, side: str, drm: list[dict[str, Any]]) -> int:
+    """CPP a roll costs (3.620 Recon: 1, or 2 for its +5), checked against the side's."""
+    taken = {item["reason"].casefold() for item in drm if not item["auto"]}
+    cost = table.cpp_cost + sum(spec.cpp_cost for spec in table.drm
+                                if spec.reason.casefold() in taken)
+    have = campaign.points.cpp[side]
+    if cost > have:
+        raise RuleViolation(f"table {table.id} costs {cost} CPP; {side} has {have}",
+                            rule=table.rule)
+    return cost
+
+
+def cpp_base(campaign: Campaign, table: Table, side: str) -> int | None:
+    """The CPP Base # a replenishment roll adds to (9.616), or None for other tables."""
+    if not table.credits_cpp:
+        return None
+    cg_date = campaign.reph.cg_date
+    base = (campaign.rules.date(cg_date).cpp_base or {}).get(side)
+    if base is None:
+        raise RuleViolation(f"the CPP Base Number Chart gives the {side} no CPP on "
+                            f"{cg_date}", rule=table.rule)
+    return base
+
+
+def check_when(campaign: Campaign, table: Table, side: str) -> None:
+    """Refuse a roll the table's own conditions rule out now (who, when, how often)."""
+    def refuse(why: str) -> None:
+        raise RuleViolation(f"table {table.id} {why}", rule=table.rule)
+
+    module, reph, dice = campaign.rules, campaign.reph, campaign.dice
+    initiative = campaign.initiative
+    if table.sides is not None and side not in table.sides:
+        refuse(f"is rolled by the {' or '.join(table.sides)} only")
+    if table.once_per_date and dice.rolled(table.id, side):
+        refuse(f"is rolled once per CG Date: {side} has rolled it on {reph.cg_date}")
+    if table.scenario_types is not None and \
+            initiative.date_scenario not in table.scenario_types:
+        refuse(f"is rolled for a {' or '.join(table.scenario_types)} only")
+    if table.in_scenario and reph.phase != "scenario":
+        refuse("is rolled during a CG Scenario")
+    floor = (table.min_san or {}).get(side)
+    if floor is not None and (campaign.points.san[side] or 0) < floor:
+        refuse(f"is rolled only when the {side} SAN is {floor} or more")
+    if table.counts_against is not None:
+        row = module.rg_chart(side).row(table.counts_against)
+        most = row.cg_max.get(campaign.cg)
+        if most is not None and dice.rolled_in_cg(table.id, side) >= most:
+            refuse(f"counts against {row.id} ({row.group_type}): CG max {most} for CG "
+                   f"{campaign.cg} reached")
+    if table.loss_points is not None and \
+            not campaign.scenario.lost_heavily(side, table.loss_points):
+        refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
+               f"{table.loss_points.margin} more CVP than the other in the prior scenario")
+    _check_dates(campaign, table, side)
+    follows = table.follows
+    if follows is not None and not any(dice.gave(follows.table, side, result)
+                                       for result in follows.results):
+        called = " or ".join(repr(result) for result in follows.results)
+        refuse(f"is rolled only after a {follows.table} roll by the {side} on "
+               f"{reph.cg_date} gave {called}; none did")
+
+
+def _check_dates(campaign: Campaign, table: Table, side: str) -> None:
+    """The CG Dates a table is rolled on: from a date, for a side, not at setup or after
+    an Idle CG Date."""
+    def refuse(why: str) -> None:
+        raise RuleViolation(f"table {table.id} {why}", rule=table.rule)
+
+    module, cg_date = campaign.rules, campaign.reph.cg_date
+    first = table.side_from.get(side)
+    if first is not None and module.date_index(cg_date) < module.date_index(first):
+        refuse(f"is rolled by the {side} from {first} on, not on {cg_date}")
+    if table.not_initial and campaign.reph.phase == "setup":
+        refuse("is not rolled for an Initial Scenario: its SSR gives it")
+    if table.from_date is not None and \
+            module.date_index(cg_date) < module.date_index(table.from_date):
+        refuse(f"is rolled from {table.from_date} on, not on {cg_date}")
+    if table.not_after_idle and campaign.initiative.previous_date_idle:
+        refuse("is not rolled when the previous CG Date was Idle")

@@ -1,0 +1,171 @@
+"""The CG Scenarios: casualties and their CVP (A26.2), who controls each Location (with
+its LVP where the module keeps them), the scenario's weather, EC and wind (9.6216), the
+Walking Wounded box (CG19), Recon (3.620) and units withdrawn or off map."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.campaign.events import CampaignEvent
+from domain.campaign.part import Part
+from domain.errors import InvalidCommand, RuleViolation
+from domain.rules import LossPoints
+
+CONDITIONS = ("weather", "ec", "wind")
+
+
+class Scenario(Part):
+    """The scenario in play or just played, its casualties, conditions and control."""
+
+    name = "scenario"
+
+    def __init__(self, sides: list[str], cg_date: str, phase: str) -> None:
+        # With no steps before it, the Initial Scenario is in play from the start.
+        self.played: str | None = cg_date if phase == "scenario" else None  # its CG Date
+        self.last_scenario_cvp: dict[str, int] = dict.fromkeys(sides, 0)  # lost, per side
+        self.ww_box = 0  # CG19: half-squad equivalents in the Walking Wounded box
+        self.control: dict[str, str | None] = {}  # Location -> the side controlling it
+        self.lvp: dict[str, int] = {}  # LVP Location -> its LVP (KGP 8.2)
+        self.lvp_group: dict[str, str | None] = {}  # LVP Location -> its Map Group
+        self.conditions: dict[str, str] = {}  # weather, EC, wind of this CG Date's scenario
+        self.previous_conditions: dict[str, str] = {}  # ... and of the last one played
+        self.off_map: dict[str, bool] = dict.fromkeys(sides, False)  # no on-map units
+
+    def inflicted(self, side: str) -> int:
+        """CVP the side inflicted in the last CG Scenario (and its RePh)."""
+        return sum(cvp for other, cvp in self.last_scenario_cvp.items() if other != side)
+
+    def lost_heavily(self, side: str, rule: LossPoints) -> bool:
+        """3.6162: the side lost >= ratio times, and >= margin more, CVP than the other."""
+        lost = self.last_scenario_cvp[side]
+        other = self.inflicted(side)
+        return self.played is not None and lost >= rule.ratio * other and \
+            lost >= other + rule.margin
+
+    def check_casualty(self) -> str:
+        """Casualties count per scenario: the one in play or just played (9.12)."""
+        if self.played is None:
+            raise RuleViolation("no CG Scenario has started yet: casualties count per scenario")
+        return self.played
+
+    def check_on_map(self, side: str, on_map: bool) -> None:
+        """An on-map note changes what is recorded."""
+        if self.off_map[side] == (not on_map):
+            raise InvalidCommand(f"that is already recorded for the {side}", field="on_map")
+
+    def control_change(self, where: str, side: str | None,
+                       lvp: int | None, map_group: str | None) -> dict[str, Any]:
+        """The ControlChanged fields: an LVP Location keeps its LVP and Map Group unless
+        the command gives new ones."""
+        value = lvp if lvp is not None else self.lvp.get(where, 0)
+        group = map_group or self.lvp_group.get(where)
+        previous = self.control.get(where)
+        if where in self.control and previous == side and value == self.lvp.get(where, 0):
+            raise InvalidCommand(f"{where} is already controlled by {side}", field="side")
+        return {"location": where, "side": side, "previous": previous, "lvp": value,
+                "map_group": group if value else None}
+
+
+class CasualtyRecorded(CampaignEvent):
+    """A unit lost by `side` in `scenario` (or its RePh): CVP to the other side."""
+
+    side: str
+    unit: str
+    cvp: int
+    scenario: str
+    ww_half_squads: int = 0  # put in the CG19 Walking Wounded box
+
+    def apply(self, campaign: Any) -> None:
+        campaign.scenario.last_scenario_cvp[self.side] += self.cvp
+        campaign.scenario.ww_box += self.ww_half_squads
+
+
+class ControlChanged(CampaignEvent):
+    """A Location (Block, Strategic Location, ...) changed hands."""
+
+    location: str
+    kind: str
+    side: str | None
+    previous: str | None
+    rule: str | None
+    cg_date: str
+    lvp: int = 0  # the Location's LVP (KGP 8.2)
+    map_group: str | None = None
+    infantry: bool = False
+
+    def apply(self, campaign: Any) -> None:
+        scenario: Scenario = campaign.scenario
+        scenario.control[self.location] = self.side
+        if self.lvp or self.location in scenario.lvp:
+            scenario.lvp[self.location] = self.lvp
+            scenario.lvp_group[self.location] = self.map_group
+
+
+class ScenarioRecorded(CampaignEvent):
+    """The CG Date's scenario type and weather, for the roster."""
+
+    cg_date: str
+    scenario_type: str | None
+    weather: str | None
+    ec: str | None = None
+    wind: str | None = None
+
+    def apply(self, campaign: Any) -> None:
+        for condition in CONDITIONS:
+            value = getattr(self, condition)
+            if value is not None:
+                campaign.scenario.conditions[condition] = value
+
+
+class ScenarioEnded(CampaignEvent):
+    """The CG Scenario of `cg_date` ended (CG Scenario End)."""
+
+    cg_date: str
+
+    def apply(self, campaign: Any) -> None:
+        # 9.6216's "previous CG Scenario", including weather an SSR set during play
+        campaign.scenario.previous_conditions = dict(campaign.scenario.conditions)
+
+
+class OnMapRecorded(CampaignEvent):
+    """Whether a side has on-map Retained units (3.6212 *)."""
+
+    side: str
+    on_map: bool
+    cg_date: str
+
+    def apply(self, campaign: Any) -> None:
+        campaign.scenario.off_map[self.side] = not self.on_map
+
+
+class UnitsWithdrawn(CampaignEvent):
+    """Units a rule removes from play (PBr 3.6074), perhaps retained off map."""
+
+    side: str
+    units: str
+    rule: str
+    retained_off_map: bool
+    cg_date: str
+
+
+class ReconRolled(CampaignEvent):
+    """A Recon dr (3.620): Locations the opponent reveals; Idle dates' add up."""
+
+    side: str
+    locations: int
+    rule: str
+    cg_date: str
+
+
+class WalkingWoundedRecovered(CampaignEvent):
+    """CG19: the WW box gave `squads` WW MMC; the odd half-squad was discarded."""
+
+    side: str
+    half_squads: int
+    squads: int
+    unit: str
+    rule: str
+    cg_date: str
+
+    def apply(self, campaign: Any) -> None:
+        campaign.scenario.ww_box = 0

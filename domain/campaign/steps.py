@@ -1,0 +1,285 @@
+"""The RePh step machine: what each step still waits for, leaving a step (CPP credited
+and halved, OB-given reinforcements, Walking Wounded), entering one (a SAN floor), an
+Idle CG Date, the next CG Date, and CG End."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, cast
+
+from domain import commands as cmd
+from domain.campaign.dice import SeedRevealed
+from domain.campaign.points import CPPCredited, FPPCredited, PointsAdjusted, SANChanged
+from domain.campaign.purchases import RGReceived
+from domain.campaign.reph import CGDateStarted, CGDecided, CGEnded, StepAdvanced
+from domain.campaign.rolls import check_when, cpp_base
+from domain.campaign.scenario import ScenarioEnded, WalkingWoundedRecovered
+from domain.errors import MissingTable, RuleViolation
+from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement, Table
+
+if TYPE_CHECKING:
+    from domain.campaign.aggregate import Campaign
+
+Missing = tuple[str, str, int | None]  # table, side, RG purchase # (None: not for an RG)
+
+
+def missing_rolls(campaign: Campaign) -> list[Missing]:
+    """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
+    module, reph = campaign.rules, campaign.reph
+    step = reph.current_step(module)
+    if step is None or reph.phase in ("scenario", "ended") or _idle(campaign):
+        return []  # an Idle CG Date has no scenario to roll weather for
+    missing: list[Missing] = [(table_id, side, None)
+                              for table_id, side, why in _required(campaign) if why is None]
+    strength = next((t for t in step.tables if module.table(t).determines == "strength"),
+                    None)
+    if step.requires_strength and strength is not None:
+        missing += [(strength, line["side"], number)
+                    for number, line in enumerate(campaign.purchases.lines, 1)
+                    if line["cg_date"] == reph.cg_date and line["strength"] is None
+                    and (row := module.chart_row(line["side"], line["rg"])) is not None
+                    and row.units_depleted
+                    and line["rg"] in (module.table(strength).for_rgs or [line["rg"]])]
+    return missing
+
+
+def _required(campaign: Campaign) -> Iterator[tuple[str, str, str | None]]:
+    """The step's required rolls not made yet: (table, side, why it does not apply)."""
+    module = campaign.rules
+    step = campaign.reph.current_step(module)
+    for table_id in step.requires if step else []:
+        for side in campaign.sides:
+            if not campaign.dice.rolled(table_id, side):
+                yield table_id, side, _why_not(campaign, module.table(table_id), side)
+
+
+def _why_not(campaign: Campaign, table: Table, side: str) -> str | None:
+    """Why a side does not roll a table now (None when it does)."""
+    try:
+        check_when(campaign, table, side)
+        cpp_base(campaign, table, side)
+    except RuleViolation as refusal:
+        return refusal.message
+    return None
+
+
+def advance(campaign: Campaign, actor: str) -> None:
+    """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
+    module, reph = campaign.rules, campaign.reph
+    reph.check_not_ended()
+    if reph.phase == "scenario":
+        raise RuleViolation(f"the {reph.cg_date} CG Scenario is in play: end it first")
+    sequence = [s for s in module.steps if s.initial or reph.phase != "setup"]
+    if not sequence or reph.step is None:
+        raise MissingTable(f"the {module.id} RePh steps are not supplied; an owner loads "
+                           "them with `refit module load FILE`", rule=module.reph_rule)
+    rules = [s.rule for s in sequence]
+    # An Initial Scenario's OB sets the initiative; every later CG Date needs both chits.
+    waiting = campaign.initiative.waiting()
+    if reph.phase == "reph" and waiting and \
+            reph.step in module.command_steps.get("select_initiative", []):
+        raise RuleViolation(f"{', '.join(waiting)} must choose an Initiative chit before "
+                            f"the RePh leaves {reph.step}", rule=reph.step)
+    if reph.step not in rules:
+        raise MissingTable(f"step {reph.step} is no longer among the {module.id} RePh "
+                           "steps (an owner's file replaced them)", rule=reph.step)
+    position = rules.index(reph.step) + 1
+    _check_leaving(campaign)
+    skipped = [f"{side}: {why}" for _, side, why in _required(campaign)
+               if why is not None] or None
+    if _idle(campaign):
+        _idle_date(campaign, actor)
+        return
+    if position == len(sequence):
+        _leave_step(campaign, actor)
+        campaign._record(StepAdvanced, actor, phase="scenario", step=None,
+                         previous=reph.step, skipped=skipped)
+        return
+    nxt = sequence[position]
+    starts_date = nxt.new_cg_date and reph.phase == "reph"
+    new_date = _next_date(campaign, nxt.rule) if starts_date else None
+    _leave_step(campaign, actor)
+    campaign._record(StepAdvanced, actor, phase=reph.phase, step=nxt.rule,
+                     previous=reph.step, skipped=skipped)
+    if new_date is not None:
+        campaign._record(CGDateStarted, actor, cg_date=new_date, previous=reph.cg_date)
+    _enter_step(campaign, actor)
+
+
+def _check_leaving(campaign: Campaign) -> None:
+    """Refuse to leave a step before its rolls are made, or whose automatic effects need
+    a SAN not yet recorded."""
+    module = campaign.rules
+    missing = missing_rolls(campaign)
+    if missing:  # no purchase numbers: a side's RG are its secret (`status` names them)
+        table, side, _ = missing[0]
+        raise RuleViolation(f"step {campaign.reph.step} is not complete: the {side} still "
+                            f"roll {table} ({module.table(table).title})",
+                            rule=campaign.reph.step)
+    for line in _scheduled(campaign):
+        if line.san is not None and campaign.points.san[line.side] is None:
+            raise RuleViolation(f"{line.cg_date}: the {line.side} SAN changes by "
+                                f"{line.san:+d}: record the {line.side} SAN first "
+                                "(change_san)", rule=cast(ReinforcementSchedule,
+                                                          module.reinforcements).rule)
+
+
+def _scheduled(campaign: Campaign) -> list[ScheduledReinforcement]:
+    """The OB-given reinforcements due as the RePh leaves this step on this CG Date."""
+    plan, reph = campaign.rules.reinforcements, campaign.reph
+    if plan is None or plan.step != reph.step or reph.phase != "reph":
+        return []
+    return [line for line in plan.schedule if line.cg_date == reph.cg_date]
+
+
+def _enter_step(campaign: Campaign, actor: str) -> None:
+    """A SAN below the floor is raised as the RePh enters its step (e.g. 9.6122)."""
+    floor = campaign.rules.san_floor
+    if floor is None or floor.step != campaign.reph.step:
+        return
+    for side in campaign.sides:
+        san = campaign.points.san[side]
+        if san is not None and san < floor.minimum:
+            campaign._record(SANChanged, actor, side=side, before=san, after=floor.minimum,
+                             cause=f"SAN below {floor.minimum} raised", rule=floor.rule,
+                             cg_date=campaign.reph.cg_date)
+
+
+def _leave_step(campaign: Campaign, actor: str) -> None:
+    """What leaving the step does: the CPP Base # credited (3.616), points halved or
+    forfeited (9.617), OB-given reinforcements (9.6152), the WW box emptied (CG19)."""
+    module, reph = campaign.rules, campaign.reph
+    step = module.step(cast(str, reph.step))
+    base = module.date(reph.cg_date).cpp_base or {}
+    for side in campaign.sides if step.credits_base and reph.phase == "reph" else []:
+        if side not in base:
+            continue
+        less = campaign.points.forgone  # off the forgoing side's and the other's Base # (3.616)
+        campaign._record(CPPCredited, actor, secret_for=side, side=side,
+                         amount=max(0, base[side] - less),
+                         reason="CPP Base #" + (f" less {less} forgone" if less else ""),
+                         rule=cast(CPPForgo, module.cpp_forgo).rule if less else step.rule,
+                         cg_date=reph.cg_date)
+    _points_on_leaving(campaign, actor)
+    for line in _scheduled(campaign):
+        _reinforce(campaign, line, actor)
+    box = module.walking_wounded
+    ww = campaign.scenario.ww_box
+    if box is not None and box.step == reph.step and ww:
+        campaign._record(WalkingWoundedRecovered, actor, side=box.side, half_squads=ww,
+                         squads=ww // 2, unit=box.unit, rule=box.rule, cg_date=reph.cg_date)
+
+
+def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> None:
+    """Apply one line of the reinforcement schedule: never counted in any RG maximum."""
+    rule = cast(ReinforcementSchedule, campaign.rules.reinforcements).rule
+    reason = "; ".join(line.notes) or "OB-given"
+    cg_date = campaign.reph.cg_date
+    if line.rg is not None:
+        campaign._record(RGReceived, actor, secret_for=line.side,
+                         purchase=len(campaign.purchases.lines) + 1, side=line.side,
+                         rg=line.rg, kg=None, group_type=cast(str, line.group_type),
+                         reason=reason, rule=rule, cg_date=cg_date)
+    if line.fpp is not None:
+        campaign._record(FPPCredited, actor, secret_for=line.side, side=line.side,
+                         amount=line.fpp, reason=reason, rule=rule, cg_date=cg_date)
+    if line.san is not None:  # a cap stops the change; it never moves the SAN back
+        before = cast(int, campaign.points.san[line.side])
+        after = before + line.san
+        after = min(max(line.san_maximum, before), after) if line.san > 0 else \
+            max(min(line.san_minimum, before), after)
+        if after != before:
+            campaign._record(SANChanged, actor, side=line.side, before=before, after=after,
+                             cause=f"OB-given SAN {line.san:+d}", rule=rule, cg_date=cg_date)
+
+
+def _points_on_leaving(campaign: Campaign, actor: str) -> None:
+    reph, points = campaign.reph, campaign.points
+    for effect in campaign.rules.on_leaving.get(cast(str, reph.step), []):
+        if effect.dates is not None and reph.cg_date not in effect.dates:
+            continue
+        pool = points.cpp if effect.pool == "cpp" else points.fpp
+        for side in campaign.sides:  # every side, so the seal hides whether anything was left
+            campaign._record(PointsAdjusted, actor, secret_for=side, side=side,
+                             pool=effect.pool, before=pool[side],
+                             after=effect.after(pool[side]), rule=effect.rule,
+                             cg_date=reph.cg_date)
+
+
+def _idle(campaign: Campaign) -> bool:
+    """Both sides chose Idle at the initiative step: an Idle CG Date, no scenario."""
+    module, reph = campaign.rules, campaign.reph
+    return (reph.phase == "reph" and module.idle_repeat is not None
+            and reph.step in module.command_steps.get("select_initiative", [])
+            and campaign.initiative.all_idle())
+
+
+def _idle_date(campaign: Campaign, actor: str) -> None:
+    """Repeat the RePh from the step that starts a new CG Date (e.g. 9.612-9.620)."""
+    module, reph = campaign.rules, campaign.reph
+    repeat = module.step(cast(str, module.idle_repeat))
+    if reph.cg_date == last_date(campaign):
+        end_cg(campaign, actor)
+        return
+    campaign._record(StepAdvanced, actor, phase="reph", step=repeat.rule, previous=reph.step)
+    campaign._record(CGDateStarted, actor, cg_date=_next_date(campaign, repeat.rule),
+                     previous=reph.cg_date)
+    _enter_step(campaign, actor)
+
+
+def last_date(campaign: Campaign) -> str:
+    """The CG's last CG Date: from its parameters, else the calendar's last."""
+    module = campaign.rules
+    params = module.cgs.get(campaign.cg)
+    return params.end if params else module.calendar[-1].date
+
+
+def _next_date(campaign: Campaign, rule: str) -> str:
+    module, cg_date = campaign.rules, campaign.reph.cg_date
+    index = module.date_index(cg_date) + 1
+    if cg_date == last_date(campaign) or index >= len(module.calendar):
+        raise RuleViolation(f"{cg_date} is the last CG Date of {module.id}", rule=rule)
+    return module.calendar[index].date
+
+
+def end_scenario(campaign: Campaign, actor: str) -> None:
+    """End the CG Scenario; on the CG's last CG Date this is CG End."""
+    module, reph = campaign.rules, campaign.reph
+    reph.check_not_ended()
+    if reph.phase != "scenario":
+        raise RuleViolation(f"no CG Scenario is in play (the RePh is at {reph.step})")
+    campaign._record(ScenarioEnded, actor, cg_date=reph.cg_date)
+    module.scenario_ended(campaign, actor)
+    if reph.cg_date == last_date(campaign):
+        end_cg(campaign, actor)
+        return
+    first = module.steps[0].rule if module.steps else None
+    campaign._record(StepAdvanced, actor, phase="reph", step=first, previous=None)
+
+
+def decide_cg(campaign: Campaign, command: cmd.EndCG, actor: str) -> None:
+    """A concession (the conceding side) or a Sudden Death Victory (the winner)."""
+    module, reph = campaign.rules, campaign.reph
+    reph.check_not_ended()
+    side = campaign.check_side(command.side)
+    if command.reason == "sudden_death":
+        rule = module.sudden_death.get(side)
+        if rule is None:
+            raise RuleViolation(f"{module.id} gives the {side} no Sudden Death Victory",
+                                rule=command.rule)
+        if reph.phase != "scenario":
+            raise RuleViolation("a Sudden Death Victory is won during a CG Scenario",
+                                rule=rule)
+    winner = side if command.reason == "sudden_death" else next(
+        other for other in campaign.sides if other != side)
+    campaign._record(CGDecided, actor, side=side, reason=command.reason, winner=winner,
+                     rule=command.rule, cg_date=reph.cg_date)
+    end_cg(campaign, actor)
+
+
+def end_cg(campaign: Campaign, actor: str) -> None:
+    """CG End: recorded, and the seed revealed (unless an import came without it)."""
+    campaign._record(CGEnded, actor, cg_date=campaign.reph.cg_date)
+    dice = campaign.dice
+    if dice.mode == "server" and dice.seed is not None:
+        campaign._record(SeedRevealed, actor, **dice.reveal(commit_next=False))

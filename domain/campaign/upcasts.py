@@ -1,0 +1,88 @@
+"""Campaign state stored by an earlier class_version (a snapshot, or an Undone's state),
+brought up to this one. Versions 1 to 5 kept every field on the campaign itself; 6 splits
+them into the campaign's parts, each of which upcasts its own fields from then on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from domain.campaign.access import Access
+from domain.campaign.dice import Dice
+from domain.campaign.initiative import Initiative
+from domain.campaign.part import Part
+from domain.campaign.points import Points
+from domain.campaign.purchases import Purchases, line_of
+from domain.campaign.reph import RePh
+from domain.campaign.scenario import Scenario
+
+
+def v1_v2(state: dict[str, Any]) -> None:
+    """Before v2: purchase lines as pairs; no chit, WW or weather tallies."""
+    sides = state["sides"]
+    state["purchases"] = [line_of(side, rg, None, None) for side, rg in state["purchases"]]
+    # v1 counted an Initial Scenario's assumed Attack chit with the chosen ones.
+    state["chits_chosen"] = {side: {"attack": state["attack_chits_in_cg"][side],
+                                    "idle": 0} for side in sides}
+    state.update(ww_box=0, conditions={}, previous_conditions={})
+
+
+def v2_v3(state: dict[str, Any]) -> None:
+    """Before v3: the PBr and KGP tallies start empty."""
+    sides = state["sides"]
+    for line in state["purchases"]:
+        line.setdefault("given", False)
+        line.setdefault("removed", False)
+    for name, empty in (("forgone", 0), ("off_map", dict.fromkeys(sides, False)),
+                        ("balance", None), ("lvp", {}), ("lvp_group", {}),
+                        ("cg_lvp", dict.fromkeys(sides, 0)), ("objectives", {}),
+                        ("pf_halves", dict.fromkeys(sides, 0)), ("fanaticism", []),
+                        ("massacre", None), ("table_rolls_cg", {}),
+                        ("token_hashes", {}), ("idempotency", {}),
+                        ("sealed_rolls_on_seed", 0)):
+        state.setdefault(name, empty)
+
+
+def v3_v4(state: dict[str, Any]) -> None:
+    """Before v4: no roll undone, none re-rolled yet."""
+    state.setdefault("rolled_before", {})
+    state.setdefault("epochs", {})
+
+
+def v4_v5(state: dict[str, Any]) -> None:
+    """Before v5: no result of this CG Date's rolls is known."""
+    state.setdefault("results_today", {})
+
+
+# Each part's fields as version 5 kept them on the campaign (stored name -> the part's).
+V5_FIELDS: dict[type[Part], dict[str, str]] = {
+    RePh: {"cg_date": "cg_date", "phase": "phase", "step": "step"},
+    Dice: {"dice_mode": "mode", "seed": "seed", "seed_commitment": "seed_commitment",
+           "sealed_rolls_on_seed": "sealed_rolls_on_seed", "ordinals": "ordinals",
+           "rolled_before": "rolled_before", "epochs": "epochs",
+           "rolls_today": "rolls_today", "results_today": "results_today",
+           "table_rolls_cg": "table_rolls_cg"},
+    Points: {"cpp": "cpp", "fpp": "fpp", "elr": "elr", "san": "san", "levels": "levels",
+             "forgone": "forgone"},
+    Purchases: {"purchases": "lines", "rg_total": "rg_total", "rg_today": "rg_today",
+                "forts_today": "forts_today", "forts_total": "forts_total"},
+    Initiative: {name: name for name in (
+        "chits", "chits_chosen", "date_scenario", "previous_date_idle",
+        "idle_dates_since_scenario", "scenarios_since_idle", "attack_chits_since_idle",
+        "attack_chits_in_cg")},
+    Scenario: {"scenario": "played", "last_scenario_cvp": "last_scenario_cvp",
+               "ww_box": "ww_box", "control": "control", "lvp": "lvp",
+               "lvp_group": "lvp_group", "conditions": "conditions",
+               "previous_conditions": "previous_conditions", "off_map": "off_map"},
+    Access: {"token_hashes": "token_hashes", "idempotency": "idempotency"},
+}
+KGP_BOOK = ("cg_lvp", "objectives", "pf_halves", "fanaticism", "massacre")  # KGP's own
+
+
+def v5_v6(state: dict[str, Any]) -> None:
+    """Before v6: every field on the campaign. An Undone's state lacks the fields an undo
+    keeps (the seed, the tokens, ...): its parts lack them too, and the undo fills them."""
+    for kind, fields in V5_FIELDS.items():
+        state[kind.name] = kind.restore({mine: state.pop(stored)
+                                         for stored, mine in fields.items() if stored in state})
+    book = {name: state.pop(name) for name in KGP_BOOK if name in state}
+    state["book"] = book if state.get("module_id") == "kgp" else {}

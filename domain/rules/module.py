@@ -1,0 +1,183 @@
+"""A rules module (ABtF, PBr, KGP, ...): everything the ledger knows of one, and an owner's
+patch that supplies the tables the rulebook extracts lack. A module package
+(domain/modules/<id>/) may subclass Module with its own data and procedure."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from domain.errors import InvalidCommand, MissingTable
+from domain.rules.base import Strict
+from domain.rules.calendar import CalendarDate, CGParams, PointsEffect, Step
+from domain.rules.charts import FortificationChart, RGChart, RGRow, SWChart
+from domain.rules.checks import check_module
+from domain.rules.procedures import (
+    AttackNeedsTarget,
+    Coordination,
+    CPPForgo,
+    EntryArea,
+    LevelSpec,
+    MatrixEntry,
+    ReinforcementSchedule,
+    ReserveRule,
+    SANFloor,
+    WalkingWounded,
+)
+from domain.rules.tables import Table
+
+
+class Module(Strict):
+    """A rules module: its calendar, RePh steps, tables and charts, and the procedures the
+    ledger applies from its data. The hooks at the end are what a module package with a
+    procedure of its own (KGP's bookkeeping) overrides; the Campaign knows only these."""
+
+    format: Literal["refit-module/1"] = "refit-module/1"
+    id: str
+    name: str
+    chapter: str
+    sides: list[str] = Field(min_length=2)
+    cgs: dict[str, CGParams | None]
+    calendar: list[CalendarDate] = Field(min_length=1)
+    steps: list[Step]
+    tables: list[Table] = []
+    rg_charts: dict[str, RGChart] = {}
+    rg_chart_rule: str = ""
+    reph_rule: str = ""
+    command_steps: dict[str, list[str]] = {}
+    idle_repeat: str | None = None
+    on_leaving: dict[str, list[PointsEffect]] = {}
+    levels: dict[str, LevelSpec] = {}
+    sw_charts: dict[str, SWChart] = {}
+    initiative_matrix: list[MatrixEntry] = []
+    fortification_chart: FortificationChart | None = None
+    sudden_death: dict[str, str] = {}  # side that may win so -> its rule (e.g. 9.6212)
+    initial_chits: dict[str, dict[str, Literal["attack", "idle"]]] = {}  # CG -> assumed chits
+    initiative_rule: str = ""
+    chit_limit_rule: str = ""  # e.g. 9.62131
+    cg_rule: str = ""  # where the CG parameters are printed, e.g. "9.51-9.53"
+    reinforcements: ReinforcementSchedule | None = None
+    coordination: Coordination | None = None
+    walking_wounded: WalkingWounded | None = None
+    san_floor: SANFloor | None = None
+    cpp_forgo: CPPForgo | None = None
+    attack_needs_target: AttackNeedsTarget | None = None
+    reserve: ReserveRule | None = None
+    balance_rule: str = ""  # KGP 8.31: the Balance side's secret DR halved (FRD)
+    entry_areas: list[EntryArea] = []
+    notes: list[str] = []
+
+    @model_validator(mode="after")
+    def _names_are_consistent(self) -> Module:
+        check_module(self)
+        return self
+
+    def table(self, table_id: str) -> Table:
+        """The table with this id, or an error naming what is missing."""
+        for table in self.tables:
+            if table.id == table_id:
+                return table
+        step = next((s for s in self.steps if table_id in s.tables), None)
+        if step is not None:
+            raise MissingTable(
+                f"table {table_id} (needed by step {step.rule} {step.title}) is not supplied; "
+                "an owner loads it with `refit module load FILE`",
+                rule=table_id,
+            )
+        raise InvalidCommand(f"module {self.id} has no table {table_id!r}", field="table")
+
+    def rg_chart(self, side: str) -> RGChart:
+        """The side's RG chart, or an error naming it as missing."""
+        if side in self.rg_charts:
+            return self.rg_charts[side]
+        rule = self.rg_chart_rule or None
+        raise MissingTable(
+            f"the {side} RG chart ({rule or 'RG chart'}) is not supplied; "
+            "an owner loads it with `refit module load FILE`",
+            rule=rule,
+        )
+
+    def date(self, date: str) -> CalendarDate:
+        """The calendar entry of a CG Date."""
+        for entry in self.calendar:
+            if entry.date == date:
+                return entry
+        raise InvalidCommand(f"{date!r} is not a CG Date of {self.id}", field="cg_date")
+
+    def date_index(self, date: str) -> int:
+        """Position of a CG Date in the calendar."""
+        return [entry.date for entry in self.calendar].index(self.date(date).date)
+
+    def step(self, rule: str) -> Step:
+        """The RePh step with this rule number."""
+        return next(step for step in self.steps if step.rule == rule)
+
+    def scenario_type(self, chits: dict[str, str], night: bool) -> str | None:
+        """What the Initiative Matrix makes of the chits (None if the module has none)."""
+        for entry in self.initiative_matrix:
+            if entry.chits == chits:
+                return entry.night_type if night and entry.night_type else entry.scenario_type
+        return None
+
+    def chart_row(self, side: str, rg: str) -> RGRow | None:
+        """The side's chart line for an RG, if the chart and the line exist."""
+        chart = self.rg_charts.get(side)
+        return next((row for row in chart.rows if row.id == rg), None) if chart else None
+
+    def missing_tables(self) -> list[str]:
+        """Tables the steps name, and sides' RG charts, that nobody has supplied."""
+        have = {table.id for table in self.tables}
+        charts = [f"{self.rg_chart_rule} {side} RG chart" for side in self.sides
+                  if self.rg_chart_rule and side not in self.rg_charts]
+        return [t for step in self.steps for t in step.tables if t not in have] + charts
+
+    def eligible_entry_areas(self, side: str, cg_date: str) -> list[str]:
+        """The Entry Areas Eligible to a side on a CG Date (KGP CG6c)."""
+        today = self.date_index(cg_date)
+        return [area.id for area in self.entry_areas
+                if area.side == side and self.date_index(area.from_date) <= today]
+
+    # -- the hooks of a module's own procedure (domain/modules/kgp overrides them) ----
+
+    def new_book(self, sides: list[str]) -> dict[str, Any]:
+        """The module's own records of a new campaign (kept by its procedure)."""
+        return {}
+
+    def check_control(self, command: Any) -> None:
+        """Refuse what a control change gives that this module keeps no record of."""
+        if command.lvp or command.map_group:
+            raise InvalidCommand(f"{self.id} keeps no LVP or Map Groups", field="lvp")
+
+    def control_changed(self, campaign: Any, side: str, where: str, infantry: bool,
+                        actor: str) -> None:
+        """What a control change sets off in the module's own records."""
+
+    def scenario_ended(self, campaign: Any, actor: str) -> None:
+        """What a CG Scenario's end sets off in the module's own records."""
+
+
+class ModulePatch(Strict):
+    """An owner's file that adds or overrides tables, RG charts and CG parameters."""
+
+    format: Literal["refit-module-patch/1"] = "refit-module-patch/1"
+    module: str
+    tables: list[Table] = []
+    rg_charts: dict[str, RGChart] = {}
+    cgs: dict[str, CGParams] = {}
+    steps: list[Step] = []
+    entry_areas: list[EntryArea] = []
+
+    def apply_to(self, module: Module) -> Module:
+        """The module with this patch's tables, charts and CGs added or replaced."""
+        tables = {t.id: t for t in module.tables} | {t.id: t for t in self.tables}
+        merged = module.model_copy(
+            update={
+                "tables": list(tables.values()),
+                "rg_charts": module.rg_charts | self.rg_charts,
+                "cgs": module.cgs | self.cgs,
+                "steps": self.steps or module.steps,
+                "entry_areas": self.entry_areas or module.entry_areas,
+            }
+        )
+        return type(module).model_validate(merged.model_dump())

@@ -1,0 +1,187 @@
+"""Dice tables as data: result bands, targets and the DRM each table lists."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from domain.errors import InvalidCommand
+from domain.rules.base import Strict
+
+AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "level",
+                  "enemy_cvp",
+                  "idle_dates_since_scenario", "scenarios_since_idle",
+                  "attack_chits_since_idle", "attack_chits_in_cg_less_one",
+                  "previous_scenario", "this_scenario"]
+
+
+Condition = Literal["weather", "ec", "wind"]
+
+
+class Effect(Strict):
+    """What a result does to the ledger: ELR, SAN or a level (e.g. CG17) moves by `change`."""
+
+    target: str = Field(pattern=r"^(elr|san|level:[A-Za-z0-9_]+)$")  # ELR, SAN or a level
+    change: int
+    minimum: int = 0
+    maximum: int = 7
+
+
+class Band(Strict):
+    """One result band of a table: Final rolls from `min` to `max` (None = open end)."""
+
+    min: int | None = None
+    max: int | None = None
+    result: str
+    records: str | None = None  # what a roll for an RG writes on its record (e.g. "F")
+    effects: list[Effect] = []
+
+    def holds(self, final: int) -> bool:
+        """True when the Final roll falls in this band."""
+        return (self.min is None or final >= self.min) and (self.max is None or final <= self.max)
+
+
+class DRMSpec(Strict):
+    """A DRM a table lists: automatic ones say how the ledger derives them."""
+
+    value: int = 0
+    reason: str
+    aliases: list[str] = []  # other names a player may give it (recorded as `reason`)
+    rule: str | None = None
+    auto: AutoDRM | None = None
+    side: str | None = None
+    over: int | None = None
+    per: int | None = None
+    level: str | None = None
+    cpp_cost: int = Field(default=0, ge=0)  # CPP spent when a player takes it (3.620 +5)
+    condition: Condition | None = None  # weather, EC or wind of the previous/this scenario
+    values: list[str] = []  # ... when it is one of these (e.g. "Wet", "Moist")
+    variable: bool = False
+    doubt: str | None = None
+
+    @model_validator(mode="after")
+    def _auto_has_what_it_needs(self) -> DRMSpec:
+        if self.auto == "side" and self.side is None:
+            raise ValueError(f"DRM {self.reason!r}: auto 'side' needs `side`")
+        if self.auto == "san_over" and self.over is None:
+            raise ValueError(f"DRM {self.reason!r}: auto 'san_over' needs `over`")
+        if self.auto == "level" and not self.level:
+            raise ValueError(f"DRM {self.reason!r}: auto 'level' needs `level`")
+        if self.auto == "enemy_cvp" and not self.per:
+            raise ValueError(f"DRM {self.reason!r}: auto 'enemy_cvp' needs `per`")
+        if self.auto in ("previous_scenario", "this_scenario") and \
+                (self.condition is None or not self.values):
+            raise ValueError(f"DRM {self.reason!r}: auto {self.auto!r} needs `condition` "
+                             "and `values`")
+        if self.auto is not None and self.variable:
+            raise ValueError(f"DRM {self.reason!r}: a derived DRM is not player-supplied")
+        return self
+
+
+class FollowUp(Strict):
+    """A roll a result of another calls for (PBr 3.613 †: the dr per unit after an 11)."""
+
+    table: str  # the table whose roll, by the same side on the CG Date, calls for it
+    results: list[str] = Field(min_length=1)  # the results of that table that call for it
+
+
+class Target(Strict):
+    """A roll against a number the player supplies (e.g. CG23's circled turn number)."""
+
+    compare: Literal["lt", "le", "ge", "gt"]
+    number: str
+    hit: str
+    miss: str
+
+    def result(self, final: int, target: int) -> str:
+        """`hit` when the Final roll compares true against the target number."""
+        holds = {
+            "lt": final < target,
+            "le": final <= target,
+            "ge": final >= target,
+            "gt": final > target,
+        }[self.compare]
+        return self.hit if holds else self.miss
+
+
+class LossPoints(Strict):
+    """Who may roll for CG Scenario Loss Points (3.6162): a side that lost >= `ratio` times,
+    and >= `margin` more, CVP than the other in the prior CG Scenario."""
+
+    ratio: int
+    margin: int
+
+
+class Table(Strict):
+    """A dice table of a rule, e.g. 9.6101 Wounded Leader Table."""
+
+    id: str
+    title: str
+    rule: str
+    roll: Literal["dr", "DR"]
+    secret: bool = False
+    from_date: str | None = None  # not rolled before this CG Date (e.g. 9.6201: 19AM)
+    side_from: dict[str, str] = {}  # a side's own first CG Date (3.61424: British 15AM)
+    not_after_idle: bool = False  # not rolled when the previous CG Date was Idle
+    sides: list[str] | None = None  # only these sides roll it (e.g. 9.6201: British)
+    once_per_date: bool = False  # one roll per side per CG Date (e.g. 9.6202)
+    scenario_types: list[str] | None = None  # only for these scenarios (e.g. Dual Assault)
+    in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
+    min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
+    credits_cpp: bool = False  # Final roll + the date's CPP Base # is credited (9.616)
+    credits_roll: bool = False  # the Final roll alone is credited as CPP (3.6162)
+    loss_points: LossPoints | None = None  # who may roll it (3.6162)
+    cpp_cost: int = Field(default=0, ge=0)  # CPP spent to roll it (3.620 Recon)
+    halved_by_balance: bool = False  # the Balance side's DR is halved, FRD (KGP 8.31)
+    open_roll: bool = False  # never secret: the opponent learns it (3.620 Recon, 3.6223)
+    counts_against: str | None = None  # an RG row whose maximums count these rolls (M2)
+    not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
+    after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
+    follows: FollowUp | None = None  # rolled only after these results of another table
+    determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
+                        "wind", "recon"] | None = None
+    for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
+    excluded_kgs: list[str] = []  # not for these KGs' RGs (e.g. 9.6184: KG Graebner)
+    bands: list[Band] = []
+    target: Target | None = None
+    drm: list[DRMSpec] = []
+    notes: list[str] = []
+    doubts: list[str] = []
+
+    @model_validator(mode="after")
+    def _bands_cover_every_final_roll(self) -> Table:
+        bands = self.bands
+        if (self.target is None) == (not bands):
+            raise ValueError(f"table {self.id}: give either result bands or a target, not both")
+        if self.determines == "strength" and {b.records for b in bands} != {"F", "D"}:
+            raise ValueError(f"table {self.id}: a strength table's bands record F or D")
+        if not bands:
+            return self
+        if bands[0].min is not None or bands[-1].max is not None:
+            raise ValueError(f"table {self.id}: first band needs no min and last no max")
+        for band in bands:
+            if band.min is not None and band.max is not None and band.min > band.max:
+                raise ValueError(f"table {self.id}: a band's min is above its max")
+        for low, high in itertools.pairwise(bands):
+            if low.max is None or high.min != low.max + 1:
+                raise ValueError(f"table {self.id}: bands must be ascending and contiguous")
+        return self
+
+    def band(self, final: int) -> Band | None:
+        """The band a Final roll falls in (None for a target table)."""
+        return next((band for band in self.bands if band.holds(final)), None)
+
+    def result(self, final: int, target: int | None = None) -> str:
+        """The result for a Final roll (and the target number, for a target table)."""
+        if self.target is not None:
+            if target is None:
+                raise InvalidCommand(
+                    f"table {self.id} rolls against a target: give `target` "
+                    f"({self.target.number})",
+                    rule=self.rule,
+                    field="target",
+                )
+            return self.target.result(final, target)
+        return next(band.result for band in self.bands if band.holds(final))
