@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
@@ -17,9 +17,9 @@ from pydantic import BaseModel, ValidationError
 from api.errors import error_body
 from api.render import (
     control_rows,
+    format_table,
     lvp_rows,
     objective_rows,
-    print_table,
     purchase_rows,
     rating_rows,
     roll_rows,
@@ -109,6 +109,11 @@ def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
         typer.echo(json.dumps(_plain(data), indent=1, ensure_ascii=False))
     else:
         human()
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Print a table, or say there is nothing yet."""
+    typer.echo(format_table(headers, rows) if rows else "(none yet)")
 
 
 def _plain(data: Any) -> Any:

@@ -26,13 +26,13 @@ from api.cli import (
     guarded,
     ledger,
     make_tables,
+    print_table,
     query,
     settings,
 )
 from api.errors import error_body
 from api.forms import render_form
 from api.parallel import in_processes
-from api.render import print_table
 from api.report import history_report
 from domain.campaign import campaign_id
 from domain.errors import RefitError
