@@ -196,7 +196,7 @@ def test_campaign_new_prints_each_roles_token_once(db: str) -> None:
 
 
 def test_serve_keeps_a_made_admin_token_beside_the_database(tmp_path: Path) -> None:
-    from api.cli import admin_token_file
+    from api.cli.service import admin_token_file
     from infra.settings import Settings
 
     conf = Settings(database_url=f"sqlite:///{tmp_path / 'refit.db'}")
