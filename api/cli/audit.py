@@ -23,7 +23,7 @@ from api.cli.core import (
     print_table,
     query,
 )
-from api.forms import render_form
+from api.forms import check_form, render_form
 from api.report import history_report
 from domain.campaign import campaign_id
 
@@ -122,7 +122,8 @@ def forms(campaign: Id, form: Annotated[str, typer.Option(
 def _form(db: str | None, campaign: str, form: str, as_of: str | None,
           viewer: str | None) -> str:
     with ledger(db) as refit:
-        return render_form(refit, campaign_id(campaign), form, as_of, viewer)
+        check_form(form)  # a bad --form is refused as such, even for a campaign not there
+        return render_form(refit.paper_forms(campaign_id(campaign), as_of, viewer), form)
 
 
 @app.command()
