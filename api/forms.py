@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from infra.application import Refit
-from projections.read import CVPAnswer, ELRAnswer, PurchaseRow, RosterRow
+from projections.read import CVPAnswer, ELRAnswer, PaperForms, PurchaseRow, RosterRow
 
 SECRET = "(secret)"  # a cell the rules let another side keep from this viewer
+FORMS = ("roster", "purchases", "cvp", "elr", "html")
 
 
 @dataclass(frozen=True)
@@ -285,22 +285,23 @@ def forms_html(title: str, roster: Sequence[RosterRow], purchases: Sequence[Purc
         "</body></html>", ""])
 
 
-def render_form(refit: Refit, ident: Any, form: str, as_of: str | int | None,
-                viewer: str | None) -> str:
+def check_form(form: str) -> None:
+    """Refuse a form that is none of FORMS."""
+    if form not in FORMS:
+        raise ValueError(f"form is roster, purchases, cvp, elr or html, not {form!r}")
+
+
+def render_form(forms: PaperForms, form: str) -> str:
     """One paper form as CSV, or all of them as a printable HTML page."""
+    check_form(form)
     if form == "roster":
-        return roster_csv(refit.roster(ident, as_of, viewer))
+        return roster_csv(forms.roster)
     if form == "purchases":
-        return purchases_csv(refit.purchase_record(ident, as_of, viewer))
+        return purchases_csv(forms.purchases)
     if form == "cvp":
-        return cvp_csv(refit.cvp(ident, as_of))
+        return cvp_csv(forms.cvp)
     if form == "elr":
-        return elr_csv(refit.elr(ident, as_of))
-    if form == "html":
-        status = refit.status(ident, as_of, viewer)
-        return forms_html(status.name, refit.roster(ident, as_of, viewer),
-                          refit.purchase_record(ident, as_of, viewer), refit.cvp(ident, as_of),
-                          refit.elr(ident, as_of),
-                          subtitle=f"{status.module.upper()} CG {status.cg}, "
-                                   f"as of version {status.version}")
-    raise ValueError(f"form is roster, purchases, cvp, elr or html, not {form!r}")
+        return elr_csv(forms.elr)
+    return forms_html(forms.name, forms.roster, forms.purchases, forms.cvp, forms.elr,
+                      subtitle=f"{forms.module.upper()} CG {forms.cg}, "
+                               f"as of version {forms.version}")

@@ -1,11 +1,9 @@
-"""Plain-text tables for the terminal, laid out like the paper forms."""
+"""Plain-text tables laid out like the paper forms, as strings (the command line prints them)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
-
-import typer
 
 from projections.read import (
     LVPRow,
@@ -29,11 +27,6 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
              "  ".join("-" * w for w in widths)]
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
     return "\n".join(line.rstrip() for line in lines)
-
-
-def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    """Print a table, or say there is nothing yet."""
-    typer.echo(format_table(headers, rows) if rows else "(none yet)")
 
 
 def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:

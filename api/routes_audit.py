@@ -136,7 +136,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
         """The paper forms: CSV per form, or one printable HTML page of all four. Who: the
         director, each side and the observers (another side's secrets read `(secret)`)."""
         ident, caller = caller_for(refit, campaign, credentials)
-        text = render_form(refit, ident, form, refit.as_of(ident, as_of), caller.viewer)
+        text = render_form(refit.paper_forms(ident, refit.as_of(ident, as_of), caller.viewer),
+                           form)
         if form == "html":
             return HTMLResponse(text)
         return PlainTextResponse(text, media_type="text/csv")

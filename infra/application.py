@@ -563,6 +563,11 @@ class Refit(AuditUseCases, TransferUseCases, Application[UUID]):
         """ELR now and its changes."""
         return read.elr(self.rows(campaign_id, as_of))
 
+    def paper_forms(self, campaign_id: UUID, as_of: Point = None,
+                    viewer: str | None = None) -> read.PaperForms:
+        """The paper forms' contents (CG Roster, RG Purchase Record, CVP, ELR), read once."""
+        return read.paper_forms(self.rows(campaign_id, as_of), viewer)
+
     def san(self, campaign_id: UUID, as_of: Point = None) -> list[read.RatingChange]:
         """SAN changes with their causes."""
         return read.san(self.rows(campaign_id, as_of))

@@ -23,16 +23,15 @@ class Change(BaseModel):
 
 def _lines(source: RowSource, viewer: str | None) -> dict[str, dict[str, Any]]:
     """Each form as line -> its fields, as the viewer may read them."""
-    cvp = read.cvp(source)
+    forms = read.paper_forms(source, viewer)
     return {
-        "roster": {row.cg_date: row.model_dump() for row in read.roster(source, viewer)},
-        "purchase_record": {f"#{row.purchase}": row.model_dump()
-                            for row in read.purchases(source, viewer)},
-        "cvp": {f"{row.scenario} {row.side}": row.model_dump() for row in cvp.scenarios}
-        | {"totals": cvp.totals},
+        "roster": {row.cg_date: row.model_dump() for row in forms.roster},
+        "purchase_record": {f"#{row.purchase}": row.model_dump() for row in forms.purchases},
+        "cvp": {f"{row.scenario} {row.side}": row.model_dump() for row in forms.cvp.scenarios}
+        | {"totals": forms.cvp.totals},
         "elr": {f"v{change.version} {change.side}": change.model_dump()
-                for change in read.elr(source).changes}
-        | {"current": read.elr(source).current},
+                for change in forms.elr.changes}
+        | {"current": forms.elr.current},
     }
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from domain.modules.kgp.rules import pf_text
 from projections.fold import (
@@ -336,6 +336,43 @@ def holding(source: RowSource, viewer: str | None = DIRECTOR) -> list[dict[str, 
 def control(source: RowSource) -> list[dict[str, Any]]:
     """Who controls each Location whose control was recorded."""
     return source.select_rows(CONTROL)
+
+
+class PaperForms(BaseModel):
+    """What the paper forms print, read at one point for one viewer."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    module: str
+    cg: str
+    version: int
+    roster: list[RosterRow]
+    purchases: list[PurchaseRow]
+    cvp: CVPAnswer
+    elr: ELRAnswer
+
+
+class _Once:
+    """A row source that selects each kind of row once (each form reads the meta row)."""
+
+    def __init__(self, source: RowSource) -> None:
+        self.source = source
+        self.kept: dict[str, list[dict[str, Any]]] = {}
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        if kind not in self.kept:
+            self.kept[kind] = self.source.select_rows(kind)
+        return self.kept[kind]
+
+
+def paper_forms(source: RowSource, viewer: str | None = DIRECTOR) -> PaperForms:
+    """The CG Roster, RG Purchase Record, CVP and ELR, as the viewer may read them."""
+    rows = _Once(source)
+    meta = _meta(rows)
+    return PaperForms(name=meta["name"], module=meta["module"], cg=meta["cg"],
+                      version=meta["version"], roster=roster(rows, viewer),
+                      purchases=purchases(rows, viewer), cvp=cvp(rows), elr=elr(rows))
 
 
 class StepRow(BaseModel):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +197,7 @@ def test_campaign_new_prints_each_roles_token_once(db: str) -> None:
 
 
 def test_serve_keeps_a_made_admin_token_beside_the_database(tmp_path: Path) -> None:
-    from api.cli import admin_token_file
+    from api.cli.service import admin_token_file
     from infra.settings import Settings
 
     conf = Settings(database_url=f"sqlite:///{tmp_path / 'refit.db'}")
@@ -362,6 +363,23 @@ def test_every_subcommand_takes_db_and_json() -> None:
     missing = [name for name, command in _commands(typer.main.get_command(app))
                if not {"--db", "--json"} <= {opt for p in command.params for opt in p.opts}]
     assert missing == []
+
+
+def readme_commands() -> set[str]:
+    """The subcommands README's "Using it" lists: `refit NAME`, or `refit GROUP NAME`."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    block = readme.split("## Using it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
+    names = set()
+    for line in block.splitlines():
+        words = [*line.split()[1:3], "", ""]  # after `refit`; a lower-case word next: a group's
+        names.add(" ".join(words[:2]) if re.fullmatch(r"[a-z]+", words[1]) else words[0])
+    return names
+
+
+def test_the_command_tree_is_what_the_readme_lists() -> None:
+    import typer.main
+    tree = {name for name, _ in _commands(typer.main.get_command(app))}
+    assert tree == readme_commands()
 
 
 def test_the_forms_and_report_with_json_are_json_and_refusals_too(db: str) -> None:

@@ -10,8 +10,17 @@ from pathlib import Path
 from uuid import UUID
 
 import pytest
+from pydantic import ValidationError
 
-from api.forms import SECRET, cvp_csv, elr_csv, forms_html, purchases_csv, roster_csv
+from api.forms import (
+    SECRET,
+    cvp_csv,
+    elr_csv,
+    forms_html,
+    purchases_csv,
+    render_form,
+    roster_csv,
+)
 from infra.application import Refit
 from infra.demo import play_demo
 from infra.settings import Settings
@@ -103,6 +112,25 @@ def test_a_british_viewers_forms_show_no_axis_cpp_nor_axis_rg(played: Played) ->
     assert "Alert Infantry Coy" not in page
     assert not any(f"<td>{rg}</td>" in page for rg in AXIS_ONLY_RGS)
     assert f'<td class="secret">{SECRET}</td>' in page
+
+
+@pytest.mark.parametrize("as_of", [None, 9, "14PM/3.621"])
+def test_the_forms_render_from_one_read_model_as_each_read_gives_them(
+        played: Played, as_of: int | str | None) -> None:
+    refit, campaign = played.refit, played.campaign
+    forms = refit.paper_forms(campaign, as_of, viewer="British")
+    status = refit.status(campaign, as_of, viewer="British")
+    assert (forms.name, forms.module, forms.cg, forms.version) == (
+        status.name, status.module, status.cg, status.version)
+    assert forms.roster == refit.roster(campaign, as_of, viewer="British")
+    assert forms.purchases == refit.purchase_record(campaign, as_of, viewer="British")
+    assert (forms.cvp, forms.elr) == (refit.cvp(campaign, as_of), refit.elr(campaign, as_of))
+    assert render_form(forms, "purchases") == purchases_csv(forms.purchases)
+    assert "<h1>Demo: Pegasus Bridge CG I</h1>" in render_form(forms, "html")
+    with pytest.raises(ValidationError):
+        forms.version = 1  # type: ignore[misc]  # one point's forms, never changed after
+    with pytest.raises(ValueError, match="not 'tea'"):
+        render_form(forms, "tea")
 
 
 def test_the_cvp_csv_has_a_line_per_scenario_and_the_totals_of_the_read_model(

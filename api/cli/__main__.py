@@ -1,0 +1,5 @@
+"""`python -m api.cli`, as `refit`."""
+
+from api.cli import main
+
+main()

@@ -1,0 +1,149 @@
+"""`refit` for a director's audit: undo, re-roll, rulings, the roll audit, diffs, the paper
+forms and the history report."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated, Any
+
+import typer
+
+from api.cli.core import (
+    AsOf,
+    By,
+    Db,
+    Id,
+    Json,
+    Viewer,
+    answer,
+    emit,
+    guarded,
+    ledger,
+    print_table,
+    query,
+)
+from api.forms import check_form, render_form
+from api.report import history_report
+from domain.campaign import campaign_id
+
+Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
+
+app = typer.Typer()
+
+
+@app.command()
+def undo(campaign: Id, reason: Reason,
+         to_version: Annotated[int | None, typer.Option(help="Undo every event after it.")]
+         = None,
+         to_step: Annotated[str | None, typer.Option(
+             help="Undo a step and all after it: CGDATE/STEP, e.g. 19PM/9.616.")] = None,
+         by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
+    answer(as_json, query(db, as_json, lambda refit: refit.undo(
+        campaign_id(campaign), reason, by, to_version, to_step)))
+
+
+@app.command()
+def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+           reason: Reason, by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """A director's re-roll: the roll is undone and its slot gets new dice."""
+    answer(as_json, query(db, as_json, lambda refit: refit.reroll(
+        campaign_id(campaign), key, reason, by)))
+
+
+@app.command()
+def ruling(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+           verdict: Annotated[str, typer.Option(help="upheld or corrected.")],
+           reason: Reason,
+           final: Annotated[int | None, typer.Option(help="The corrected Final roll.")] = None,
+           result: Annotated[str | None, typer.Option(help="The corrected result.")] = None,
+           by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """Record a ruling on a disputed roll; it shows beside the roll everywhere."""
+    answer(as_json, query(db, as_json, lambda refit: refit.record_ruling(
+        campaign_id(campaign), key, verdict, reason, by, final, result)))
+
+
+@app.command()
+def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+          viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
+    """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
+    seed's recheck, rulings, re-rolls and undos."""
+    found = query(db, as_json, lambda refit: refit.roll_audit(campaign_id(campaign), key,
+                                                               viewer))
+
+    def human() -> None:
+        for made in found.rolls:
+            drm = " ".join(f"{d['value']:+d} {d['reason']}" for d in made.drm) or "no DRM"
+            seed = made.seed_check
+            check = "" if seed is None else \
+                f"; seed recheck {seed.dice} {'OK' if seed.matches else 'BAD'}"
+            state = "standing" if made.standing else f"undone by v{made.undone_by}"
+            typer.echo(f"v{made.version} {made.timestamp} asked by {made.asked_by}: "
+                       f"{made.side} {made.kind} {made.rule} {made.title}: dice {made.dice} "
+                       f"{drm} = Final {made.final}: {made.result} ({state}{check})")
+        for item in found.rulings:
+            typer.echo(f"ruling v{item['version']}: {item['verdict']}: {item['reason']}")
+        for item in found.rerolls:
+            typer.echo(f"re-roll v{item['version']} (epoch {item['epoch']}): {item['reason']}")
+    emit(as_json, found, human)
+
+
+@app.command()
+def diff(campaign: Id,
+         start: Annotated[str, typer.Option("--from", help="A version or CGDATE/STEP.")],
+         end: Annotated[str | None, typer.Option("--to", help="A version or CGDATE/STEP "
+                                                              "(default: now).")] = None,
+         viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
+    """What changed in the roster, purchase record, CVP and ELR between two points."""
+    changes = query(db, as_json, lambda refit: refit.diff(campaign_id(campaign), start, end,
+                                                           viewer))
+    emit(as_json, changes, lambda: print_table(
+        ["form", "line", "field", "change", "before", "after"],
+        [[c.form, c.line, c.field or "", c.change, _short(c.before), _short(c.after)]
+         for c in changes]))
+
+
+def _short(value: Any) -> str:
+    text = "" if value is None else json.dumps(value) if isinstance(value, dict) else str(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+@app.command()
+def forms(campaign: Id, form: Annotated[str, typer.Option(
+              help="roster, purchases, cvp, elr (CSV) or html (all four, printable).")]
+          = "html", as_of: AsOf = None, viewer: Viewer = None, db: Db = None,
+          as_json: Json = False) -> None:
+    """The paper forms: the CG Roster, RG Purchase Record, CVP and ELR history."""
+    text = guarded(as_json, lambda: _form(db, campaign, form, as_of, viewer))
+    _write(text, as_json, {"campaign": campaign, "form": form, "as_of": as_of})
+
+
+def _form(db: str | None, campaign: str, form: str, as_of: str | None,
+          viewer: str | None) -> str:
+    with ledger(db) as refit:
+        check_form(form)  # a bad --form is refused as such, even for a campaign not there
+        return render_form(refit.paper_forms(campaign_id(campaign), as_of, viewer), form)
+
+
+@app.command()
+def report(campaign: Id, fmt: Annotated[str, typer.Option(
+               "--format", help="text or html.")] = "text",
+           viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
+    """The campaign's full history, CG Date by CG Date and step by step, for a person."""
+    text = guarded(as_json, lambda: _report(db, campaign, fmt, viewer))
+    _write(text, as_json, {"campaign": campaign, "format": fmt})
+
+
+def _write(text: str, as_json: bool, about: dict[str, str | None]) -> None:
+    """A document as it is, or with --json as JSON: what it is, and its text."""
+    sys.stdout.write(json.dumps(about | {"text": text}) + "\n" if as_json else text)
+
+
+def _report(db: str | None, campaign: str, fmt: str, viewer: str | None) -> str:
+    if fmt not in ("text", "html"):
+        raise ValueError(f"format is text or html, not {fmt!r}")
+    with ledger(db) as refit:
+        ident = campaign_id(campaign)
+        return history_report(refit.history(ident, viewer), "html" if fmt == "html" else "text",
+                              refit.undone_versions(ident))

@@ -1,0 +1,85 @@
+"""`refit` commands that change a campaign: roll, purchase, advance, or any command as JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+import typer
+
+from api.cli.core import By, Db, Id, Json, guarded, run
+from domain import commands as cmd
+
+app = typer.Typer()
+
+
+def parse_drm(items: list[str]) -> list[dict[str, Any]]:
+    """`-1:Heroic` -> {"value": -1, "reason": "Heroic"}."""
+    parsed = []
+    for item in items:
+        value, _, reason = item.partition(":")
+        try:
+            parsed.append({"value": int(value), "reason": reason})
+        except ValueError:
+            raise typer.BadParameter(f"{item!r}: write a DRM as VALUE:REASON, e.g. -1:Heroic",
+                                     param_hint="--drm") from None
+    return parsed
+
+
+@app.command()
+def roll(
+    campaign: Id,
+    table: Annotated[str, typer.Option(help="The table's rule number, e.g. 9.6101.")],
+    side: Annotated[str, typer.Option(help="The rolling side.")],
+    drm: Annotated[list[str] | None, typer.Option(help="Situational DRM VALUE:REASON.")] = None,
+    dice: Annotated[list[int] | None, typer.Option(help="Entered mode: each die.")] = None,
+    subject: Annotated[str, typer.Option(help="What is rolled for.")] = "",
+    target: Annotated[int | None, typer.Option(help="Target number, if the table has one.")]
+    = None,
+    secret: Annotated[bool, typer.Option(help="Keep the roll secret from the other side.")]
+    = False,
+    purchase: Annotated[int | None, typer.Option(
+        help="The RG Purchase Record line the roll is for (strength, SW, leader, ...).")]
+    = None,
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """Roll dr/DR on a module table; the ledger adds the DRM it derives."""
+    body = {"type": "roll", "table": table, "side": side, "drm": parse_drm(drm or []),
+            "subject": subject, "dice": dice, "target": target, "secret": secret,
+            "purchase": purchase}
+    run(db, as_json, campaign, guarded(as_json, lambda: cmd.parse_command(body)), by)
+
+
+@app.command()
+def purchase(
+    campaign: Id,
+    side: Annotated[str, typer.Option(help="The purchasing side.")],
+    rg: Annotated[str, typer.Option(help="The RG id on the side's RG chart.")],
+    kg: Annotated[str | None, typer.Option(help="Kampfgruppe, where the module has them.")]
+    = None,
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """Purchase an RG with CPP."""
+    run(db, as_json, campaign, cmd.PurchaseRG(side=side, rg=rg, kg=kg), by)
+
+
+@app.command()
+def advance(campaign: Id, by: By = "director", db: Db = None, as_json: Json = False) -> None:
+    """Complete the current RePh step and go to the next."""
+    run(db, as_json, campaign, cmd.Advance(), by)
+
+
+@app.command("command")
+def any_command(
+    campaign: Id,
+    body: Annotated[str, typer.Argument(help='A command as JSON, e.g. \'{"type": "advance"}\'.')],
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """Run any command given as JSON (see README, 'Commands')."""
+    def parse() -> cmd.Command:
+        try:
+            data = json.loads(body)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"the command is not JSON: {error}") from None
+        return cmd.parse_command(data)
+    run(db, as_json, campaign, guarded(as_json, parse), by)

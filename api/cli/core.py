@@ -1,0 +1,141 @@
+"""What every `refit` subcommand shares: its options, the application on the configured
+database, refusals as clear messages, and printing answers (JSON or for a person)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Annotated, Any, NoReturn, TypeVar
+
+import typer
+from eventsourcing.persistence import PersistenceError
+from pydantic import BaseModel, ValidationError
+
+from api.errors import error_body
+from api.render import format_table
+from domain import commands as cmd
+from domain.campaign import campaign_id
+from domain.errors import RefitError
+from infra.application import CommandResult, Refit
+from infra.modules import ModuleFileError
+from infra.settings import Settings
+
+Db = Annotated[str | None,
+               typer.Option("--db", help="Database URL (overrides REFIT_DATABASE_URL).")]
+Json = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
+Id = Annotated[str, typer.Argument(help="Campaign id.")]
+AsOf = Annotated[str | None, typer.Option(
+    "--as-of", help="Answer as of a version, or after a step: CGDATE/STEP, e.g. 19PM/9.616.")]
+By = Annotated[str, typer.Option("--by", help="Who is acting (recorded in the event).")]
+Viewer = Annotated[str | None, typer.Option(
+    "--as", help="A side: as that side may read it (the other side's secrets kept).")]
+T = TypeVar("T")
+
+
+def settings(db: str | None) -> Settings:
+    """Settings from the environment, with --db on top."""
+    return Settings(database_url=db) if db else Settings()
+
+
+@contextmanager
+def ledger(db: str | None) -> Iterator[Refit]:
+    """The application on the configured database, closed afterwards."""
+    refit = Refit(settings(db))
+    try:
+        yield refit
+    finally:
+        refit.close()
+
+
+def make_tables(conf: Settings) -> None:
+    """The tables made once, before several processes each build the application on the
+    same database and would otherwise race to make them."""
+    Refit(conf.model_copy(update={"projection_runner": False})).close()  # no runner to start
+
+
+def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
+    """Print a refusal (JSON on stdout with --json, a line on stderr otherwise) and exit 2."""
+    if as_json:
+        typer.echo(json.dumps(body))
+    error = body["error"]
+    rule = f" (rule {error['rule']})" if error.get("rule") else ""
+    label = "error" if error["code"] == "storage" else "refused"
+    typer.echo(f"{label}: {error['message']}{rule}", err=True)
+    raise typer.Exit(2)
+
+
+REFUSALS = (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError)
+
+
+def guarded(as_json: bool, action: Callable[[], T]) -> T:
+    """Run an action; map every refusal to one clear message, never a traceback."""
+    try:
+        return action()
+    except REFUSALS as error:
+        fail(error_body(error), as_json)
+
+
+def query(db: str | None, as_json: bool, ask: Callable[[Refit], T]) -> T:
+    """Ask the application one thing, guarded, on the configured database."""
+    def act() -> T:
+        with ledger(db) as refit:
+            return ask(refit)
+    return guarded(as_json, act)
+
+
+def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
+    """JSON with --json, else the human form."""
+    if as_json:
+        typer.echo(json.dumps(_plain(data), indent=1, ensure_ascii=False))
+    else:
+        human()
+
+
+def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Print a table, or say there is nothing yet."""
+    typer.echo(format_table(headers, rows) if rows else "(none yet)")
+
+
+def print_fields(body: dict[str, Any]) -> None:
+    """One `name: value` line per field."""
+    for key, value in body.items():
+        typer.echo(f"{key}: {value}")
+
+
+def _plain(data: Any) -> Any:
+    if isinstance(data, BaseModel):
+        return data.model_dump(mode="json")
+    if isinstance(data, list):
+        return [_plain(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _plain(value) for key, value in data.items()}
+    return data
+
+
+def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
+    """Execute one command on a campaign and print what it appended."""
+    answer(as_json, query(db, as_json,
+                          lambda refit: refit.execute(campaign_id(campaign), command, by)))
+
+
+def answer(as_json: bool, result: CommandResult) -> None:
+    """Print what a command appended (its events, version and head hash)."""
+    body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
+    emit(as_json, body, lambda: _print_appended(body))
+
+
+def _print_appended(body: dict[str, Any]) -> None:
+    for record in body["events"]:
+        typer.echo(f"v{record['version']} {record['type']}: {_summary(record)}")
+    typer.echo(f"head {body['head_hash']}")
+
+
+def _summary(record: dict[str, Any]) -> str:
+    data = record["data"]
+    if record["type"] == "DiceRolled":
+        drm = " ".join(f"{d['value']:+d} {d['reason']}" for d in data["drm"]) or "no DRM"
+        return (f"{data['side']} {data['kind']} on {data['table']} {data['title']}: "
+                f"dice {data['dice']}, {drm}, Final {data['final']} -> {data['result']}")
+    shown = {k: v for k, v in data.items() if k not in ("actor", "secret_for")}
+    return ", ".join(f"{k}={v}" for k, v in shown.items())

@@ -1,0 +1,20 @@
+"""The `refit` command: the sub-apps put together under one top-level app."""
+
+from __future__ import annotations
+
+import typer
+
+from api.cli import audit, campaigns, commands, modules, reads, service, transfer
+
+app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=True,
+                  add_completion=False)
+# A sub-app without a name (reads, commands, ...) gives its commands to `refit` itself, so
+# `refit roster ID` stays as it was; a named one (campaign, module) is a group. Commands
+# are listed in `refit --help` in the order added.
+for part in (reads, commands, service, transfer, audit, campaigns, modules):
+    app.add_typer(part.app)
+
+
+def main() -> None:
+    """Console entry point."""
+    app(prog_name="refit")

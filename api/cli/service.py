@@ -1,0 +1,89 @@
+"""`refit demo` and `refit serve`: a scripted campaign, and the HTTP service."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import typer
+
+from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
+from api.render import purchase_rows, roster_rows
+from infra.application import new_token
+from infra.settings import Settings
+from projections.read import PurchaseRow, RosterRow
+
+app = typer.Typer()
+
+
+@app.command()
+def demo(db: Db = None, as_json: Json = False) -> None:
+    """Play a scripted PBr CG I (an Initial Scenario, an Idle date, a Night Dual Attack and
+    two more RePhs) on the database, then print its CG Roster and RG Purchase Record."""
+    from infra.demo import play_demo
+
+    def act() -> tuple[str, list[RosterRow], list[PurchaseRow], dict[str, Any]]:
+        with ledger(db) as refit:
+            campaign, tokens = play_demo(refit)
+            return (str(campaign), refit.roster(campaign), refit.purchase_record(campaign),
+                    asdict(tokens))
+    campaign, roster, record, tokens = guarded(as_json, act)
+    body = {"id": campaign, "roster": roster, "purchases": record, "tokens": tokens}
+
+    def human() -> None:
+        typer.echo(f"Demo campaign {campaign} (PBr CG I)\n\nCG Roster")
+        print_table(*roster_rows(roster))
+        typer.echo("\nRG Purchase Record")
+        print_table(*purchase_rows(record))
+        typer.echo(f"\nMore: refit rolls {campaign}; refit cvp {campaign}; "
+                   f"refit verify {campaign}")
+        typer.echo(f"Over HTTP (refit serve): Authorization: Bearer {tokens['director']} "
+                   f"(director; observer {tokens['observer']})")
+    emit(as_json, body, human)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on.")] = 8000,
+    workers: Annotated[int, typer.Option(help="Service processes (one database).")] = 1,
+    db: Db = None,
+    as_json: Json = False,
+) -> None:
+    """Start the HTTP service (an admin token is made and kept beside the database if
+    REFIT_ADMIN_TOKEN is unset)."""
+    import uvicorn
+
+    from api.app import create_app
+
+    conf = settings(db)
+    if conf.admin_token is None:
+        token, where, made = admin_token_file(conf)
+        said = {"admin_token": token} if made else {"admin_token_file": str(where)}
+        typer.echo(json.dumps(said) if as_json else
+                   f"admin token: {token}" if made else f"admin token: in {where}")
+        conf = conf.model_copy(update={"admin_token": token})
+    if workers == 1:
+        uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
+        return
+    make_tables(conf)
+    os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
+                   "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
+                   "REFIT_MODULE_DIR": str(conf.module_dir)}
+    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers,
+                access_log=conf.access_log)
+
+
+def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
+    """The admin token kept beside the database: (token, its file, made just now)."""
+    database = conf.eventsourcing_env().get("SQLITE_DBNAME")
+    where = (Path(database).parent if database else Path.cwd()) / "refit-admin-token"
+    if where.exists():
+        return where.read_text().strip(), where, False
+    token = new_token()
+    where.write_text(token + "\n")
+    where.chmod(0o600)
+    return token, where, True

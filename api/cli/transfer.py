@@ -1,0 +1,153 @@
+"""`refit export` and `refit import`: moving campaigns as JSON lines, one or many at once."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from api.cli.core import (
+    REFUSALS,
+    Db,
+    Json,
+    Viewer,
+    emit,
+    fail,
+    guarded,
+    ledger,
+    make_tables,
+    settings,
+)
+from api.errors import error_body
+from api.parallel import in_processes
+from domain.campaign import campaign_id
+from domain.errors import RefitError
+from infra.application import Refit
+from infra.transfer import Imported, dump_line, parse_lines
+
+Jobs = Annotated[int, typer.Option(
+    "--jobs", min=1, help="Processes moving the campaigns at once (a share each), to use "
+                          "every core when moving many.")]
+
+app = typer.Typer()
+
+
+@app.command()
+def export(campaigns: Annotated[list[str], typer.Argument(
+               help="Campaign id; several with --to.", metavar="ID")],
+           viewer: Viewer = None,
+           with_seed: Annotated[bool, typer.Option(
+               "--with-seed", help="The operator's export for moving a campaign: it carries "
+                                   "the private dice seed, so server rolls can go on.")] = False,
+           to: Annotated[Path | None, typer.Option(
+               "--to", help="A folder: each campaign written to ID.jsonl there (to move "
+                            "several at once).")] = None,
+           jobs: Jobs = 1, db: Db = None, as_json: Json = False) -> None:
+    """The campaign's history as JSON lines: a header, every event, the head hash (JSON
+    with or without --json, which makes a refusal JSON too)."""
+    if to is None and len(campaigns) > 1:
+        raise typer.BadParameter("several campaigns need --to DIR (a file each)",
+                                 param_hint="--to")
+    if to is not None and not to.is_dir():
+        raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
+    if to is None:
+        with ledger(db) as refit:
+            lines = guarded(as_json, lambda: refit.export(campaign_id(campaigns[0]), viewer,
+                                                          with_seed))
+            sys.stdout.writelines(map(dump_line, lines))
+        return
+    campaigns = list(dict.fromkeys(campaigns))  # one process per file
+    done = in_processes(partial(_export_share, db, viewer, with_seed, to), campaigns,
+                        _tables_made(db, jobs))
+    refusals = [body for body in done if body is not None]
+    if refusals:
+        fail(refusals[0], as_json)
+
+
+def _tables_made(db: str | None, jobs: int) -> int:
+    """`jobs`, once the tables are made if several processes will work on them."""
+    if jobs > 1:
+        guarded(False, lambda: make_tables(settings(db)))
+    return jobs
+
+
+def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
+                  campaigns: list[str]) -> list[dict[str, Any] | None]:
+    """Each campaign written to its file, until one is refused (its error body last)."""
+    done: list[dict[str, Any] | None] = []
+    with ledger(db) as refit:
+        for campaign in campaigns:
+            try:
+                lines = refit.export(campaign_id(campaign), viewer, with_seed)
+                _write_file(to / f"{campaign_id(campaign)}.jsonl", lines)
+            except REFUSALS as error:
+                return [*done, error_body(error)]
+            done.append(None)
+    return done
+
+
+def _write_file(path: Path, lines: Iterator[dict[str, Any]]) -> None:
+    """An export file, under its name only once complete (a cut run leaves no such file)."""
+    part = path.with_name(path.name + ".part")
+    with part.open("w", encoding="utf-8") as out:
+        out.writelines(map(dump_line, lines))
+    part.replace(path)
+
+
+def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    with path.open(encoding="utf-8") as lines:
+        yield from parse_lines(lines)
+
+
+@app.command("import")
+def import_(files: Annotated[list[Path], typer.Argument(
+                help="An export (JSON lines); several are imported one after another, or a "
+                     "share in each of --jobs processes.", metavar="FILE")],
+            jobs: Jobs = 1, db: Db = None, as_json: Json = False) -> None:
+    """Rebuild a campaign from the director's export, refusing one that does not verify."""
+    for file in files:
+        if not file.is_file():
+            raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
+    done = in_processes(partial(_import_share, db, as_json, len(files) > 1), files,
+                        _tables_made(db, jobs))
+    refusals = [body for body in done if isinstance(body, dict)]
+    if refusals:
+        fail(refusals[0], as_json)
+    if as_json:
+        emit(True, done[0].__dict__ if len(files) == 1 else [d.__dict__ for d in done],
+             lambda: None)
+
+
+def _import_share(db: str | None, as_json: bool, several: bool,
+                  files: list[Path]) -> list[Imported | dict[str, Any]]:
+    """Each file imported (verified in full first), until one is refused (its error body
+    last): those before it stay imported."""
+    done: list[Imported | dict[str, Any]] = []
+    with ledger(db) as refit:
+        for file in files:
+            try:
+                done.append(_import_file(refit, file, as_json, several))
+            except REFUSALS as error:
+                return [*done, error_body(error)]
+    return done
+
+
+def _import_file(refit: Refit, file: Path, as_json: bool, several: bool) -> Imported:
+    """One file imported (verified in full first), said as soon as it is done."""
+    # Among several, a refusal names its file.
+    try:
+        done = refit.import_export(lambda: _read_lines(file))
+    except RefitError as error:
+        if not several:
+            raise
+        raise type(error)(f"{file}: {error.message}", rule=error.rule,
+                          field=error.field) from None
+    if not as_json:
+        typer.echo(f"imported {done.id}: {done.events} events, {done.rolls_verified} rolls "
+                   f"verified, head {done.head_hash}" + (
+                       "" if done.seed else " (no private seed: no more server dice)"))
+    return done
