@@ -13,9 +13,10 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
 from domain.campaign import Campaign, campaign_id
-from domain.errors import RefitError
+from domain.errors import Forbidden, Unauthorized
 from domain.history import redacted
-from infra.application import CommandResult, Refit
+from infra.application import Refit
+from infra.results import CommandResult
 
 DIRECTOR, OBSERVER = "director", "observer"
 
@@ -27,16 +28,6 @@ SIDE_COMMANDS = frozenset({
 })
 
 
-class Unauthorized(RefitError):
-    """No token, or one this campaign (or the service) does not know: 401."""
-
-    code = "unauthorized"
-
-
-class Forbidden(RefitError):
-    """A known token whose role may not do this: 403."""
-
-    code = "forbidden"
 
 
 @dataclass(frozen=True)
@@ -86,7 +77,7 @@ def is_admin(token: str | None, admin_token: str | None) -> bool:
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
     require_token(token)
-    return caller_on(refit.campaign(campaign_id), token)
+    return caller_on(refit.store.campaign(campaign_id), token)
 
 
 def require_token(token: str | None) -> None:

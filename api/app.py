@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 from anyio import to_thread
 from eventsourcing.persistence import PersistenceError
@@ -45,6 +45,7 @@ from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
+from infra.queries import READS, Read
 from infra.settings import Settings
 
 
@@ -228,7 +229,7 @@ def command_runner(refit: Refit) -> Runner:
             caller = caller_on(state, token)
             caller.may_command(body.model_dump())
             return caller.role
-        done = refit.execute(ident, body, "", if_match, idempotency_key, authorize)
+        done = refit.commands.execute(ident, body, "", if_match, idempotency_key, authorize)
         return command_answer(done, Caller(done.actor).viewer)
     return run
 
@@ -242,14 +243,14 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
              "calendar": [d.date for d in m.calendar],
              "steps": [s.model_dump() for s in m.steps], "tables": [t.id for t in m.tables],
              "missing_tables": m.missing_tables()}
-            for m in refit.modules.values()
+            for m in refit.store.modules.values()
         ]
 
     @app.post("/campaigns", status_code=201)
     def new_campaign(body: NewCampaign, credentials: Credentials) -> CreatedCampaign:
         """Admin: start a campaign; its director, observer and side tokens come back once."""
         require_admin(token_of(credentials), conf.admin_token)
-        campaign, tokens = refit.open_campaign(body.module, body.cg, body.name, body.dice,
+        campaign, tokens = refit.commands.open_campaign(body.module, body.cg, body.name, body.dice,
                                                "admin", body.start, body.balance)
         return CreatedCampaign(id=str(campaign.id), seed_commitment=campaign.dice.seed_commitment,
                                tokens=asdict(tokens))
@@ -258,7 +259,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
     def campaigns(credentials: Credentials) -> list[CampaignLine]:
         """Admin: every campaign, one line each (no side's secrets)."""
         require_admin(token_of(credentials), conf.admin_token)
-        return [CampaignLine.model_validate(line.model_dump()) for line in refit.campaigns()]
+        return [CampaignLine.model_validate(line.model_dump()) for line in refit.reads.campaigns()]
 
     @app.post("/campaigns/{campaign}/commands", response_model=CommandAnswer)
     def command(campaign: str, body: Annotated[cmd.AnyCommand, Body()],
@@ -275,11 +276,11 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
         """Director, or the admin (for a lost director token): a new token for a role; the
         old one dies."""
         if is_admin(token_of(credentials), conf.admin_token):
-            return {"role": role, "token": refit.replace_token(campaign_id(campaign), role,
+            return {"role": role, "token": refit.commands.replace_token(campaign_id(campaign), role,
                                                                "admin")}
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("replacing a token")
-        return {"role": role, "token": refit.replace_token(ident, role, caller.role)}
+        return {"role": role, "token": refit.commands.replace_token(ident, role, caller.role)}
 
 
 READERS = ("Who: the campaign's director, each side and the observers (a side sees its own "
@@ -288,26 +289,17 @@ READERS = ("Who: the campaign's director, each side and the observers (a side se
 
 
 def _read_routes(app: APIRouter, refit: Refit) -> None:
-    def reader(path: str, answer: Any, summary: str) -> None:
-        def read_it(campaign: str, credentials: Credentials,
-                    as_of: AsOf = None) -> Any:
-            ident, caller = caller_for(refit, campaign, credentials)
-            return answer(ident, refit.as_of(ident, as_of), caller.viewer)
-        read_it.__doc__ = f"{summary}. {READERS}"
-        app.get(f"/campaigns/{{campaign}}{path}", summary=summary)(read_it)
+    """A route for each read the service declares (infra/queries.py, READS)."""
+    for which in READS:
+        _read_route(app, refit, which)
 
-    reader("", lambda i, v, w: refit.status(i, v, w), "Where the campaign stands")
-    reader("/roster", lambda i, v, w: refit.roster(i, v, w), "The CG Roster")
-    reader("/purchase-record", lambda i, v, w: refit.purchase_record(i, v, w),
-           "The RG Purchase Record")
-    reader("/cvp", lambda i, v, w: refit.cvp(i, v), "CVP per scenario and side")
-    reader("/elr", lambda i, v, w: refit.elr(i, v), "ELR now, and each change")
-    reader("/san", lambda i, v, w: refit.san(i, v), "Each SAN change")
-    reader("/rolls", lambda i, v, w: refit.rolls(i, v, w), "Every roll")
-    reader("/control", lambda i, v, w: refit.control(i, v), "Control of Locations")
-    reader("/lvp", lambda i, v, w: refit.lvp(i, v), "KGP LVP totals")
-    reader("/objectives", lambda i, v, w: refit.objectives(i, v, w), "KGP Objective Hexes")
-    reader("/events", lambda i, v, w: list(refit.history(i, w, v)),
-           "The event log (another side's secrets redacted)")
-    reader("/verify", lambda i, v, w: refit.verify(i, w).as_dict(),
-           "The hash chain and every revealed server roll, rechecked")
+
+def _read_route(app: APIRouter, refit: Refit, which: Read) -> None:
+    def read_it(campaign: str, credentials: Credentials, as_of: AsOf = None) -> Any:
+        ident, caller = caller_for(refit, campaign, credentials)
+        version = refit.views.version_at(ident, as_of)
+        return refit.reads.answer(which, ident, version, caller.viewer)
+    read_it.__doc__ = f"{which.summary}. {READERS}"
+    answer = get_type_hints(which.answer)["return"]
+    app.get(f"/campaigns/{{campaign}}{which.path}", summary=which.summary,
+            response_model=answer, name=which.name)(read_it)

@@ -1,5 +1,5 @@
 """HTTP routes for a director's audit (issue 6): undo, re-roll, rulings, the roll audit,
-diffs, steps, the paper forms, the history report, export and import."""
+diffs, the paper forms, the history report, export and import."""
 
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ from api.report import history_report
 from domain.campaign import campaign_id
 from domain.commands import Strict
 from infra.application import Refit
+from infra.results import Imported
 from infra.settings import Settings
-from infra.transfer import Imported, dump_line, parse_lines
+from infra.transfer import dump_line, parse_lines
 from projections.audit import RollAudit
 from projections.diff import Change
-from projections.read import StepRow, steps
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
 Key = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[^\s]+$")]
@@ -81,7 +81,7 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
         same keys, so the same dice."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("an undo")
-        return command_answer(refit.undo(ident, body.reason, caller.role, body.to_version,
+        return command_answer(refit.audit.undo(ident, body.reason, caller.role, body.to_version,
                                   body.to_step, expected_version(if_match)), None)
 
     @app.post("/campaigns/{campaign}/rerolls", response_model=CommandAnswer)
@@ -89,14 +89,14 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
         """Director: re-roll a roll (undone if it stands); its slot gets new dice."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a re-roll")
-        return command_answer(refit.reroll(ident, body.key, body.reason, caller.role), None)
+        return command_answer(refit.audit.reroll(ident, body.key, body.reason, caller.role), None)
 
     @app.post("/campaigns/{campaign}/rulings", response_model=CommandAnswer)
     def ruling(campaign: str, body: RulingBody, credentials: Credentials) -> Response:
         """Director: a ruling on a disputed roll, shown beside it everywhere."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a ruling")
-        return command_answer(refit.record_ruling(ident, body.key, body.verdict, body.reason,
+        return command_answer(refit.audit.record_ruling(ident, body.key, body.verdict, body.reason,
                                            caller.role, body.final, body.result), None)
 
 
@@ -108,7 +108,7 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
         recheck, rulings, re-rolls and undos (another side's secret roll is not found).
         Who: the director, each side and the observers."""
         ident, caller = caller_for(refit, campaign, credentials)
-        return refit.roll_audit(ident, key, caller.viewer)
+        return refit.audit.roll_audit(ident, key, caller.viewer)
 
     @app.get("/campaigns/{campaign}/diff")
     def diff(campaign: str, credentials: Credentials,
@@ -118,15 +118,7 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
         another (versions or CGDATE/STEP; `to` defaults to now). Who: the director, each
         side and the observers (a side's diff hides what its forms hide)."""
         ident, caller = caller_for(refit, campaign, credentials)
-        return refit.diff(ident, start or 1, end, caller.viewer)
-
-    @app.get("/campaigns/{campaign}/steps")
-    def steps_done(campaign: str, credentials: Credentials, as_of: AsOf = None) -> list[StepRow]:
-        """Each RePh step done, with the versions it began and ended at (for `as_of`).
-        Who: the director, each side and the observers."""
-        ident, _ = caller_for(refit, campaign, credentials)
-        version = refit.as_of(ident, as_of)
-        return steps(refit.rows_now(ident) if version is None else refit.rows(ident, version))
+        return refit.audit.diff(ident, start or 1, end, caller.viewer)
 
     @app.get("/campaigns/{campaign}/forms", response_model=None,
              responses={200: {"content": {"text/csv": {}, "text/html": {}}}})
@@ -136,7 +128,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
         """The paper forms: CSV per form, or one printable HTML page of all four. Who: the
         director, each side and the observers (another side's secrets read `(secret)`)."""
         ident, caller = caller_for(refit, campaign, credentials)
-        text = render_form(refit.paper_forms(ident, refit.as_of(ident, as_of), caller.viewer),
+        version = refit.views.version_at(ident, as_of)
+        text = render_form(refit.reads.paper_forms(ident, version, caller.viewer),
                            form)
         if form == "html":
             return HTMLResponse(text)
@@ -150,8 +143,8 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
         """The full history, CG Date by CG Date and step by step. Who: the director, each
         side and the observers (another side's secrets redacted)."""
         ident, caller = caller_for(refit, campaign, credentials)
-        text = history_report(refit.history(ident, caller.viewer), format,
-                              refit.undone_versions(ident))
+        text = history_report(refit.reads.history(ident, caller.viewer), format,
+                              refit.audit.undone_versions(ident))
         return HTMLResponse(text) if format == "html" else PlainTextResponse(text)
 
 
@@ -171,7 +164,7 @@ def _transfer_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
             if with_seed:
                 raise Forbidden("only the admin exports the private seed", field="with_seed")
             viewer = caller.viewer
-        lines = refit.export(ident, viewer, with_seed)  # a bad campaign fails here
+        lines = refit.transfer.export(ident, viewer, with_seed)  # a bad campaign fails here
 
         def stream() -> Iterator[str]:
             for line in lines:
@@ -189,7 +182,7 @@ def _transfer_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
             async for chunk in request.stream():
                 body.write(chunk)
             done: Imported = await run_in_threadpool(
-                refit.import_export, lambda: _lines(body))
+                refit.transfer.import_export, lambda: _lines(body))
         return done.__dict__
 
 

@@ -138,7 +138,7 @@ def time_commands(refit: Refit, campaign_id: UUID, commands: list[cmd.Command]) 
     """Seconds to run the commands through Refit.execute, one save each."""
     started = time.perf_counter()
     for command in commands:
-        refit.execute(campaign_id, command, ACTOR)
+        refit.commands.execute(campaign_id, command, ACTOR)
     return time.perf_counter() - started
 
 
@@ -147,8 +147,8 @@ def append_rates(settings: Settings, bare: Settings, count: int,
     """Refit commands/s and bare appends/s, timed in alternating rounds to share any drift."""
     refit, app = Refit(settings), BareApp(bare.eventsourcing_env())
     try:
-        commands = command_mix(refit.module(MODULE), count)
-        campaign = refit.create_campaign(MODULE, CG, "Bench commands", "server")
+        commands = command_mix(refit.store.module(MODULE), count)
+        campaign = refit.commands.create_campaign(MODULE, CG, "Bench commands", "server")
         tally = Tally()
         app.save(tally)
         refit_s = bare_s = 0.0
@@ -157,7 +157,7 @@ def append_rates(settings: Settings, bare: Settings, count: int,
             chunk = commands[start:start + size]
             refit_s += time_commands(refit, campaign.id, chunk)
             bare_s += time_bare(app, tally.id, len(chunk))
-        final = refit.campaign(campaign.id)
+        final = refit.store.campaign(campaign.id)
         assert final.reph.phase == "scenario", final.reph.phase
         assert app.repository.get(tally.id).version == count + 1
     finally:
@@ -182,20 +182,20 @@ def extend(refit: Refit, campaign: Campaign, until: int) -> None:
     while campaign.version < until:
         for _ in range(min(BUILD_BATCH, until - campaign.version)):
             campaign.execute(MIX[campaign.version % len(MIX)], ACTOR)
-        refit.save(campaign)
+        refit.store.save(campaign)
 
 
 def build_campaign(settings: Settings, events: int) -> UUID:
     """A campaign of exactly `events` events, in its scenario, saved in batches."""
     refit = Refit(settings)
     try:
-        campaign = refit.create_campaign(MODULE, CG, "Bench load", "server")
-        for _ in range(len([s for s in refit.module(MODULE).steps if s.initial])):
-            refit.execute(campaign.id, cmd.Advance(), ACTOR)
-        campaign = refit.campaign(campaign.id)
+        campaign = refit.commands.create_campaign(MODULE, CG, "Bench load", "server")
+        for _ in range(len([s for s in refit.store.module(MODULE).steps if s.initial])):
+            refit.commands.execute(campaign.id, cmd.Advance(), ACTOR)
+        campaign = refit.store.campaign(campaign.id)
         assert campaign.reph.phase == "scenario"
         extend(refit, campaign, events)
-        assert refit.campaign(campaign.id).version == events
+        assert refit.store.campaign(campaign.id).version == events
     finally:
         refit.close()
     return campaign.id
@@ -205,7 +205,7 @@ def grow_campaign(settings: Settings, campaign_id: UUID, by: int) -> int:
     """Append `by` more events to the campaign; returns its new version."""
     refit = Refit(settings)
     try:
-        campaign = refit.campaign(campaign_id)
+        campaign = refit.store.campaign(campaign_id)
         extend(refit, campaign, campaign.version + by)
         return campaign.version
     finally:
@@ -220,12 +220,12 @@ def load_ms(settings: Settings, campaign_id: UUID, expected: int, snapshots: boo
     for _ in range(repeats):
         refit = Refit(cold)
         try:
-            assert refit.repository.cache is None
+            assert refit.store.repository.cache is None
             if not snapshots:
-                refit.repository.snapshot_store = None
-            refit.recorder.max_notification_id()  # a ready connection, not a warm aggregate
+                refit.store.repository.snapshot_store = None
+            refit.store.recorder.max_notification_id()  # a ready connection, not a warm aggregate
             started = time.perf_counter()
-            campaign: Campaign = refit.repository.get(campaign_id)
+            campaign: Campaign = refit.store.repository.get(campaign_id)
             times.append((time.perf_counter() - started) * 1000)
             assert campaign.version == expected
         finally:
@@ -240,10 +240,10 @@ def rebuild_once(settings: Settings) -> tuple[int, float]:
     """Events folded, and seconds, catching a new app's empty view up from zero."""
     refit = Refit(settings)
     try:
-        view = refit.view  # creates the view's tables: not timed
-        assert view.max_tracking_id(refit.name) is None, "the view is not empty"
+        view = refit.views.view  # creates the view's tables: not timed
+        assert view.max_tracking_id(refit.store.name) is None, "the view is not empty"
         started = time.perf_counter()
-        folded = refit.catch_up()
+        folded = refit.views.catch_up()
         return folded, time.perf_counter() - started
     finally:
         refit.close()

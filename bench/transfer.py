@@ -87,7 +87,7 @@ def export_file(settings: Settings, campaign: uuid.UUID, path: Path) -> None:
     refit = Refit(settings)
     try:
         with path.open("w", encoding="utf-8") as out:
-            for line in refit.export(campaign, private=True):
+            for line in refit.transfer.export(campaign, private=True):
                 out.write(dump_line(line))
     finally:
         refit.close()
@@ -272,7 +272,7 @@ def delete_checkpoints(url: str) -> None:
 def timed_ms(refit: Refit, campaign: uuid.UUID, version: int) -> float:
     """Milliseconds of one roster read as of a version."""
     started = time.perf_counter()
-    refit.roster(campaign, version)
+    refit.reads.roster(campaign, version)
     return (time.perf_counter() - started) * 1000
 
 
@@ -285,9 +285,9 @@ def as_of_reads(settings: Settings, campaign: str, repeats: int) -> dict[str, An
     refit = Refit(settings)
     try:
         ident = uuid.UUID(campaign)
-        head = refit.campaign(ident).version
+        head = refit.store.campaign(ident).version
         started = time.perf_counter()
-        folded = refit.catch_up()
+        folded = refit.views.catch_up()
         fold_s = time.perf_counter() - started
         points = [head // 2 + n * (CHECKPOINT_EVERY - 1) // max(1, repeats - 1)
                   for n in range(repeats)]

@@ -1,4 +1,6 @@
-"""Domain errors: each names the rule (by number) or the field it broke."""
+"""Every refusal Refit answers, in one place: each names the rule (by number) or the field
+it broke, and its `code` (api/errors.py maps codes to HTTP statuses). A refusal appends
+nothing."""
 
 from __future__ import annotations
 
@@ -41,3 +43,49 @@ class CampaignNotFound(RefitError):
     """No campaign has this id."""
 
     code = "not_found"
+
+
+class VersionConflict(RuleViolation):
+    """The campaign moved on since the version the caller expected (If-Match)."""
+
+    code = "conflict"
+
+
+class CampaignExists(RefitError):
+    """The campaign an export names is already here."""
+
+    code = "conflict"
+
+
+class ImportRefused(RefitError):
+    """An export that does not verify, or cannot be rebuilt, naming where."""
+
+    code = "import_refused"
+
+
+class Unauthorized(RefitError):
+    """No token, or one this campaign (or the service) does not know."""
+
+    code = "unauthorized"
+
+
+class Forbidden(RefitError):
+    """A known token whose role may not do this."""
+
+    code = "forbidden"
+
+
+class CampaignBusy(RefitError):
+    """Another command has held the campaign's turn for longer than REFIT_TURN_WAIT."""
+
+    code = "busy"
+
+
+class ViewBehind(RefitError):
+    """The projection runner has not reached the ledger's head in time."""
+
+    code = "view_behind"
+
+
+class ModuleFileError(ValueError):
+    """An owner's module file that does not validate, naming the file and field."""

@@ -1,118 +1,42 @@
 """The director's use cases at a disputed table: undo by replay, re-roll, rulings, the
-roll audit, and naming a point of the campaign by its step ("after 9.616 of 19PM")."""
+roll audit, and what changed between two points of the campaign."""
 
 from __future__ import annotations
 
-import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 from uuid import UUID
 
 from domain.campaign import Campaign
 from domain.campaign.audit import Undone, reroll_undo_reason
-from domain.campaign.dice import DiceRolled
 from domain.errors import InvalidCommand
 from domain.history import undone_ranges
+from infra.commands import Commands
+from infra.queries import Queries
+from infra.results import CommandResult
+from infra.store import CampaignStore
+from infra.views import STEP_POINT, Views, step_row
 from projections.audit import RollAudit, roll_audit
 from projections.diff import Change, diff
-from projections.fold import META, ROLL, STEP
-from projections.read import RowSource
-
-if TYPE_CHECKING:
-    from infra.application import CommandResult, Refit
+from projections.fold import META, ROLL
 
 COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
-STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
 
 
-def parse_point(text: str | int | None) -> int | tuple[str, str] | None:
-    """A point of the campaign: a version, or `CGDATE/STEP` (e.g. `19PM/9.616`)."""
-    if text is None or isinstance(text, int):
-        return text
-    if text.isascii() and text.isdigit():
-        return int(text)
-    found = STEP_POINT.match(text)
-    if found is None:
-        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 19PM/9.616)",
-                             field="as_of")
-    return found["date"], found["step"]
+class Audit:
+    """Undo, re-roll, rulings and the roll audit: the director's answers to a dispute."""
 
-
-def _step_row(rows: RowSource, date: str, step: str) -> dict[str, Any] | None:
-    return next((row for row in rows.select_rows(STEP)
-                 if (row["cg_date"], row["step"]) == (date, step)), None)
-
-
-class AuditUseCases:
-    """Mixed into the Refit application: the use cases of an audit."""
-
-    def as_of(self, campaign_id: UUID, point: str | int | None) -> int | None:
-        """The version a point names: after step STEP of CG Date DATE is the version that
-        left it."""
-        found = parse_point(point)
-        if found is None or isinstance(found, int):
-            return found
-        rows = self.rows_now(campaign_id)
-        row = _step_row(rows, *found)
-        if row is None:
-            meta = rows.select_rows(META)[0]
-            if (meta["cg_date"], meta["step"]) == found:
-                raise InvalidCommand(f"step {found[1]} of {found[0]} is not over yet",
-                                     field="as_of")
-            raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
-                                 field="as_of")
-        return cast(int, row["left"])
-
-    def rows_now(self, campaign_id: UUID) -> RowSource:
-        """The rows as of the head, folded from the log (with its checkpoints), not read
-        from the view: they hold every step even if the view was folded by an older Refit
-        that did not keep steps."""
-        app = cast("Refit", self)
-        return app.rows_at(campaign_id, app.campaign(campaign_id).version)
+    def __init__(self, store: CampaignStore, views: Views, commands: Commands,
+                 queries: Queries) -> None:
+        self.store, self.views, self.commands, self.queries = store, views, commands, queries
 
     def diff(self, campaign_id: UUID, start: str | int, end: str | int | None,
              viewer: str | None) -> list[Change]:
         """What changed in the roster, purchase record, CVP and ELR from one point to
         another (the head, if no end is given)."""
-        app = cast("Refit", self)
-        before = app.rows(campaign_id, self.as_of(campaign_id, start))
-        return diff(before, app.rows(campaign_id, self.as_of(campaign_id, end)), viewer)
-
-    def _step_start(self, campaign_id: UUID, date: str, step: str) -> int:
-        """The version just before the RePh entered a step (its undo's target)."""
-        rows = self.rows_now(campaign_id)
-        row = _step_row(rows, date, step)
-        meta = rows.select_rows(META)[0]
-        if row is None and (meta["cg_date"], meta["step"]) == (date, step):
-            row = {"entered": meta.get("step_entered", 1)}
-        if row is None:
-            raise InvalidCommand(f"the RePh has not been at step {step} of {date}",
-                                 field="to_step")
-        before = self._command_of(campaign_id, cast(int, row["entered"]))[0] - 1
-        if before < 1:
-            raise InvalidCommand(f"the campaign began at step {step} of {date}: there is "
-                                 "no earlier point to return to", field="to_step")
-        return before
-
-    def _command_of(self, campaign_id: UUID, version: int) -> tuple[int, int]:
-        """The first and last versions of the command that recorded `version`: its events
-        share one timestamp (Campaign._record; each event stored before they did counts
-        as a command of its own)."""
-        app = cast("Refit", self)
-        stamps: dict[int, str] = {}
-        low, high = max(1, version - COMMAND_EVENTS), version + COMMAND_EVENTS
-        first = last = version
-        while True:  # versions low..high, wider each time, until the instant changes
-            stamps |= {r["version"]: r["timestamp"]
-                       for r in app.records(campaign_id, gt=low - 1, lte=high)}
-            while first - 1 in stamps and stamps[first - 1] == stamps[version]:
-                first -= 1
-            while last + 1 in stamps and stamps[last + 1] == stamps[version]:
-                last += 1
-            # Ended below at the first version or another instant; above, at the head (a
-            # version short of `high` with none after it) or another instant.
-            if (first == 1 or first - 1 in stamps) and (last < high or last + 1 in stamps):
-                return first, last
-            low, high = max(1, low - COMMAND_EVENTS), high + COMMAND_EVENTS
+        views = self.views
+        before = views.rows(campaign_id, views.version_at(campaign_id, start))
+        return diff(before, views.rows(campaign_id, views.version_at(campaign_id, end)),
+                    viewer)
 
     def undo(self, campaign_id: UUID, reason: str, actor: str, to_version: int | None = None,
              to_step: str | None = None,
@@ -133,50 +57,79 @@ class AuditUseCases:
             target = self._step_start(campaign_id, *point) if isinstance(point, tuple) \
                 else cast(int, to_version)
             self._undo_to(campaign, target, reason, actor)
-        return cast("Refit", self).run(campaign_id, act, expected_version)
+        return self.commands.run(campaign_id, act, expected_version)
+
+    def _step_start(self, campaign_id: UUID, date: str, step: str) -> int:
+        """The version just before the RePh entered a step (its undo's target)."""
+        rows = self.views.rows_now(campaign_id)
+        row = step_row(rows, date, step)
+        meta = rows.select_rows(META)[0]
+        if row is None and (meta["cg_date"], meta["step"]) == (date, step):
+            row = {"entered": meta.get("step_entered", 1)}
+        if row is None:
+            raise InvalidCommand(f"the RePh has not been at step {step} of {date}",
+                                 field="to_step")
+        before = self._command_of(campaign_id, cast(int, row["entered"]))[0] - 1
+        if before < 1:
+            raise InvalidCommand(f"the campaign began at step {step} of {date}: there is "
+                                 "no earlier point to return to", field="to_step")
+        return before
+
+    def _command_of(self, campaign_id: UUID, version: int) -> tuple[int, int]:
+        """The first and last versions of the command that recorded `version`: its events
+        share one timestamp (Campaign._record; each event stored before they did counts
+        as a command of its own)."""
+        stamps: dict[int, str] = {}
+        low, high = max(1, version - COMMAND_EVENTS), version + COMMAND_EVENTS
+        first = last = version
+        while True:  # versions low..high, wider each time, until the instant changes
+            stamps |= {r["version"]: r["timestamp"]
+                       for r in self.store.records(campaign_id, gt=low - 1, lte=high)}
+            while first - 1 in stamps and stamps[first - 1] == stamps[version]:
+                first -= 1
+            while last + 1 in stamps and stamps[last + 1] == stamps[version]:
+                last += 1
+            # Ended below at the first version or another instant; above, at the head (a
+            # version short of `high` with none after it) or another instant.
+            if (first == 1 or first - 1 in stamps) and (last < high or last + 1 in stamps):
+                return first, last
+            low, high = max(1, low - COMMAND_EVENTS), high + COMMAND_EVENTS
 
     def _undo_to(self, campaign: Campaign, target: int, reason: str, actor: str) -> None:
-        app = cast("Refit", self)
         if not 1 <= target < campaign.version:  # the aggregate words the refusal
             campaign.undo(target, reason, campaign, {}, actor)
         cut = self._command_of(campaign.id, target + 1)
-        before = app.campaign(campaign.id, version=target)
-        redo = {event.key: list(event.dice) for event in app.events.get(campaign.id, gt=target)
-                if isinstance(event, DiceRolled)}
-        campaign.undo(target, reason, before, redo, actor, cut)
+        before = self.store.campaign(campaign.id, version=target)
+        campaign.undo(target, reason, before, self.store.dice_after(campaign.id, target),
+                      actor, cut)
 
     def reroll(self, campaign_id: UUID, key: str, reason: str, actor: str) -> CommandResult:
         """A director's re-roll: the roll is undone (with all after it) if it still stands,
         and its slot rolls a new epoch, so the next roll there gets new dice."""
-        app = cast("Refit", self)
-
         def act(campaign: Campaign) -> None:
             version, roll = self._roll(campaign_id, key)
             if self._standing_roll(campaign_id, key) is not None:
                 before = self._command_of(campaign_id, version)[0] - 1
                 self._undo_to(campaign, before, reroll_undo_reason(roll, reason), actor)
             campaign.authorize_reroll(roll, reason, actor)
-        return app.run(campaign_id, act)
+        return self.commands.run(campaign_id, act)
 
     def record_ruling(self, campaign_id: UUID, key: str, verdict: str, reason: str,
                       actor: str, final: int | None = None,
                       result: str | None = None) -> CommandResult:
         """The director's ruling on a standing roll: upheld, or corrected with a reason."""
-        app = cast("Refit", self)
-
         def act(campaign: Campaign) -> None:
             roll = self._standing_roll(campaign_id, key)
             if roll is None:
                 raise InvalidCommand(f"no standing roll has key {key}", field="key")
             campaign.record_ruling(roll, roll["version"], verdict, reason, actor, final,
                                    result)
-        return app.run(campaign_id, act)
+        return self.commands.run(campaign_id, act)
 
     def undone_versions(self, campaign_id: UUID) -> set[int]:
         """The versions an undo has undone (they stay in the log, marked)."""
-        app = cast("Refit", self)
         jumps, head = {}, 0
-        for event in app.stored_events(campaign_id):
+        for event in self.store.stored_events(campaign_id):
             head = event.originator_version
             if isinstance(event, Undone):
                 jumps[head] = event.to_version
@@ -185,15 +138,13 @@ class AuditUseCases:
 
     def _standing_roll(self, campaign_id: UUID, key: str) -> dict[str, Any] | None:
         """The standing (not undone) roll with this key: its row in the rolls view."""
-        app = cast("Refit", self)
-        return next((row for row in app.rows(campaign_id).select_rows(ROLL)
+        return next((row for row in self.views.rows(campaign_id).select_rows(ROLL)
                      if row["key"] == key), None)
 
     def _roll(self, campaign_id: UUID, key: str) -> tuple[int, dict[str, Any]]:
         """The latest roll made with this key, standing or undone."""
-        app = cast("Refit", self)
         found = None
-        for record in app.records(campaign_id):
+        for record in self.store.records(campaign_id):
             if record["type"] == "DiceRolled" and record["data"]["key"] == key:
                 found = (record["version"], record["data"])
         if found is None:
@@ -204,8 +155,7 @@ class AuditUseCases:
         """Everything about one roll: each time its key was rolled, who asked and when,
         its dice and DRM, whether it was secret and when revealed, the seed's recheck,
         rulings, re-rolls, and the undo that undid it."""
-        app = cast("Refit", self)
-        found = roll_audit(key, app.history(campaign_id, viewer))
+        found = roll_audit(key, self.queries.history(campaign_id, viewer))
         if found is None:
             raise InvalidCommand(f"no roll with key {key} is open to this role", field="key")
         return found

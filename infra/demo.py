@@ -11,7 +11,8 @@ from uuid import UUID
 
 from domain import commands as cmd
 from domain.errors import RuleViolation
-from infra.application import Refit, Tokens
+from infra.application import Refit
+from infra.results import Tokens
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -39,12 +40,12 @@ class Director:
 
     def do(self, **body: Any) -> None:
         """One command, given as its JSON fields."""
-        self.refit.execute(self.campaign, cmd.parse_command(body), "demo")
+        self.refit.commands.execute(self.campaign, cmd.parse_command(body), "demo")
 
     def to(self, step: str | None) -> None:
         """Complete RePh steps, with the rolls each requires, until `step` (None: play)."""
         for _ in range(40):
-            state = self.refit.campaign(self.campaign)
+            state = self.refit.store.campaign(self.campaign)
             if state.reph.step == step:
                 return
             for table, side, purchase in state.missing_rolls():
@@ -55,9 +56,9 @@ class Director:
     def settle(self) -> None:
         """3.618 for today's RG: strength, a Depleted RG's SW dr, each Leader Table roll."""
         self.to("3.618")
-        for table, side, purchase in self.refit.campaign(self.campaign).missing_rolls():
+        for table, side, purchase in self.refit.store.campaign(self.campaign).missing_rolls():
             self.do(type="roll", table=table, side=side, purchase=purchase)
-        state = self.refit.campaign(self.campaign)
+        state = self.refit.store.campaign(self.campaign)
         module = state.rules
         for number, line in enumerate(state.purchases.lines, 1):
             if line["cg_date"] != state.reph.cg_date or line["given"]:
@@ -109,7 +110,8 @@ class Director:
 
 def play_demo(refit: Refit) -> tuple[UUID, Tokens]:
     """Play the scripted campaign; its id and role tokens (to look at it over HTTP)."""
-    campaign, tokens = refit.open_campaign("pbr", "I", "Demo: Pegasus Bridge CG I", "server",
+    campaign, tokens = refit.commands.open_campaign("pbr", "I", "Demo: Pegasus Bridge CG I",
+                                                    "server",
                                            "demo")
     d = Director(refit, campaign.id)
     initial_scenario(d)

@@ -10,12 +10,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from domain.errors import ModuleFileError
 from domain.modules import DATA_FILE, PACKAGES, module_class
 from domain.rules import Module, ModulePatch
-
-
-class ModuleFileError(ValueError):
-    """An owner's module file that does not validate, naming the file and field."""
 
 
 def packaged_modules() -> dict[str, Module]:

@@ -18,7 +18,7 @@ from psycopg import Connection, errors
 from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
-from domain.errors import RefitError
+from domain.errors import CampaignBusy
 
 LOCK_CLASS = 0x52454649  # "REFI": with the schema, the first key of the two-key advisory
 # lock, so campaign locks never share keys with other advisory locks (the view's single-key
@@ -35,11 +35,6 @@ def lock_key(campaign_id: UUID) -> int:
     """The campaign's advisory lock key: a signed 32-bit number from its id."""
     return int.from_bytes(campaign_id.bytes[:4], "big", signed=True)
 
-
-class CampaignBusy(RefitError):
-    """Another command has held the campaign's turn for longer than REFIT_TURN_WAIT (503)."""
-
-    code = "busy"
 
 
 class StoreLock:

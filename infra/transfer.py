@@ -5,61 +5,30 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 from uuid import UUID
 
 import orjson
-from eventsourcing.persistence import Mapper, StoredEvent
-from eventsourcing.utils import get_topic, resolve_topic
-from pydantic_core import from_json
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.utils import get_topic
 
 from domain.campaign import EVENTS, Campaign, CampaignEvent
 from domain.campaign.audit import restorable
-from domain.campaign.dice import DiceRolled
-from domain.campaign.events import event_record
-from domain.errors import CampaignNotFound, RefitError
+from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import GENESIS_HASH, is_plain, sha256_hex, sorted_json
 from domain.history import record_hash, redacted
 from domain.verify import VerifyReport, verify_export
-
-if TYPE_CHECKING:
-    from infra.application import Refit
+from infra.results import Imported
+from infra.store import CampaignStore
 
 FORMAT = "refit-export/1"
 # The shape of the events an export carries. The campaign's state layout (its
 # class_version, 6 since it was split into parts) is never exported: its Undone states are
 # worked out again on import, so an export stays readable by any service of this schema.
 SCHEMA = 5
-PAGE = 1000  # events read (and written) at a time: an export runs in constant memory
+PAGE = 1000  # events written at a time: an import runs in constant memory
 PRIVATE = {"Created": "seed", "SeedRevealed": "next_seed"}  # the server's own secret
-
-
-class ImportRefused(RefitError):
-    """An export that does not verify, or cannot be rebuilt (422), naming where."""
-
-    code = "import_refused"
-
-
-class CampaignExists(RefitError):
-    """The campaign an export names is already here (409)."""
-
-    code = "conflict"
-
-
-@dataclass(frozen=True)
-class Imported:
-    """What an import rebuilt."""
-
-    id: str
-    events: int
-    head_hash: str
-    rolls_verified: int
-    seed: bool  # whether the private seed came with it (server rolls can go on)
-
-
-_TYPED = b'"_type_"'  # how eventsourcing's transcoder marks a value it encoded
 
 
 def parse_lines(lines: Iterable[str | bytes]) -> Iterator[dict[str, Any]]:
@@ -97,53 +66,6 @@ def dump_line(line: dict[str, Any]) -> str:
     return sorted_json(line) + "\n"
 
 
-def decoded(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
-    """The domain event the mapper makes of a stored event; parsed with pydantic's JSON
-    reader when the timestamp is the state's only transcoded value (the usual case)."""
-    event = _plain_event(mapper, stored)
-    return mapper.to_domain_event(stored) if event is None else event
-
-
-def _plain_event(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
-    """As the mapper decodes it, for a state with no cipher, compression, upcast or
-    transcoded value but its timestamp; None for any other (the mapper reads it, or says
-    what is wrong with it)."""
-    plain = _plain_fields(mapper, stored)
-    if plain is None:
-        return None
-    cls, state = plain
-    state |= {"originator_id": stored.originator_id,
-              "originator_version": stored.originator_version}
-    event: Any = object.__new__(cls)
-    object.__setattr__(event, "__dict__", state)
-    return event
-
-
-def _plain_fields(mapper: Mapper[UUID], stored: StoredEvent) -> tuple[type, dict[str, Any]] | None:
-    """The event class and fields `_plain_event` makes an event of; else None."""
-    if mapper.cipher or mapper.compressor or stored.state.count(_TYPED) != 1 \
-            or not isinstance(stored.originator_id, UUID):
-        return None
-    cls = resolve_topic(stored.topic)
-    state = _plain_state(stored.state)
-    if state is None or getattr(cls, "class_version", 1) != 1 or "class_version" in state:
-        return None
-    return cls, state
-
-
-def _plain_state(data: bytes) -> dict[str, Any] | None:
-    """A stored state whose one transcoded value is its timestamp, decoded; else None."""
-    try:
-        state = from_json(data)
-        stamp = state["timestamp"]
-        if len(stamp) != 2 or stamp["_type_"] != "datetime_iso":
-            return None
-        state["timestamp"] = datetime.fromisoformat(stamp["_data_"])
-    except (ValueError, TypeError, KeyError):
-        return None
-    return state if isinstance(state, dict) else None
-
-
 def header_of(state: Campaign, commitment: str | None, viewer: str | None,
               private: bool) -> dict[str, Any]:
     """The export's first line: what campaign, whose view, which schema."""
@@ -153,44 +75,11 @@ def header_of(state: Campaign, commitment: str | None, viewer: str | None,
             "private_seed": private}
 
 
-class TransferUseCases:
-    """Mixed into the Refit application: export and import."""
+class Transfer:
+    """Export and import of whole campaigns."""
 
-    def stored_events(self, campaign_id: UUID, lte: int | None = None,
-                      gt: int = 0) -> Iterator[Any]:
-        """The campaign's events, oldest first, read a page at a time."""
-        app = cast("Refit", self)
-        for stored in self._stored(campaign_id, lte, gt):
-            yield decoded(app.mapper, stored)
-
-    def stored_records(self, campaign_id: UUID, lte: int | None = None,
-                       gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
-        """The campaign's history records, oldest first, each with its event's fields."""
-        app = cast("Refit", self)
-        ident, text = None, ""
-        for stored in self._stored(campaign_id, lte, gt):
-            plain = _plain_fields(app.mapper, stored)
-            if plain is None or not issubclass(plain[0], CampaignEvent):
-                event = app.mapper.to_domain_event(stored)
-                yield cast(CampaignEvent, event).record(), event.__dict__
-                continue
-            if stored.originator_id != ident:  # one campaign's: its id written out once
-                ident, text = stored.originator_id, str(stored.originator_id)
-            kind, fields = plain
-            # No event object: the record made as the event's `record` makes it.
-            yield event_record(kind, text, stored.originator_version,
-                               fields["timestamp"].isoformat(), fields), fields
-
-    def _stored(self, campaign_id: UUID, lte: int | None, gt: int) -> Iterator[StoredEvent]:
-        """The campaign's stored events, oldest first, read a page at a time."""
-        app = cast("Refit", self)
-        last = gt
-        while True:
-            page = app.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
-            yield from page
-            if len(page) < PAGE:
-                return
-            last = page[-1].originator_version
+    def __init__(self, store: CampaignStore) -> None:
+        self.store = store
 
     def export(self, campaign_id: UUID, viewer: str | None = None,
                private: bool = False) -> Iterator[dict[str, Any]]:
@@ -198,13 +87,12 @@ class TransferUseCases:
         naming the head hash. `private` (the operator's, for moving a campaign) adds the
         dice seed, so server rolls can go on after an import. A campaign that does not
         exist fails here, before any line."""
-        app = cast("Refit", self)
-        state = app.campaign(campaign_id)
+        state = self.store.campaign(campaign_id)
         return self._export_lines(state, viewer, private and viewer is None)
 
     def _export_lines(self, state: Campaign, viewer: str | None,
                       private: bool) -> Iterator[dict[str, Any]]:
-        rows = self.stored_records(state.id)
+        rows = self.store.stored_records(state.id)
         created, first = next(rows)
         yield header_of(state, created["data"]["seed_commitment"], viewer, private)
         count, last = 0, None
@@ -254,7 +142,6 @@ class TransferUseCases:
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> None:
-        app = cast("Refit", self)
         if header.get("view", "director") != "director":
             raise ImportRefused(f"this is the {header['view']}'s redacted export: only the "
                                 "director's complete export rebuilds a campaign",
@@ -271,14 +158,13 @@ class TransferUseCases:
         except ValueError:
             raise ImportRefused("the header names no campaign id", field="campaign") from None
         try:
-            app.campaign(ident)
+            self.store.campaign(ident)
         except CampaignNotFound:
             return
         raise CampaignExists(f"campaign {ident} is already here", field="campaign")
 
     def _write(self, lines: Iterator[dict[str, Any]], header: dict[str, Any],
                report: VerifyReport) -> Imported:
-        app = cast("Refit", self)
         ident = UUID(header["campaign"])
         batch: list[StoredEvent] = []
         campaign, seed = None, False
@@ -290,7 +176,7 @@ class TransferUseCases:
             event = self._event(ident, line)
             seed = seed or line.get("private") is not None
             # Stored before it is applied: applying may share its data with the aggregate.
-            batch.append(app.mapper.to_stored_event(event))
+            batch.append(self.store.mapper.to_stored_event(event))
             campaign = event.mutate(campaign)
             if len(batch) >= PAGE:
                 self._flush(batch)
@@ -300,17 +186,15 @@ class TransferUseCases:
                         seed)
 
     def _flush(self, batch: list[StoredEvent]) -> None:
-        app = cast("Refit", self)
         if batch:
-            app.recorder.insert_events(batch)
+            self.store.insert(batch)
             batch.clear()
 
     def _snapshot(self, campaign: Campaign | None) -> None:
         """A snapshot of the campaign folded while it was written (as `take_snapshot` would
         take after reading every event back)."""
-        app = cast("Refit", self)
-        if campaign is not None and app.snapshots is not None:
-            app.snapshots.put([Campaign.Snapshot.take(campaign)])
+        if campaign is not None:
+            self.store.snapshot(campaign)
 
     def _event(self, ident: UUID, line: dict[str, Any], dry: bool = False) -> Any:
         """The domain event a record was made from; refused unless it gives the record back
@@ -359,11 +243,9 @@ class TransferUseCases:
         if kind == "Undone" and dry:
             return {"state": {}, "state_version": Campaign.class_version, "redo_dice": {}}
         if kind == "Undone":
-            app = cast("Refit", self)
             target = line["data"]["to_version"]
-            before = app.campaign(ident, version=target)
-            redo = {e.key: list(e.dice) for e in app.events.get(ident, gt=target)
-                    if isinstance(e, DiceRolled)}
+            before = self.store.campaign(ident, version=target)
+            redo = self.store.dice_after(ident, target)
             return {"state": restorable(before.__dict__),
                     "state_version": Campaign.class_version, "redo_dice": redo}
         return {}

@@ -7,8 +7,9 @@ from typing import Any
 from uuid import UUID
 
 from domain import commands as cmd
-from infra.application import CommandResult, Refit
-from infra.modules import install_file, load_modules
+from infra.application import Refit
+from infra.modules import install_file
+from infra.results import CommandResult
 
 FIXTURE_CHART = Path(__file__).with_name("fixture_chart.json")
 FIXTURE_ABTF = Path(__file__).with_name("fixture_abtf.json")
@@ -17,7 +18,7 @@ FIXTURE_ABTF = Path(__file__).with_name("fixture_abtf.json")
 def load_fixture_chart(refit: Refit, fixture: Path = FIXTURE_CHART) -> None:
     """Install a fixture owner file (RG charts, CG parameters), as an owner would."""
     install_file(fixture, refit.settings.module_dir)
-    refit.modules = load_modules(refit.settings.module_dir)
+    refit.store.reload_modules()
 
 
 def load_abtf_owner_data(refit: Refit) -> None:
@@ -28,13 +29,13 @@ def load_abtf_owner_data(refit: Refit) -> None:
 def abtf_campaign(refit: Refit, name: str, dice: str = "server") -> UUID:
     """An ABtF CG I with the fixture owner data, so its ELR and SAN are known."""
     load_abtf_owner_data(refit)
-    return refit.create_campaign("abtf", "I", name, dice).id
+    return refit.commands.create_campaign("abtf", "I", name, dice).id
 
 
 def do(refit: Refit, campaign: UUID, body: dict[str, Any],
        actor: str = "director") -> CommandResult:
     """Run a command given as its JSON body."""
-    return refit.execute(campaign, cmd.parse_command(body), actor)
+    return refit.commands.execute(campaign, cmd.parse_command(body), actor)
 
 
 QUIET_DICE = {"dr": [1], "DR": [1, 2]}  # typed in where a story does not care what came up
@@ -42,7 +43,7 @@ QUIET_DICE = {"dr": [1], "DR": [1, 2]}  # typed in where a story does not care w
 
 def roll_what_is_required(refit: Refit, campaign: UUID) -> None:
     """Make the rolls the current step still needs (server dice, or QUIET_DICE typed in)."""
-    state = refit.campaign(campaign)
+    state = refit.store.campaign(campaign)
     module = state.rules
     for table, side, purchase in state.missing_rolls():
         body: dict[str, Any] = {"type": "roll", "table": table, "side": side}
@@ -63,7 +64,7 @@ def advance(refit: Refit, campaign: UUID, times: int = 1) -> None:
 def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
     """Advance until the RePh reaches `step` (None: the scenario)."""
     for _ in range(40):
-        if refit.campaign(campaign).reph.step == step:
+        if refit.store.campaign(campaign).reph.step == step:
             return
         advance(refit, campaign)
     raise AssertionError(f"never reached step {step}")
@@ -71,8 +72,8 @@ def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
 
 def to_reph_step(refit: Refit, campaign: UUID, step: str) -> None:
     """Play through to a step of the RePh after the current (or Initial) scenario."""
-    if refit.campaign(campaign).reph.phase == "setup":
+    if refit.store.campaign(campaign).reph.phase == "setup":
         advance_to(refit, campaign, None)
-    if refit.campaign(campaign).reph.phase == "scenario":
+    if refit.store.campaign(campaign).reph.phase == "scenario":
         do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, step)

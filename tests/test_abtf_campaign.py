@@ -41,7 +41,7 @@ class Table:
     def to(self, step: str | None) -> None:
         """Complete steps until the RePh is at `step` (None: the scenario)."""
         for _ in range(30):
-            if self.refit.campaign(self.campaign).reph.step == step:
+            if self.refit.store.campaign(self.campaign).reph.step == step:
                 return
             self({"type": "advance"})
         raise AssertionError(f"never reached {step}")
@@ -76,7 +76,7 @@ class Table:
 def story(refit: Refit) -> Table:
     """The whole story, played; the table it was played at."""
     load_abtf_owner_data(refit)
-    t = Table(refit, refit.create_campaign("abtf", "I", "Oosterbeek", "entered").id)
+    t = Table(refit, refit.commands.create_campaign("abtf", "I", "Oosterbeek", "entered").id)
     initial_scenario(t)
     first_reph(t)
     second_reph_with_an_idle_date(t)
@@ -227,7 +227,7 @@ HAND_KEPT_ROSTER = [
 
 
 def test_the_cg_roster_matches_the_forms_kept_by_hand(story: Table) -> None:
-    roster = story.refit.roster(story.campaign)
+    roster = story.refit.reads.roster(story.campaign)
     assert [row.cg_date for row in roster] == [line[0] for line in HAND_KEPT_ROSTER]
     for row, (date, scenario, conditions, played, sides) in zip(roster, HAND_KEPT_ROSTER,
                                                                   strict=True):
@@ -256,7 +256,7 @@ HAND_KEPT_PURCHASES = [  # #, side, CG Date, RG, KG, CPP, #P, #R, F/D, units, SW
 
 
 def test_the_rg_purchase_record_matches_the_forms_kept_by_hand(story: Table) -> None:
-    record = story.refit.purchase_record(story.campaign)
+    record = story.refit.reads.purchase_record(story.campaign)
     got = [(r.purchase, r.side, r.cg_date, r.rg, r.kg, r.cpp, r.p, r.r, r.strength, r.units,
             r.sw, r.leader, r.composition) for r in record]
     assert got == HAND_KEPT_PURCHASES
@@ -266,36 +266,37 @@ def test_the_rg_purchase_record_matches_the_forms_kept_by_hand(story: Table) -> 
 
 def test_cvp_elr_and_san_match_the_forms_kept_by_hand(story: Table) -> None:
     refit, campaign = story.refit, story.campaign
-    cvp = refit.cvp(campaign)
+    cvp = refit.reads.cvp(campaign)
     assert [(row.scenario, row.side, row.cvp) for row in cvp.scenarios] == [
         ("17N", BRITISH, 5), ("17N", GERMAN, 12), ("18AM", GERMAN, 35), ("18AM", BRITISH, 2),
         ("18EVE", BRITISH, 2), ("18EVE", GERMAN, 2)]
     assert cvp.totals == {BRITISH: 9, GERMAN: 49}
-    elr = refit.elr(campaign)
+    elr = refit.reads.elr(campaign)
     assert elr.current == {BRITISH: 5, GERMAN: 4}
     assert [(c.cg_date, c.side, c.before, c.after, c.cause) for c in elr.changes] == [
         ("18EVE", BRITISH, 4, 5, "9.6202 ELR Loss/Gain Chart: Final 2, ELR +1"),
         ("18EVE", GERMAN, 3, 4, "9.6202 ELR Loss/Gain Chart: Final 1, ELR +1")]
-    assert [(c.cg_date, c.side, c.before, c.after, c.rule) for c in refit.san(campaign)] == [
+    assert [(c.cg_date, c.side, c.before, c.after, c.rule) for c in refit.reads.san(campaign)] == [
         ("18AM", BRITISH, 3, 5, "9.6152"), ("18AM", GERMAN, 4, 3, "9.6152"),
         ("18PM", BRITISH, 5, 4, "9.6152"), ("18PM", GERMAN, 3, 5, "9.6152")]
 
 
 def test_the_germans_see_none_of_the_british_points_or_purchases(story: Table) -> None:
-    roster = story.refit.roster(story.campaign, viewer=GERMAN)
+    roster = story.refit.reads.roster(story.campaign, viewer=GERMAN)
     for row in roster:
         british = row.sides[BRITISH]
         assert british.hidden and british.cpp_left is None and british.rg_purchased is None
         assert row.sides[GERMAN] == next(
-            r for r in story.refit.roster(story.campaign) if r.cg_date == row.cg_date
+            r for r in story.refit.reads.roster(story.campaign) if r.cg_date == row.cg_date
         ).sides[GERMAN]
-    record = story.refit.purchase_record(story.campaign, viewer=GERMAN)
+    record = story.refit.reads.purchase_record(story.campaign, viewer=GERMAN)
     assert all(r.hidden and r.rg is None for r in record if r.side == BRITISH)
 
 
 def test_the_story_verifies_and_replays_to_the_same_forms(story: Table) -> None:
     refit, campaign = story.refit, story.campaign
-    assert refit.verify(campaign).ok
-    head = refit.campaign(campaign).version
-    assert refit.roster(campaign, as_of=head) == refit.roster(campaign)
-    assert refit.purchase_record(campaign, as_of=head) == refit.purchase_record(campaign)
+    assert refit.reads.verify(campaign).ok
+    head = refit.store.campaign(campaign).version
+    assert refit.reads.roster(campaign, as_of=head) == refit.reads.roster(campaign)
+    assert refit.reads.purchase_record(campaign,
+                                       as_of=head) == refit.reads.purchase_record(campaign)

@@ -22,29 +22,30 @@ def owner_data(refit: Refit) -> None:
 
 def test_a_cg_starts_with_the_elr_san_and_ammunition_level_of_its_parameters(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Start", "server").id
-    state = refit.campaign(campaign)
+    campaign = refit.commands.create_campaign("abtf", "I", "Start", "server").id
+    state = refit.store.campaign(campaign)
     assert (state.points.elr, state.points.san) == ({"British": 4, "German": 3},
                                                     {"British": 3, "German": 4})
-    assert refit.roster(campaign)[0].levels == {"ammo_shortage": 1}
+    assert refit.reads.roster(campaign)[0].levels == {"ammo_shortage": 1}
 
 
 def test_9_6152_gives_18am_rgs_fpp_and_san_outside_every_maximum(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "18AM", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "18AM", "server").id
     to_reph_step(refit, campaign, "9.615")
     do(refit, campaign, {"type": "change_san", "side": "British", "value": 6, "cause": "test"})
     do(refit, campaign, {"type": "change_san", "side": "German", "value": 2, "cause": "test"})
     do(refit, campaign, {"type": "advance"})
-    state = refit.campaign(campaign)
+    state = refit.store.campaign(campaign)
     assert state.points.san == {"British": 7, "German": 2}  # +2 capped at 7; -1 floored at 2
     assert state.points.fpp["German"] == 20 and state.purchases.rg_total["British"] == {}
-    given = [(r.side, r.rg, r.p) for r in refit.purchase_record(campaign)]
+    given = [(r.side, r.rg, r.p) for r in refit.reads.purchase_record(campaign)]
     assert given == [("British", "I1", None), ("British", "I2", None)]
-    assert refit.san(campaign)[-1].rule == "9.6152"
+    assert refit.reads.san(campaign)[-1].rule == "9.6152"
 
 
 def test_9_6152_waits_for_a_san_it_must_change(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "III", "No SAN", "entered", start_date="17N").id
+    campaign = refit.commands.create_campaign("abtf", "III", "No SAN", "entered",
+                                              start_date="17N").id
     to_reph_step(refit, campaign, "9.615")  # 18AM, and CG III's SAN was never recorded
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, RuleViolation) and error.rule == "9.6152"
@@ -52,9 +53,9 @@ def test_9_6152_waits_for_a_san_it_must_change(refit: Refit) -> None:
 
 
 def test_9_6152_is_not_applied_twice_or_on_other_dates(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "18PM", "server", start_date="18AM").id
+    campaign = refit.commands.create_campaign("abtf", "I", "18PM", "server", start_date="18AM").id
     to_reph_step(refit, campaign, "9.616")  # 18PM: British G1, A1, SAN -1; German SAN +2
-    state = refit.campaign(campaign)
+    state = refit.store.campaign(campaign)
     assert state.points.san == {"British": 2, "German": 6}
     assert [(line["side"], line["rg"]) for line in state.purchases.lines] == [
         ("British", "G1"), ("British", "A1")]
@@ -62,20 +63,20 @@ def test_9_6152_is_not_applied_twice_or_on_other_dates(refit: Refit) -> None:
 
 def test_cg19_one_4_4_7_per_squad_equivalent_in_the_ww_box_the_rest_discarded(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "WW", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "WW", "server").id
     advance_to(refit, campaign, None)  # the 17N Initial Scenario
     for unit, half_squads in [("6-4-8", 2), ("6-4-8", 2), ("3-4-8", 1)]:
         do(refit, campaign, {"type": "record_casualty", "side": "British", "unit": unit,
                              "cvp": 2 * half_squads, "ww_half_squads": half_squads})
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "9.611")
-    received = refit.roster(campaign)[0].sides["British"].ww_received
+    received = refit.reads.roster(campaign)[0].sides["British"].ww_received
     assert received == {"unit": "4-4-7", "count": 2, "discarded_half_squads": 1}
-    assert refit.campaign(campaign).scenario.ww_box == 0  # never carried to the next CG Date
+    assert refit.store.campaign(campaign).scenario.ww_box == 0  # never carried to the next CG Date
 
 
 def test_cg19_keeps_no_german_ww_box(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "No German WW", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "No German WW", "server").id
     advance_to(refit, campaign, None)
     error = refused(refit, campaign, {"type": "record_casualty", "side": "German",
                                       "unit": "4-6-7", "cvp": 2, "ww_half_squads": 2})
@@ -83,15 +84,15 @@ def test_cg19_keeps_no_german_ww_box(refit: Refit) -> None:
 
 
 def test_9_6122_raises_a_san_below_2_to_2_as_the_new_cg_date_begins(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "II", "Low SAN", "server").id  # British SAN 1
+    campaign = refit.commands.create_campaign("abtf", "II", "Low SAN", "server").id  # British SAN 1
     to_reph_step(refit, campaign, "9.612")
-    change = refit.san(campaign)[-1]
+    change = refit.reads.san(campaign)[-1]
     assert (change.side, change.before, change.after, change.rule) == (
         "British", 1, 2, "9.6122")
 
 
 def test_9_62131_a_side_may_not_exceed_its_cg_attack_chits(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "II", "Chit limits", "server").id
+    campaign = refit.commands.create_campaign("abtf", "II", "Chit limits", "server").id
     to_reph_step(refit, campaign, "9.621")  # 18PM: CG II allows the British one Attack chit
     do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "attack"})
     do(refit, campaign, {"type": "select_initiative", "side": "German", "chit": "idle"})
@@ -106,7 +107,7 @@ def test_9_62131_a_side_may_not_exceed_its_cg_attack_chits(refit: Refit) -> None
 
 
 def test_no_purchase_before_9_616_replenishment_is_rolled_for_both_sides(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Order", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Order", "entered").id
     to_reph_step(refit, campaign, "9.616")  # 18AM
     early = refused(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "I1"})
     assert isinstance(early, RuleViolation) and early.rule == "9.617"
@@ -117,20 +118,20 @@ def test_no_purchase_before_9_616_replenishment_is_rolled_for_both_sides(refit: 
 
 
 def test_a_required_roll_that_does_not_apply_is_skipped_with_its_reason(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Skips", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Skips", "server").id
     to_reph_step(refit, campaign, "9.613")  # 18AM's 9.612 done: both SANs below the dr
-    step = [r for r in refit.records(campaign) if r["type"] == "StepAdvanced"][-1]["data"]
+    step = [r for r in refit.store.records(campaign) if r["type"] == "StepAdvanced"][-1]["data"]
     assert step["previous"] == "9.612" and step["skipped"] == [
         "British: table 9.6122 is rolled only when the British SAN is 4 or more",
         "German: table 9.6122 is rolled only when the German SAN is 5 or more"]
 
 
 def test_9_618_waits_for_the_strength_of_each_rg_received_that_day(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Strength", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Strength", "server").id
     advance_to(refit, campaign, "9.618")  # 17N: nothing bought, nothing to roll
-    assert refit.campaign(campaign).missing_rolls() == []
+    assert refit.store.campaign(campaign).missing_rolls() == []
     to_reph_step(refit, campaign, "9.618")  # 18AM: the 9.6152 British I1 and I2
-    missing = refit.campaign(campaign).missing_rolls()
+    missing = refit.store.campaign(campaign).missing_rolls()
     assert missing == [("9.6181", "British", 1), ("9.6181", "British", 2)]
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, RuleViolation) and "British still roll 9.6181" in error.message
@@ -147,7 +148,7 @@ def british_roll(refit: Refit, campaign: UUID, table: str, dice: list[int]) -> d
 
 def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Weather", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Weather", "entered").id
     advance_to(refit, campaign, None)  # 17N: its SSR sets Mist and Wet ground
     do(refit, campaign, {"type": "record_scenario", "weather": "Mist", "ec": "Wet",
                          "wind": "No Wind"})
@@ -163,7 +164,7 @@ def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
     wind = british_roll(refit, campaign, "9.62164", [4])
     assert [d["reason"] for d in wind["drm"]] == ["Weather is Overcast"]
     assert wind["result"] == "Mild Breeze"
-    first, second = refit.roster(campaign)[:2]
+    first, second = refit.reads.roster(campaign)[:2]
     assert (first.weather, first.ec, first.wind) == ("Mist", "Wet", "No Wind")
     twice = refused(refit, campaign, {"type": "roll", "table": "9.62164", "side": "British",
                                       "dice": [4]})
@@ -175,7 +176,7 @@ def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
 
 
 def test_the_initial_scenario_weather_is_not_rolled(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "SSR weather", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "SSR weather", "entered").id
     advance_to(refit, campaign, "9.621")
     error = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "British",
                                       "dice": [3, 4]})
@@ -183,7 +184,7 @@ def test_the_initial_scenario_weather_is_not_rolled(refit: Refit) -> None:
 
 
 def test_only_the_british_roll_the_weather(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Weather", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Weather", "entered").id
     to_reph_step(refit, campaign, "9.621")
     error = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "German",
                                       "dice": [3, 4]})
@@ -192,10 +193,10 @@ def test_only_the_british_roll_the_weather(refit: Refit) -> None:
 
 def test_status_names_the_rolls_a_step_waits_for_keeping_rg_rolls_to_their_side(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "To roll", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "To roll", "server").id
     to_reph_step(refit, campaign, "9.616")
-    assert refit.status(campaign).to_roll == ["9.6162 British", "9.6162 German"]
+    assert refit.reads.status(campaign).to_roll == ["9.6162 British", "9.6162 German"]
     to_reph_step(refit, campaign, "9.618")  # the 9.6152 British I1 and I2 wait for F/D
-    assert refit.status(campaign, viewer="British").to_roll == [
+    assert refit.reads.status(campaign, viewer="British").to_roll == [
         "9.6181 British for RG #1", "9.6181 British for RG #2"]
-    assert refit.status(campaign, viewer="German").to_roll == []
+    assert refit.reads.status(campaign, viewer="German").to_roll == []

@@ -37,19 +37,19 @@ def with_cpp(refit: Refit, campaign: UUID, amount: int, side: str = "German") ->
 @pytest.fixture
 def at_purchase(refit: Refit) -> UUID:
     """An ABtF CG I at 9.617 of 18AM, dice typed in."""
-    campaign = refit.create_campaign("abtf", "I", "Arnhem", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Arnhem", "entered").id
     to_reph_step(refit, campaign, "9.617")
     return campaign
 
 
 def test_cg22_ex_one_i_and_one_a_from_three_kgs_frees_a_second_i_for_harder(
         refit: Refit, at_purchase: UUID) -> None:
-    replenished = refit.campaign(at_purchase).points.cpp["German"]  # 9.616 on 18AM
+    replenished = refit.store.campaign(at_purchase).points.cpp["German"]  # 9.616 on 18AM
     with_cpp(refit, at_purchase, 38)
     for rg, kg in [("I1", "K"), ("A3", "K"), ("I2", "B"), ("A4", "B"),
                    ("I6", "H"), ("A5", "H"), ("I7", "H")]:
         buy(refit, at_purchase, rg, kg)
-    assert refit.campaign(at_purchase).points.cpp["German"] == replenished + 38 - 35
+    assert refit.store.campaign(at_purchase).points.cpp["German"] == replenished + 38 - 35
 
 
 def test_cg22_ex_without_knaust_the_second_harder_i_is_refused(
@@ -64,7 +64,7 @@ def test_cg22_ex_without_knaust_the_second_harder_i_is_refused(
 
 
 def test_cg22_ex_a_kg_with_no_i_left_counts_once_it_buys_an_a(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "EX 2", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "EX 2", "entered").id
     advance_to(refit, campaign, "9.617")  # 17N, the Initial Scenario's purchases
     with_cpp(refit, campaign, 3)
     buy(refit, campaign, "I6", "H")
@@ -110,7 +110,7 @@ def test_german_maximums_count_per_kg(refit: Refit, at_purchase: UUID) -> None:
     error = refused(refit, at_purchase,
                     {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
     assert isinstance(error, RuleViolation) and "I1 for K: CG Date max 1" in error.message
-    rows = [r for r in refit.purchase_record(at_purchase) if r.side == "German"]
+    rows = [r for r in refit.reads.purchase_record(at_purchase) if r.side == "German"]
     assert [(r.rg, r.kg, r.p, r.r) for r in rows] == [("I1", "K", 1, 2), ("I1", "B", 1, 2)]
 
 
@@ -137,16 +137,16 @@ def ss_rifle_pltn(refit: Refit, at_purchase: UUID) -> UUID:
 def test_a_full_rg_gets_its_units_and_every_sw_with_the_psk_dr_deciding_the_type(
         refit: Refit, ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6181", 3, [3, 4])  # 7 + 0 (18AM exhaustion 0): Full
-    line = refit.purchase_record(ss_rifle_pltn)[2]
+    line = refit.reads.purchase_record(ss_rifle_pltn)[2]
     assert (line.strength, line.units, line.sw) == ("F", "4x 6-5-8", ["LMG", "PSK/Lt. Mtr"])
     roll_for(refit, ss_rifle_pltn, "9.6182-psk", 3, [5])  # 3-6: PSK
-    assert refit.purchase_record(ss_rifle_pltn)[2].sw == ["LMG", "PSK"]
+    assert refit.reads.purchase_record(ss_rifle_pltn)[2].sw == ["LMG", "PSK"]
 
 
 def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw_against_its_number(
         refit: Refit, ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])  # 10: Depleted
-    assert refit.purchase_record(ss_rifle_pltn)[2].units == "3x 6-5-8"
+    assert refit.reads.purchase_record(ss_rifle_pltn)[2].units == "3x 6-5-8"
     too_early = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
                                                "side": "German", "dice": [1], "purchase": 3,
                                                "subject": "PSK"})
@@ -156,14 +156,14 @@ def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw_against_its_number
     psk = roll_for(refit, ss_rifle_pltn, "9.6182", 3, [3], subject="PSK")  # > 2: not received
     assert (lmg["target"], lmg["result"]) == (3, "SW received")
     assert (psk["target"], psk["result"]) == (2, "SW not received")
-    assert refit.purchase_record(ss_rifle_pltn)[2].sw == ["LMG"]
+    assert refit.reads.purchase_record(ss_rifle_pltn)[2].sw == ["LMG"]
 
 
 def test_leader_and_composition_rolls_land_on_the_rg_record(refit: Refit,
                                                             ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6183-german", 3, [2, 1])  # 3: 9-2
     roll_for(refit, ss_rifle_pltn, "9.6184-A3", 4, [3])  # dr 3: PzKpfw VIE(L) x2
-    rows = refit.purchase_record(ss_rifle_pltn)
+    rows = refit.reads.purchase_record(ss_rifle_pltn)
     assert rows[2].leader == "9-2" and rows[3].composition == "PzKpfw VIE(L) x2"
     wrong = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6184-A2",
                                            "side": "German", "dice": [1], "purchase": 4})
@@ -173,9 +173,9 @@ def test_leader_and_composition_rolls_land_on_the_rg_record(refit: Refit,
 def test_the_other_side_sees_neither_the_strength_nor_its_roll(refit: Refit,
                                                                ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])
-    british = refit.purchase_record(ss_rifle_pltn, viewer="British")
+    british = refit.reads.purchase_record(ss_rifle_pltn, viewer="British")
     assert british[2].hidden and british[2].strength is None
-    assert refit.rolls(ss_rifle_pltn, viewer="British")[-1].dice is None
+    assert refit.reads.rolls(ss_rifle_pltn, viewer="British")[-1].dice is None
 
 
 def test_9_6184_is_not_rolled_for_kg_graebners_a4(refit: Refit, at_purchase: UUID) -> None:
@@ -188,17 +188,17 @@ def test_9_6184_is_not_rolled_for_kg_graebners_a4(refit: Refit, at_purchase: UUI
 
 
 def test_9_616_credits_the_cpp_base_plus_the_secret_dr_once_per_date(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "CPP", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "CPP", "entered").id
     to_reph_step(refit, campaign, "9.616")  # 18AM: British Base # 20
     roll = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British",
                                 "dice": [4, 4]})
     credited = roll.events[1]["data"]
     assert (credited["amount"], credited["reason"]) == (28, "CPP Base # 20 + DR 8")
-    assert refit.campaign(campaign).points.cpp["British"] == 28
+    assert refit.store.campaign(campaign).points.cpp["British"] == 28
     again = refused(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British",
                                       "dice": [1, 1]})
     assert isinstance(again, RuleViolation) and "once per CG Date" in again.message
-    assert refit.roster(campaign, viewer="German")[-1].sides["British"].cpp_credited is None
+    assert refit.reads.roster(campaign, viewer="German")[-1].sides["British"].cpp_credited is None
 
 
 def test_an_rgs_result_is_found_once_so_no_roll_can_be_fished_again(
@@ -239,7 +239,7 @@ def test_an_rgs_rolls_belong_to_its_cg_date(refit: Refit, ss_rifle_pltn: UUID) -
 
 def test_a_roll_for_an_rg_is_as_secret_as_the_rg(refit: Refit, ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6184-A3", 4, [3])  # a public table, a secret RG
-    shown = refit.rolls(ss_rifle_pltn, viewer="British")[-1]
+    shown = refit.reads.rolls(ss_rifle_pltn, viewer="British")[-1]
     assert shown.hidden and shown.result is None
 
 

@@ -20,7 +20,7 @@ def owner_data(refit: Refit) -> None:
 
 def at_step(refit: Refit, step: str) -> UUID:
     """An ABtF CG at a RePh step after its Initial Scenario, with dice typed in."""
-    campaign = refit.create_campaign("abtf", "I", "Arnhem", "entered").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Arnhem", "entered").id
     to_reph_step(refit, campaign, step)
     return campaign
 
@@ -73,14 +73,14 @@ def test_9_6122_san_drm_is_derived_from_the_sides_san(refit: Refit) -> None:
     german = roll(refit, campaign, "9.6122", "German", [2])
     assert [(d["value"], d["reason"]) for d in british["drm"]] == [(2, "British SAN minus four")]
     assert (british["final"], british["result"]) == (4, "SAN reduced by two")
-    assert refit.campaign(campaign).points.san["British"] == 4
+    assert refit.store.campaign(campaign).points.san["British"] == 4
     assert [(d["value"], d["reason"]) for d in german["drm"]] == [(1, "German SAN minus five")]
     assert (german["final"], german["result"]) == (3, "SAN unchanged")
 
 
 def test_9_6181_rg_strength_is_a_secret_dr_with_british_and_exhaustion_drm(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Late", "entered", start_date="20EVE").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Late", "entered", start_date="20EVE").id
     to_reph_step(refit, campaign, "9.618")  # now 20N: Campaign Exhaustion +3, half FRD +1
     rolled = do(refit, campaign, {"type": "roll", "table": "9.6181", "side": "British",
                                   "dice": [5, 5]}).events[0]
@@ -96,7 +96,7 @@ def test_9_6184_a3_composition_dr(refit: Refit) -> None:
 
 
 def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
-    module = refit.module("abtf")
+    module = refit.store.module("abtf")
     owners = {t: s.rule for s in module.steps for t in s.tables}
     assert owners["9.6054"] == "9.605" and owners["9.6202"] == "9.620"
     assert owners["9.62161"] == "9.621" and owners["9.6183-armor"] == "9.618"
@@ -123,7 +123,8 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
     # The EX's story, moved one CG Date on so that Campaign Exhaustion is +4 (RULES-GUIDE):
     # an Idle 21AM, a 21PM scenario both attacked in, the British inflicting 42 CVP and
     # the Germans 38, then the ELR rolls of 21EVE with British Ammunition Shortage Level 2.
-    campaign = refit.create_campaign("abtf", "I", "EX 9.6202", "entered", start_date="20N").id
+    campaign = refit.commands.create_campaign("abtf", "I", "EX 9.6202", "entered",
+                                              start_date="20N").id
     to_reph_step(refit, campaign, "9.621")  # 21AM
     choose(refit, campaign, "idle")
     to_reph_step(refit, campaign, "9.621")  # 21PM
@@ -135,7 +136,8 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
     do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 2,
                          "cause": "as the EX says"})
     for side, elr in (("British", 5), ("German", 4)):
-        if refit.campaign(campaign).points.elr[side] != elr:  # the story's own ELR rolls moved it
+        # the story's own ELR rolls moved it
+        if refit.store.campaign(campaign).points.elr[side] != elr:
             do(refit, campaign, {"type": "change_elr", "side": side, "value": elr,
                                  "cause": "as the EX says"})
     british = roll(refit, campaign, "9.6202", "British", [3, 3])
@@ -151,12 +153,13 @@ def test_9_6202_ex_elr_drm_come_out_itemized_plus_7_british_plus_3_german(
         "Campaign Exhaustion DRM (FRD) (German Only)"]
     assert (british["final"], british["result"]) == (13, "ELR -1")
     assert (german["final"], german["result"]) == (9, "No Change")
-    assert refit.elr(campaign).current == {"British": 4, "German": 4}
-    assert refit.elr(campaign).changes[-1].cause == "9.6202 ELR Loss/Gain Chart: Final 13, ELR -1"
+    assert refit.reads.elr(campaign).current == {"British": 4, "German": 4}
+    assert refit.reads.elr(campaign).changes[-1].cause == \
+        "9.6202 ELR Loss/Gain Chart: Final 13, ELR -1"
 
 
 def test_9_6202_an_idle_date_since_the_last_scenario_is_minus_3(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Idle", "entered", start_date="19N").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Idle", "entered", start_date="19N").id
     to_reph_step(refit, campaign, "9.621")  # 20AM
     choose(refit, campaign, "idle")
     to_reph_step(refit, campaign, "9.620")  # 20PM: the Idle 20AM repeated 9.612-9.620
@@ -167,7 +170,7 @@ def test_9_6202_an_idle_date_since_the_last_scenario_is_minus_3(refit: Refit) ->
 
 
 def test_9_6201_is_not_rolled_before_19am(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Early", "entered", start_date="18AM").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Early", "entered", start_date="18AM").id
     to_reph_step(refit, campaign, "9.620")  # 18PM
     with pytest.raises(RuleViolation) as refused:
         roll(refit, campaign, "9.6201", "British", [5, 5])
@@ -175,13 +178,13 @@ def test_9_6201_is_not_rolled_before_19am(refit: Refit) -> None:
 
 
 def test_9_6201_raises_the_cg17_level_and_stops_at_five(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Ammo", "entered", start_date="19AM").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Ammo", "entered", start_date="19AM").id
     do(refit, campaign, {"type": "change_level", "level": "ammo_shortage", "value": 4,
                          "cause": "CG SSR"})
     to_reph_step(refit, campaign, "9.620")  # 19PM: Campaign Exhaustion +1
     roll(refit, campaign, "9.6201", "British", [5, 4])  # Final 10: one Level more
-    assert refit.status(campaign).levels == {"ammo_shortage": 5}
-    assert refit.roster(campaign)[-1].levels == {"ammo_shortage": 5}
+    assert refit.reads.status(campaign).levels == {"ammo_shortage": 5}
+    assert refit.reads.roster(campaign)[-1].levels == {"ammo_shortage": 5}
     with pytest.raises(RuleViolation) as refused:  # once per CG Date
         roll(refit, campaign, "9.6201", "British", [6, 6])
     assert "once per CG Date" in refused.value.message
@@ -196,7 +199,8 @@ def test_9_6201_raises_the_cg17_level_and_stops_at_five(refit: Refit) -> None:
 
 
 def test_9_6201_is_skipped_after_an_idle_date(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Idle ammo", "entered", start_date="19AM").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Idle ammo", "entered",
+                                              start_date="19AM").id
     to_reph_step(refit, campaign, "9.621")  # 19PM
     for side in ("British", "German"):
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
@@ -208,7 +212,8 @@ def test_9_6201_is_skipped_after_an_idle_date(refit: Refit) -> None:
 
 def test_a_result_that_moves_an_unrecorded_elr_is_refused(refit: Refit) -> None:
     # CG III has no parameters in the fixture, so no ELR is known until one is recorded.
-    campaign = refit.create_campaign("abtf", "III", "No ELR", "entered", start_date="20PM").id
+    campaign = refit.commands.create_campaign("abtf", "III", "No ELR", "entered",
+                                              start_date="20PM").id
     to_reph_step(refit, campaign, "9.620")
     with pytest.raises(RuleViolation) as refused:
         roll(refit, campaign, "9.6202", "German", [6, 6])  # Final 13: ELR -1
@@ -224,7 +229,7 @@ def test_an_unknown_level_is_named(refit: Refit) -> None:
 
 
 def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw(refit: Refit) -> None:
-    chart = refit.module("abtf").sw_charts["German"].rows
+    chart = refit.store.module("abtf").sw_charts["German"].rows
     assert [(a.sw, a.count, a.depleted) for a in chart["I1"]] == [
         ("LMG", 1, 3), ("PSK/Lt. Mtr", 1, 2)]
     assert [(a.sw, a.count) for a in chart["I3"]] == [("LMG", 1)]  # the VG Pltn's one LMG
@@ -243,7 +248,7 @@ def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw(refit: Refit) -> N
 
 
 def test_cg4_game_end_dr_at_night_adds_2(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Night", "entered").id  # 17N
+    campaign = refit.commands.create_campaign("abtf", "I", "Night", "entered").id  # 17N
     advance_to(refit, campaign, None)
 
     def game_end(die: int) -> dict[str, Any]:
@@ -259,7 +264,7 @@ def test_both_attack_chits_make_a_dual_assault_with_its_set_up_dr(refit: Refit) 
     campaign = at_step(refit, "9.621")  # 18AM
     for side in ("British", "German"):
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
-    assert refit.roster(campaign)[-1].scenario_type == "Dual Assault"
+    assert refit.reads.roster(campaign)[-1].scenario_type == "Dual Assault"
     assert roll(refit, campaign, "9.62133", "German", [3])["result"] == "British sets up first"
     assert roll(refit, campaign, "9.6215", "German", [5])["result"] == "British moves first"
 
@@ -283,7 +288,7 @@ def fortify(refit: Refit, campaign: UUID, side: str, item: str, count: int,
 @pytest.fixture
 def at_9_619(refit: Refit) -> UUID:
     """An ABtF CG at 9.619 with FPP for both sides."""
-    campaign = refit.create_campaign("abtf", "I", "Forts", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Forts", "server").id
     to_reph_step(refit, campaign, "9.619")  # FPP unspent at 9.619 are forfeit: credit here
     for side in ("British", "German"):
         do(refit, campaign, {"type": "credit_fpp", "side": side, "amount": 200,
@@ -297,7 +302,7 @@ def test_9_619_a_p_factors_cost_each_side_its_own_fpp(refit: Refit, at_9_619: UU
     with pytest.raises(InvalidCommand) as refused:
         fortify(refit, at_9_619, "German", "A-P minefield factor", 2, 12)
     assert refused.value.field == "amount" and refused.value.rule == "9.619"
-    cells = refit.roster(at_9_619)[-1].sides
+    cells = refit.reads.roster(at_9_619)[-1].sides
     assert cells["German"].fortifications == [
         {"item": "A-P minefield factor", "count": 4, "fpp": 12}]
     assert cells["British"].fpp == 188
@@ -336,7 +341,8 @@ def test_9_619_an_item_not_on_the_table_is_named(refit: Refit, at_9_619: UUID) -
 ])
 def test_a_table_refuses_the_wrong_roller_or_moment(refit: Refit, table: str, side: str,
                                                      dice: list[int], why: str) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Who rolls", "entered", start_date="19AM").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Who rolls", "entered",
+                                              start_date="19AM").id
     to_reph_step(refit, campaign, "9.621" if table == "9.62133" else "9.620")
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "roll", "table": table, "side": side, "dice": dice,
@@ -351,11 +357,11 @@ def test_9_6122_needs_a_san_of_4_british_and_never_takes_it_below_2(refit: Refit
     assert "SAN is 4 or more" in refused.value.message
     do(refit, campaign, {"type": "change_san", "side": "British", "value": 4, "cause": "OB"})
     roll(refit, campaign, "9.6122", "British", [6])
-    assert refit.campaign(campaign).points.san["British"] == 2
+    assert refit.store.campaign(campaign).points.san["British"] == 2
 
 
 def test_only_the_germans_win_abtf_by_sudden_death(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Block H", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Block H", "server").id
     advance_to(refit, campaign, None)
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "end_cg", "reason": "sudden_death", "side": "British"})
@@ -363,7 +369,7 @@ def test_only_the_germans_win_abtf_by_sudden_death(refit: Refit) -> None:
 
 
 def test_no_chits_before_an_initial_scenario(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Setup", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Setup", "server").id
     with pytest.raises(RuleViolation):
         do(refit, campaign, {"type": "select_initiative", "side": "German", "chit": "idle"})
 
@@ -373,7 +379,7 @@ def test_a_secret_rolls_elr_change_names_its_table_not_its_dice(refit: Refit) ->
     do(refit, campaign, {"type": "change_elr", "side": "German", "value": 4, "cause": "OB"})
     do(refit, campaign, {"type": "roll", "table": "9.6202", "side": "German", "dice": [6, 6],
                          "secret": True})
-    change = refit.elr(campaign).changes[-1]
+    change = refit.reads.elr(campaign).changes[-1]
     assert (change.after, change.cause) == (3, "9.6202 ELR Loss/Gain Chart")
 
 
@@ -385,7 +391,8 @@ def test_setting_a_level_to_its_value_is_refused(refit: Refit) -> None:
 
 
 def test_9_6201_counts_british_attack_chits_beyond_the_first(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Chits", "entered", start_date="18EVE").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Chits", "entered",
+                                              start_date="18EVE").id
     for _ in range(2):  # attack on 18N and 19AM
         to_reph_step(refit, campaign, "9.621")
         for side in ("British", "German"):
@@ -399,7 +406,7 @@ def test_9_6201_counts_british_attack_chits_beyond_the_first(refit: Refit) -> No
 
 
 def test_cg17_ex_level_two_lowers_a_british_b_number_by_one(refit: Refit) -> None:
-    shortage = refit.module("abtf").levels["ammo_shortage"]
+    shortage = refit.store.module("abtf").levels["ammo_shortage"]
     two = shortage.penalty(2)
     assert two is not None and (two.b_change, two.elr_drm, two.elr_loss_dr) == (-1, 2, 12)
     assert shortage.reduced_b(10, 2) == 9  # EX: a British PIAT malfunctions on a TH DR of 9

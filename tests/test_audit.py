@@ -28,7 +28,7 @@ def roll(refit: Refit, campaign: UUID, side: str = "British") -> str:
 def test_the_audit_shows_who_asked_the_dice_each_drm_and_the_result(refit: Refit) -> None:
     campaign = at_9_616(refit)
     key = roll(refit, campaign)
-    audit = refit.roll_audit(campaign, key, None)
+    audit = refit.audit.roll_audit(campaign, key, None)
     (made,) = audit.rolls
     assert made.asked_by == "director" and made.rule == "9.6162" and made.side == "British"
     assert made.final == made.original + sum(item["value"] for item in made.drm)
@@ -40,7 +40,7 @@ def test_once_the_seed_is_out_the_audit_recomputes_the_dice(refit: Refit) -> Non
     campaign = at_9_616(refit)
     key = roll(refit, campaign)
     do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "German"})
-    made = refit.roll_audit(campaign, key, None).rolls[0]
+    made = refit.audit.roll_audit(campaign, key, None).rolls[0]
     assert made.seed_check is not None and made.seed_check.matches
     assert made.seed_check.dice == dice_from_seed(bytes.fromhex(made.seed_check.seed), key, 2)
     assert made.revealed_at is not None  # CG End opened it
@@ -50,55 +50,55 @@ def test_the_other_side_cannot_audit_a_secret_roll(refit: Refit) -> None:
     campaign = at_9_616(refit)
     key = roll(refit, campaign, "British")
     with pytest.raises(InvalidCommand, match="no roll with key"):
-        refit.roll_audit(campaign, key, "German")
-    assert refit.roll_audit(campaign, key, "British").rolls[0].dice
+        refit.audit.roll_audit(campaign, key, "German")
+    assert refit.audit.roll_audit(campaign, key, "British").rolls[0].dice
 
 
 def test_a_director_re_roll_undoes_the_roll_and_its_slot_rolls_new_dice(
         refit: Refit) -> None:
     campaign = at_9_616(refit)
     key = roll(refit, campaign)
-    done = refit.reroll(campaign, key, "the dice cup was tipped", "director")
+    done = refit.audit.reroll(campaign, key, "the dice cup was tipped", "director")
     assert [e["type"] for e in done.events] == ["Undone", "RerollAuthorized"]
     again = roll(refit, campaign)
     assert again == key[:-1] + "1"  # the same slot, epoch 1
-    audit = refit.roll_audit(campaign, key, None)
+    audit = refit.audit.roll_audit(campaign, key, None)
     assert audit.rerolls[0]["reason"] == "the dice cup was tipped"
     assert not audit.rolls[0].standing and audit.rolls[0].undone_by == done.version - 1
-    rows = [r for r in refit.rolls(campaign) if r.key == again]
+    rows = [r for r in refit.reads.rolls(campaign) if r.key == again]
     assert rows[0].reroll is not None and rows[0].reroll["reason"] == "the dice cup was tipped"
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
 
 
 def test_a_re_roll_cannot_be_fished_again_by_undoing_it(refit: Refit) -> None:
     campaign = at_9_616(refit)
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     key = roll(refit, campaign)
-    refit.reroll(campaign, key, "tipped", "director")
+    refit.audit.reroll(campaign, key, "tipped", "director")
     new_key = roll(refit, campaign)
-    dice = refit.roll_audit(campaign, new_key, None).rolls[0].dice
-    refit.undo(campaign, "again", "director", to_version=target)
+    dice = refit.audit.roll_audit(campaign, new_key, None).rolls[0].dice
+    refit.audit.undo(campaign, "again", "director", to_version=target)
     assert roll(refit, campaign) == key  # the authorization is undone too: epoch 0 again
-    assert refit.roll_audit(campaign, key, None).rolls[-1].dice == \
-        refit.roll_audit(campaign, key, None).rolls[0].dice
-    refit.reroll(campaign, key, "tipped, once more", "director")
+    assert refit.audit.roll_audit(campaign, key, None).rolls[-1].dice == \
+        refit.audit.roll_audit(campaign, key, None).rolls[0].dice
+    refit.audit.reroll(campaign, key, "tipped, once more", "director")
     assert roll(refit, campaign) == new_key
-    assert refit.roll_audit(campaign, new_key, None).rolls[-1].dice == dice
-    assert refit.verify(campaign).ok
+    assert refit.audit.roll_audit(campaign, new_key, None).rolls[-1].dice == dice
+    assert refit.reads.verify(campaign).ok
 
 
 def test_a_ruling_stands_beside_the_roll_it_rules_on(refit: Refit) -> None:
     campaign = at_9_616(refit)
     key = roll(refit, campaign, "German")
-    refit.record_ruling(campaign, key, "corrected", "the +1 DRM was missed", "director",
+    refit.audit.record_ruling(campaign, key, "corrected", "the +1 DRM was missed", "director",
                         final=9)
-    (row,) = [r for r in refit.rolls(campaign, viewer="German") if r.key == key]
+    (row,) = [r for r in refit.reads.rolls(campaign, viewer="German") if r.key == key]
     assert row.rulings[0]["verdict"] == "corrected" and row.rulings[0]["final"] == 9
-    assert refit.roll_audit(campaign, key, None).rulings[0]["reason"] == \
+    assert refit.audit.roll_audit(campaign, key, None).rulings[0]["reason"] == \
         "the +1 DRM was missed"
-    hidden = [r for r in refit.rolls(campaign, viewer="British") if r.hidden]
+    hidden = [r for r in refit.reads.rolls(campaign, viewer="British") if r.hidden]
     assert hidden and all(r.rulings == [] for r in hidden)  # as secret as its roll
-    events = list(refit.history(campaign, "British"))
+    events = list(refit.reads.history(campaign, "British"))
     assert events[-1]["type"] == "RulingRecorded" and "reason" not in events[-1]["data"]
 
 
@@ -108,42 +108,42 @@ def test_a_ruling_that_says_nothing_is_refused(refit: Refit, verdict: str,
                                                final: int | None, field: str) -> None:
     campaign = at_9_616(refit)
     key = roll(refit, campaign)
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     with pytest.raises(InvalidCommand) as refused:
-        refit.record_ruling(campaign, key, verdict, "why", "director", final=final)
-    assert refused.value.field == field and refit.campaign(campaign).version == head
+        refit.audit.record_ruling(campaign, key, verdict, "why", "director", final=final)
+    assert refused.value.field == field and refit.store.campaign(campaign).version == head
 
 
 def test_no_ruling_on_a_roll_that_does_not_stand(refit: Refit) -> None:
     campaign = at_9_616(refit)
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     key = roll(refit, campaign)
-    refit.undo(campaign, "not yet", "director", to_version=target)
+    refit.audit.undo(campaign, "not yet", "director", to_version=target)
     with pytest.raises(InvalidCommand, match="no standing roll"):
-        refit.record_ruling(campaign, key, "upheld", "fine", "director")
+        refit.audit.record_ruling(campaign, key, "upheld", "fine", "director")
 
 
 def test_a_re_roll_of_an_unknown_key_is_refused(refit: Refit) -> None:
     campaign = at_9_616(refit)
     with pytest.raises(InvalidCommand, match="no roll has key"):
-        refit.reroll(campaign, "18AM/9.616/9.6162/British/9/0", "x", "director")
+        refit.audit.reroll(campaign, "18AM/9.616/9.6162/British/9/0", "x", "director")
     key = roll(refit, campaign)
-    refit.reroll(campaign, key, "x", "director")
+    refit.audit.reroll(campaign, key, "x", "director")
     with pytest.raises(RuleViolation, match="not the latest roll"):
-        refit.reroll(campaign, key, "x", "director")
+        refit.audit.reroll(campaign, key, "x", "director")
 
 
 def test_a_roll_after_an_undo_of_an_undo_verifies(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Undo twice")
     to_reph_step(refit, campaign, "9.610")  # 9.6101: a dr per wounded leader
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     wounded = {"type": "roll", "table": "9.6101", "side": "German"}
     do(refit, campaign, wounded)
-    undone = refit.undo(campaign, "wrong leader", "director", to_version=target)
-    refit.undo(campaign, "it was right", "director", to_version=undone.version - 1)
+    undone = refit.audit.undo(campaign, "wrong leader", "director", to_version=target)
+    refit.audit.undo(campaign, "it was right", "director", to_version=undone.version - 1)
     again = do(refit, campaign, wounded)  # the first roll stands again: this is ordinal 2
     assert again.events[0]["data"]["key"].endswith("/German/2/0")
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
 
 
 def test_every_sides_export_verifies_after_a_re_roll_of_a_secret_roll(refit: Refit) -> None:
@@ -151,8 +151,8 @@ def test_every_sides_export_verifies_after_a_re_roll_of_a_secret_roll(refit: Ref
 
     campaign = at_9_616(refit)
     key = roll(refit, campaign, "British")
-    refit.reroll(campaign, key, "tipped", "director")
+    refit.audit.reroll(campaign, key, "tipped", "director")
     roll(refit, campaign, "British")
     for viewer in (None, "British", "German", "observer"):
-        report = verify_export(refit.export(campaign, viewer))
+        report = verify_export(refit.transfer.export(campaign, viewer))
         assert report.ok, (viewer, report.problem)

@@ -15,7 +15,7 @@ from tests.story import abtf_campaign, advance, advance_to, do, load_fixture_cha
 def play_initial_scenario_and_first_reph(refit: Refit) -> UUID:
     """Initial Scenario on 14AM, then the RePh into 14PM with purchases and casualties."""
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "Story", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Story", "server").id
     # Before the Initial Scenario only the "!" steps run (3.617-3.623).
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 39,
                          "reason": "CPP Base # 14AM", "rule": "3.6161"})
@@ -45,7 +45,7 @@ def play_initial_scenario_and_first_reph(refit: Refit) -> UUID:
 
 def test_the_cg_roster_matches_the_paper_form(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    roster = refit.roster(campaign)
+    roster = refit.reads.roster(campaign)
     assert [row.cg_date for row in roster] == ["14AM", "14PM"]
     am, pm = roster
     axis_am, british_am = am.sides["Axis"], am.sides["British"]
@@ -66,7 +66,7 @@ def test_the_cg_roster_matches_the_paper_form(refit: Refit) -> None:
 
 def test_the_rg_purchase_record_counts_purchased_and_remaining(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    record = refit.purchase_record(campaign)
+    record = refit.reads.purchase_record(campaign)
     assert [(r.purchase, r.side, r.cg_date, r.rg, r.p, r.r) for r in record] == [
         (1, "Axis", "14AM", "X1", 1, 1),
         (2, "Axis", "14PM", "X1", 2, 0),
@@ -77,7 +77,7 @@ def test_the_rg_purchase_record_counts_purchased_and_remaining(refit: Refit) -> 
 
 def test_cvp_count_per_scenario_and_side(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    answer = refit.cvp(campaign)
+    answer = refit.reads.cvp(campaign)
     assert answer.totals == {"Axis": 3, "British": 3}
     assert [(r.scenario, r.side, r.cvp) for r in answer.scenarios] == [
         ("14AM", "British", 3), ("14AM", "Axis", 3)]
@@ -85,7 +85,7 @@ def test_cvp_count_per_scenario_and_side(refit: Refit) -> None:
 
 def test_elr_history_names_each_cause(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    answer = refit.elr(campaign)
+    answer = refit.reads.elr(campaign)
     assert answer.current == {"Axis": 3, "British": 4}
     assert [(c.side, c.before, c.after, c.cause) for c in answer.changes] == [
         ("Axis", None, 3, "Initial Scenario OB"),
@@ -96,7 +96,7 @@ def test_elr_history_names_each_cause(refit: Refit) -> None:
 
 def test_the_cg_max_refuses_a_third_x1_naming_the_rule(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    version = refit.campaign(campaign).version
+    version = refit.store.campaign(campaign).version
     advance_to(refit, campaign, "3.621")
     for side in ("Axis", "British"):
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
@@ -105,11 +105,11 @@ def test_the_cg_max_refuses_a_third_x1_naming_the_rule(refit: Refit) -> None:
     advance_to(refit, campaign, "3.617")  # 14N: the CPP left on 14PM were lost (3.617)
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 42,
                          "reason": "CPP Base # 14N", "rule": "3.6161"})
-    moved = refit.campaign(campaign).version
+    moved = refit.store.campaign(campaign).version
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
     assert refused.value.rule == "3.617" and "CG max 2" in refused.value.message
-    assert refit.campaign(campaign).version == moved > version
+    assert refit.store.campaign(campaign).version == moved > version
 
 
 def test_the_cg_date_max_refuses_a_second_x1_on_one_date(refit: Refit) -> None:
@@ -121,7 +121,7 @@ def test_the_cg_date_max_refuses_a_second_x1_on_one_date(refit: Refit) -> None:
 
 def test_a_purchase_beyond_the_cpp_held_is_refused(refit: Refit) -> None:
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "Poor", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Poor", "server").id
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "Y1"})
     assert refused.value.message == "Y1 costs 6 CPP; British has 0"
@@ -130,44 +130,44 @@ def test_a_purchase_beyond_the_cpp_held_is_refused(refit: Refit) -> None:
 def test_the_live_view_equals_the_fold_at_the_head_after_a_restart(
         refit: Refit, settings: Settings) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    before = refit.roster(campaign)
+    before = refit.reads.roster(campaign)
     do(refit, campaign, {"type": "credit_fpp", "side": "Axis", "amount": 4, "reason": "RG"})
     refit.close()
     restarted = Refit(settings)
     try:
-        head = restarted.campaign(campaign).version
-        live = restarted.roster(campaign)
-        assert live == restarted.roster(campaign, as_of=head)
+        head = restarted.store.campaign(campaign).version
+        live = restarted.reads.roster(campaign)
+        assert live == restarted.reads.roster(campaign, as_of=head)
         assert live[1].sides["Axis"].fpp == 4
         assert live[0] == before[0]
-        assert restarted.catch_up() == 0
+        assert restarted.views.catch_up() == 0
     finally:
         restarted.close()
 
 
 def test_as_of_reads_show_the_campaign_as_it_stood(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    history = list(refit.records(campaign))
+    history = list(refit.store.records(campaign))
     date_started = next(r["version"] for r in history if r["type"] == "CGDateStarted")
-    assert [row.cg_date for row in refit.roster(campaign, as_of=date_started - 1)] == ["14AM"]
-    assert refit.status(campaign, as_of=date_started).cg_date == "14PM"
-    assert refit.status(campaign, as_of=1).sides["Axis"]["cpp"] == 0
+    assert [row.cg_date for row in refit.reads.roster(campaign, as_of=date_started - 1)] == ["14AM"]
+    assert refit.reads.status(campaign, as_of=date_started).cg_date == "14PM"
+    assert refit.reads.status(campaign, as_of=1).sides["Axis"]["cpp"] == 0
 
 
 def test_new_cg_date_starts_at_the_new_cg_date_step(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    state = refit.campaign(campaign)
+    state = refit.store.campaign(campaign)
     assert (state.reph.cg_date, state.reph.phase, state.reph.step) == ("14PM", "reph", "3.617")
 
 
 def test_the_cg_ends_after_the_last_cg_date_and_reveals_the_seed(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Short", "server", start_date="17PM").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Short", "server", start_date="17PM").id
     advance_to(refit, campaign, None)
     result = do(refit, campaign, {"type": "end_scenario"})
     assert [e["type"] for e in result.events] == ["ScenarioEnded", "CGEnded", "SeedRevealed"]
-    status = refit.status(campaign)
+    status = refit.reads.status(campaign)
     assert status.phase == "ended" and status.seed is not None
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
     with pytest.raises(RuleViolation):
         advance(refit, campaign)
 
@@ -183,12 +183,12 @@ def test_advancing_during_a_scenario_is_refused(refit: Refit) -> None:
 def test_an_ob_given_rg_is_on_the_record_but_never_counts_toward_the_maximums(
         refit: Refit) -> None:
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "OB", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "OB", "server").id
     do(refit, campaign, {"type": "receive_rg", "side": "Axis", "rg": "X1",
                          "reason": "Initial Scenario OB"})
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 20, "reason": "Base"})
     do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
-    given, bought = refit.purchase_record(campaign)
+    given, bought = refit.reads.purchase_record(campaign)
     assert (given.rg, given.group_type, given.given, given.p, given.cpp) == (
         "X1", "Fictitious Test Pltn", "Initial Scenario OB", None, None)
     assert (bought.p, bought.r) == (1, 1)
@@ -196,24 +196,24 @@ def test_an_ob_given_rg_is_on_the_record_but_never_counts_toward_the_maximums(
 
 def test_a_strength_fills_in_the_charts_units(refit: Refit) -> None:
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "Units", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Units", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 20, "reason": "Base"})
     do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
     do(refit, campaign, {"type": "determine_rg", "side": "Axis", "purchase": 1,
                          "strength": "D"})
-    assert refit.purchase_record(campaign)[0].units == "2x 4-6-8"
+    assert refit.reads.purchase_record(campaign)[0].units == "2x 4-6-8"
 
 
 def test_as_of_beyond_the_head_is_refused_by_field(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Head")
     for as_of in (0, 2, 10**20):
         with pytest.raises(InvalidCommand) as refused:
-            refit.roster(campaign, as_of=as_of)
+            refit.reads.roster(campaign, as_of=as_of)
         assert refused.value.field == "as_of"
 
 
 def test_the_reph_waits_at_initiative_for_both_chits(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Chits", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Chits", "server").id
     advance_to(refit, campaign, None)  # the Initial Scenario needs no chits (3.6211)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.621")
@@ -224,7 +224,7 @@ def test_the_reph_waits_at_initiative_for_both_chits(refit: Refit) -> None:
 
 
 def test_an_idle_date_repeats_the_reph_from_the_new_cg_date_step(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Idle", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Idle", "server").id
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.621")  # 14PM
@@ -233,15 +233,16 @@ def test_an_idle_date_repeats_the_reph_from_the_new_cg_date_step(refit: Refit) -
     result = do(refit, campaign, {"type": "advance"})
     assert [(e["type"], e["data"].get("step"), e["data"].get("cg_date")) for e in result.events] \
         == [("StepAdvanced", "3.612", None), ("CGDateStarted", None, "14N")]
-    state = refit.campaign(campaign)
+    state = refit.store.campaign(campaign)
     assert (state.reph.cg_date, state.reph.phase, state.reph.step) == ("14N", "reph", "3.612")
-    roster = refit.roster(campaign)
+    roster = refit.reads.roster(campaign)
     assert [(r.cg_date, r.scenario_type, r.scenario_played) for r in roster] == [
         ("14AM", None, True), ("14PM", "Idle CG Date", False), ("14N", None, False)]
 
 
 def test_an_idle_last_cg_date_is_cg_end(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Idle end", "server", start_date="17AM").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Idle end", "server",
+                                              start_date="17AM").id
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.621")  # 17PM, the last CG Date
@@ -249,7 +250,7 @@ def test_an_idle_last_cg_date_is_cg_end(refit: Refit) -> None:
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
     result = do(refit, campaign, {"type": "advance"})
     assert [e["type"] for e in result.events] == ["CGEnded", "SeedRevealed"]
-    assert refit.status(campaign).phase == "ended"
+    assert refit.reads.status(campaign).phase == "ended"
 
 
 def test_abtf_unspent_cpp_is_halved_rounding_up_as_9_617_ends(refit: Refit) -> None:
@@ -258,9 +259,9 @@ def test_abtf_unspent_cpp_is_halved_rounding_up_as_9_617_ends(refit: Refit) -> N
                          "reason": "Initial Scenario", "rule": "9.5"})
     result = do(refit, campaign, {"type": "advance"})
     assert [e["type"] for e in result.events] == ["PointsAdjusted"] * 2 + ["StepAdvanced"]
-    assert refit.campaign(campaign).points.cpp == {"British": 0, "German": 8}
-    assert refit.roster(campaign)[0].sides["German"].cpp_left == 8
-    assert refit.roster(campaign, viewer="British")[0].sides["German"].cpp_left is None
+    assert refit.store.campaign(campaign).points.cpp == {"British": 0, "German": 8}
+    assert refit.reads.roster(campaign)[0].sides["German"].cpp_left == 8
+    assert refit.reads.roster(campaign, viewer="British")[0].sides["German"].cpp_left is None
 
 
 def test_abtf_unspent_fpp_is_forfeit_as_9_619_ends(refit: Refit) -> None:
@@ -268,20 +269,20 @@ def test_abtf_unspent_fpp_is_forfeit_as_9_619_ends(refit: Refit) -> None:
     do(refit, campaign, {"type": "credit_fpp", "side": "British", "amount": 3,
                          "reason": "RG", "rule": "9.617"})
     advance_to(refit, campaign, "9.620")
-    assert refit.campaign(campaign).points.fpp["British"] == 0
+    assert refit.store.campaign(campaign).points.fpp["British"] == 0
 
 
 def test_pbr_cpp_left_after_3_617_on_14pm_are_lost_but_not_on_14am(refit: Refit) -> None:
     campaign = play_initial_scenario_and_first_reph(refit)
-    assert refit.campaign(campaign).points.cpp == {"Axis": 52, "British": 23}
+    assert refit.store.campaign(campaign).points.cpp == {"Axis": 52, "British": 23}
     do(refit, campaign, {"type": "advance"})  # 14PM leaves 3.617
-    assert refit.campaign(campaign).points.cpp == {"Axis": 0, "British": 0}
-    assert refit.roster(campaign)[0].sides["Axis"].cpp_left == 31  # 14AM kept its CPP
+    assert refit.store.campaign(campaign).points.cpp == {"Axis": 0, "British": 0}
+    assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_left == 31  # 14AM kept its CPP
 
 
 def test_the_initiative_matrix_names_the_scenario_type_night_dual_attack_included(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Matrix", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Matrix", "server").id
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.621")  # 14PM
@@ -295,20 +296,20 @@ def test_the_initiative_matrix_names_the_scenario_type_night_dual_attack_include
     advance_to(refit, campaign, "3.621")  # 14N, a Night CG Date
     for side in ("Axis", "British"):
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"})
-    assert [r.scenario_type for r in refit.roster(campaign)] == [
+    assert [r.scenario_type for r in refit.reads.roster(campaign)] == [
         None, "Axis Attack", "Night Dual Attack"]
 
 
 def test_a_concession_is_cg_end_and_opens_every_secret(refit: Refit) -> None:
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "Concede", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Concede", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"})
     do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "X1"})
     result = do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "British"})
     assert [e["type"] for e in result.events] == ["CGDecided", "CGEnded", "SeedRevealed"]
     assert result.events[0]["data"]["winner"] == "Axis"
-    assert refit.purchase_record(campaign, viewer="British")[0].rg == "X1"
-    assert refit.verify(campaign).ok
+    assert refit.reads.purchase_record(campaign, viewer="British")[0].rg == "X1"
+    assert refit.reads.verify(campaign).ok
 
 
 def test_sudden_death_is_won_only_during_a_scenario(refit: Refit) -> None:
@@ -320,4 +321,4 @@ def test_sudden_death_is_won_only_during_a_scenario(refit: Refit) -> None:
     result = do(refit, campaign, {"type": "end_cg", "reason": "sudden_death",
                                   "side": "German", "rule": "9.6212"})
     assert result.events[0]["data"]["winner"] == "German"
-    assert refit.status(campaign).phase == "ended"
+    assert refit.reads.status(campaign).phase == "ended"

@@ -11,9 +11,9 @@ import pytest
 from api.access import caller_on
 from domain import commands as cmd
 from domain.campaign import Campaign
-from infra.application import Refit, VersionConflict
+from domain.errors import CampaignBusy, VersionConflict
+from infra.application import Refit
 from infra.settings import Settings, backend_of
-from infra.store_lock import CampaignBusy
 from tests.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
 
 
@@ -22,20 +22,20 @@ def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
     try:
         campaign = abtf_campaign(apps[0], "Race")
         to_reph_step(apps[0], campaign, "9.610")
-        start = apps[0].campaign(campaign).version
+        start = apps[0].store.campaign(campaign).version
         roll = cmd.Roll(table="9.6101", side="German")
 
         def rolls(app: Refit) -> list[int]:
-            return [app.execute(campaign, roll, "director").version for _ in range(15)]
+            return [app.commands.execute(campaign, roll, "director").version for _ in range(15)]
 
         with ThreadPoolExecutor(2) as pool:
             versions = [v for done in pool.map(rolls, apps) for v in done]
         assert sorted(versions) == list(range(start + 1, start + 31))
-        records = list(apps[0].records(campaign))
+        records = list(apps[0].store.records(campaign))
         keys = [r["data"]["key"] for r in records
                 if r["type"] == "DiceRolled" and r["version"] > start]
         assert len(keys) == len(set(keys)) == 30
-        assert apps[1].verify(campaign).ok
+        assert apps[1].reads.verify(campaign).ok
     finally:
         for app in apps:
             app.close()
@@ -43,15 +43,15 @@ def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
 
 def test_a_stale_expected_version_is_a_conflict_and_appends_nothing(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "If-Match")
-    moved = refit.execute(campaign, cmd.Advance(), "director", expected_version=1).version
+    moved = refit.commands.execute(campaign, cmd.Advance(), "director", expected_version=1).version
     with pytest.raises(VersionConflict) as refused:
-        refit.execute(campaign, cmd.Advance(), "director", expected_version=1)
+        refit.commands.execute(campaign, cmd.Advance(), "director", expected_version=1)
     assert f"version {moved}, not 1" in refused.value.message
-    assert refit.campaign(campaign).version == moved
+    assert refit.store.campaign(campaign).version == moved
 
 
 def test_retries_back_off_further_each_time_within_a_quarter_second() -> None:
-    from infra.application import backoff
+    from infra.commands import backoff
 
     ceilings = [max(backoff(attempt) for _ in range(300)) for attempt in (1, 4, 12)]
     assert ceilings[0] <= 0.002 < ceilings[1] <= 0.016 < ceilings[2] <= 0.25
@@ -73,16 +73,16 @@ def test_two_caching_services_rolling_at_once_lose_nothing(
     first, second = two_services
     campaign = abtf_campaign(first, "Cached race")
     to_reph_step(first, campaign, "9.610")
-    start = second.campaign(campaign).version  # both have it cached now
+    start = second.store.campaign(campaign).version  # both have it cached now
     roll = cmd.Roll(table="9.6101", side="German")
 
     def rolls(app: Refit) -> list[int]:
-        return [app.execute(campaign, roll, "director").version for _ in range(15)]
+        return [app.commands.execute(campaign, roll, "director").version for _ in range(15)]
 
     with ThreadPoolExecutor(2) as pool:
         versions = [v for done in pool.map(rolls, two_services) for v in done]
     assert sorted(versions) == list(range(start + 1, start + 31))
-    assert second.verify(campaign).ok
+    assert second.reads.verify(campaign).ok
 
 
 def test_a_command_refused_on_a_cached_copy_is_decided_on_the_stored_campaign(
@@ -91,9 +91,9 @@ def test_a_command_refused_on_a_cached_copy_is_decided_on_the_stored_campaign(
     campaign = abtf_campaign(first, "Stale step")
     to_reph_step(first, campaign, "9.616")
     load_abtf_owner_data(second)  # the owner's chart, in both processes
-    second.campaign(campaign)  # cached at 9.616
+    second.store.campaign(campaign)  # cached at 9.616
     advance(first, campaign)  # the other process moves the RePh on to 9.617
-    bought = second.execute(campaign, cmd.PurchaseRG(side="German", rg="I1", kg="K"),
+    bought = second.commands.execute(campaign, cmd.PurchaseRG(side="German", rg="I1", kg="K"),
                             "director")
     assert bought.events[0]["type"] == "RGPurchased"
 
@@ -102,10 +102,10 @@ def test_if_match_with_the_stored_version_is_not_refused_by_a_cached_copy(
         two_services: tuple[Refit, Refit]) -> None:
     first, second = two_services
     campaign = abtf_campaign(first, "Stale If-Match")
-    second.campaign(campaign)
-    done = first.execute(campaign, cmd.CreditCPP(side="German", amount=1, reason="x"),
+    second.store.campaign(campaign)
+    done = first.commands.execute(campaign, cmd.CreditCPP(side="German", amount=1, reason="x"),
                          "director")
-    again = second.execute(campaign, cmd.CreditCPP(side="German", amount=2, reason="y"),
+    again = second.commands.execute(campaign, cmd.CreditCPP(side="German", amount=2, reason="y"),
                            "director", expected_version=done.version)
     assert again.version == done.version + 1
 
@@ -114,32 +114,32 @@ def test_a_retry_answered_in_another_process_gets_the_first_answer_not_a_409(
         two_services: tuple[Refit, Refit]) -> None:
     first, second = two_services
     campaign = abtf_campaign(first, "Retry elsewhere")
-    at = second.campaign(campaign).version  # cached here before the first try lands
+    at = second.store.campaign(campaign).version  # cached here before the first try lands
     credit = cmd.CreditCPP(side="German", amount=1, reason="x")
-    done = first.execute(campaign, credit, "director", expected_version=at,
+    done = first.commands.execute(campaign, credit, "director", expected_version=at,
                          idempotency_key="k1")
-    again = second.execute(campaign, credit, "director", expected_version=at,
+    again = second.commands.execute(campaign, credit, "director", expected_version=at,
                            idempotency_key="k1")
     assert (again.version, again.events) == (done.version, done.events)
     with pytest.raises(VersionConflict):
-        second.execute(campaign, credit, "director", expected_version=at,
+        second.commands.execute(campaign, credit, "director", expected_version=at,
                        idempotency_key="k2")
-    assert first.campaign(campaign).version == done.version
+    assert first.store.campaign(campaign).version == done.version
 
 
 def test_a_command_waits_for_its_campaigns_turn_no_longer_than_the_turn_wait(
         refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Stuck here")
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     credit = cmd.CreditCPP(side="German", amount=1, reason="x")
     # Another thread's command meets one stuck holding the campaign.
-    with patch.object(refit.settings, "turn_wait", 0.2), refit._turn(campaign), \
+    with patch.object(refit.settings, "turn_wait", 0.2), refit.commands.turn(campaign), \
             ThreadPoolExecutor(1) as pool:
-        waited = pool.submit(refit.execute, campaign, credit, "director")
+        waited = pool.submit(refit.commands.execute, campaign, credit, "director")
         with pytest.raises(CampaignBusy, match=r"held this campaign for 0\.2 s"):
             waited.result(timeout=10)
-    assert refit.campaign(campaign).version == head
-    assert refit.execute(campaign, credit, "director").version == head + 1
+    assert refit.store.campaign(campaign).version == head
+    assert refit.commands.execute(campaign, credit, "director").version == head + 1
 
 
 def test_a_command_waits_for_another_process_no_longer_than_the_turn_wait(
@@ -150,14 +150,14 @@ def test_a_command_waits_for_another_process_no_longer_than_the_turn_wait(
     first, second = Refit(shared), Refit(shared)
     try:
         campaign = abtf_campaign(first, "Stuck there")
-        head = first.campaign(campaign).version
-        assert first.store_lock is not None
+        head = first.store.campaign(campaign).version
+        assert first.commands.store_lock is not None
         credit = cmd.CreditCPP(side="German", amount=1, reason="x")
         # A command stuck in the other process holds the campaign.
-        with first.store_lock.hold(campaign), \
+        with first.commands.store_lock.hold(campaign), \
                 pytest.raises(CampaignBusy, match="another process"):
-            second.execute(campaign, credit, "director")
-        assert second.campaign(campaign).version == head
+            second.commands.execute(campaign, credit, "director")
+        assert second.store.campaign(campaign).version == head
     finally:
         first.close()
         second.close()
@@ -165,35 +165,37 @@ def test_a_command_waits_for_another_process_no_longer_than_the_turn_wait(
 
 def test_a_token_replaced_in_another_process_opens_nothing_here(
         two_services: tuple[Refit, Refit]) -> None:
-    from api.access import Unauthorized, caller_of
+    from api.access import caller_of
+    from domain.errors import Unauthorized
 
     first, second = two_services
-    created, tokens = first.open_campaign("pbr", "I", "Lost token")
+    created, tokens = first.commands.open_campaign("pbr", "I", "Lost token")
     campaign_id = created.id
-    second.campaign(campaign_id)  # cached with the old token's hash
-    first.replace_token(campaign_id, "Axis", "director")
+    second.store.campaign(campaign_id)  # cached with the old token's hash
+    first.commands.replace_token(campaign_id, "Axis", "director")
     with pytest.raises(Unauthorized):
         caller_of(second, campaign_id, tokens.sides["Axis"])
 
     def authorize(state: Campaign) -> str:
         return caller_on(state, tokens.sides["Axis"]).role
-    head = first.campaign(campaign_id).version
+    head = first.store.campaign(campaign_id).version
     for command in (cmd.SelectInitiative(side="Axis", chit="attack"),  # refused when stale
                     cmd.CreditCPP(side="Axis", amount=1, reason="x")):  # would be saved
         with pytest.raises(Unauthorized):
-            second.execute(campaign_id, command, "", authorize=authorize)
-    assert first.campaign(campaign_id).version == head
+            second.commands.execute(campaign_id, command, "", authorize=authorize)
+    assert first.store.campaign(campaign_id).version == head
 
 
 def test_a_shared_database_reads_the_store_before_each_command(settings: Settings) -> None:
     shared = settings.model_copy(update={"shared_database": True})
     first, second = Refit(shared), Refit(shared)
     try:
-        campaign = first.create_campaign("pbr", "I", "Shared", "server").id
-        second.campaign(campaign)
-        first.execute(campaign, cmd.CreditCPP(side="Axis", amount=1, reason="x"), "director")
-        with patch.object(second, "save", wraps=second.save) as save:
-            second.execute(campaign, cmd.CreditCPP(side="Axis", amount=2, reason="y"),
+        campaign = first.commands.create_campaign("pbr", "I", "Shared", "server").id
+        second.store.campaign(campaign)
+        first.commands.execute(campaign, cmd.CreditCPP(side="Axis", amount=1, reason="x"),
+                               "director")
+        with patch.object(second.store, "save", wraps=second.store.save) as save:
+            second.commands.execute(campaign, cmd.CreditCPP(side="Axis", amount=2, reason="y"),
                            "director")
         assert save.call_count == 1  # no conflict: it ran on the stored campaign at once
     finally:
@@ -213,13 +215,13 @@ def test_services_sharing_postgres_take_turns_instead_of_conflicting(
         roll = cmd.Roll(table="9.6101", side="German")
 
         def rolls(app: Refit) -> int:
-            with patch.object(app, "save", wraps=app.save) as save:
+            with patch.object(app.store, "save", wraps=app.store.save) as save:
                 for _ in range(15):
-                    app.execute(campaign, roll, "director")
+                    app.commands.execute(campaign, roll, "director")
                 return save.call_count
         with ThreadPoolExecutor(2) as pool:
             assert sum(pool.map(rolls, apps)) == 30  # not one save refused, retried
-        assert apps[1].verify(campaign).ok
+        assert apps[1].reads.verify(campaign).ok
     finally:
         for app in apps:
             app.close()
@@ -235,7 +237,7 @@ def test_a_save_on_postgres_waits_for_the_events_table_lock(settings: Settings) 
 
     refit = Refit(settings)
     try:
-        assert isinstance(refit.recorder, LedgerRecorder)
+        assert isinstance(refit.store.recorder, LedgerRecorder)
         campaign = abtf_campaign(refit, "Lock")
         schema = settings.database_url.rsplit("schema=", 1)[1]
         # A plain INSERT's lock (ROW EXCLUSIVE) lets another plain insert through; the
@@ -243,13 +245,13 @@ def test_a_save_on_postgres_waits_for_the_events_table_lock(settings: Settings) 
         with psycopg.connect(settings.database_url.split("?")[0]) as other, \
                 ThreadPoolExecutor(1) as pool:
             other.execute(f'LOCK TABLE "{schema}".refit_events IN ROW EXCLUSIVE MODE')
-            saving = pool.submit(refit.execute, campaign,
+            saving = pool.submit(refit.commands.execute, campaign,
                                  cmd.CreditCPP(side="British", amount=1, reason="x"),
                                  "director")
             with pytest.raises(TimeoutError):
                 saving.result(timeout=0.5)
             other.rollback()
-            assert saving.result(timeout=30).version == refit.campaign(campaign).version
+            assert saving.result(timeout=30).version == refit.store.campaign(campaign).version
     finally:
         refit.close()
 
@@ -279,13 +281,13 @@ def test_a_snapshot_that_fails_neither_fails_nor_repeats_a_saved_command(
     refit = Refit(settings.model_copy(update={"snapshot_interval": 2}))
     try:
         campaign = abtf_campaign(refit, "Snapshots")
-        assert refit.snapshots is not None
-        with patch.object(refit.snapshots, "put", side_effect=IntegrityError("kept already")):
+        assert refit.store.snapshots is not None
+        with patch.object(refit.store.snapshots, "put", side_effect=IntegrityError("kept already")):
             for _ in range(3):
-                before = refit.campaign(campaign).version
-                done = refit.execute(campaign, cmd.CreditCPP(side="British", amount=1,
+                before = refit.store.campaign(campaign).version
+                done = refit.commands.execute(campaign, cmd.CreditCPP(side="British", amount=1,
                                                              reason="x"), "director")
-                assert done.version == before + 1 == len(list(refit.records(campaign)))
+                assert done.version == before + 1 == len(list(refit.store.records(campaign)))
     finally:
         refit.close()
 

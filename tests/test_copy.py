@@ -11,7 +11,7 @@ from infra.demo import play_demo
 def test_a_copied_campaign_equals_its_original_and_shares_nothing_mutable(
         refit: Refit) -> None:
     campaign_id, _ = play_demo(refit)
-    original = refit.campaign(campaign_id)
+    original = refit.store.campaign(campaign_id)
     twin = copy.deepcopy(original)
     assert type(twin) is type(original) and vars(twin) == vars(original)
     twin.points.cpp["Axis"] += 100

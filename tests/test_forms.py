@@ -65,7 +65,7 @@ def lines(text: str) -> list[dict[str, str]]:
 
 def test_the_roster_csv_has_one_line_per_cg_date_with_the_read_models_numbers(
         played: Played) -> None:
-    roster = played.refit.roster(played.campaign)
+    roster = played.refit.reads.roster(played.campaign)
     printed = lines(roster_csv(roster))
     assert [line["CG Date"] for line in printed] == ["14AM", "14PM", "14N", "15AM", "15PM"]
     for line, row in zip(printed, roster, strict=True):
@@ -80,14 +80,14 @@ def test_the_roster_csv_has_one_line_per_cg_date_with_the_read_models_numbers(
 
 
 def test_the_roster_names_each_rg_bought_on_its_cg_date_with_its_cost(played: Played) -> None:
-    printed = lines(roster_csv(played.refit.roster(played.campaign)))
+    printed = lines(roster_csv(played.refit.reads.roster(played.campaign)))
     assert printed[0]["Axis RG purchased"] == "I5 14 CPP; I7 12 CPP"
     assert "G3 5 CPP" in printed[3]["Axis RG purchased"]
 
 
 def test_the_purchase_record_csv_has_one_line_per_rg_as_the_read_model_has_it(
         played: Played) -> None:
-    record = played.refit.purchase_record(played.campaign)
+    record = played.refit.reads.purchase_record(played.campaign)
     printed = lines(purchases_csv(record))
     assert [line["#"] for line in printed] == [str(p.purchase) for p in record]
     mtr = next(line for line in printed if line["RG"] == "G3")
@@ -98,8 +98,8 @@ def test_the_purchase_record_csv_has_one_line_per_rg_as_the_read_model_has_it(
 
 
 def test_a_british_viewers_forms_show_no_axis_cpp_nor_axis_rg(played: Played) -> None:
-    roster = played.refit.roster(played.campaign, viewer="British")
-    record = played.refit.purchase_record(played.campaign, viewer="British")
+    roster = played.refit.reads.roster(played.campaign, viewer="British")
+    record = played.refit.reads.purchase_record(played.campaign, viewer="British")
     printed = lines(roster_csv(roster))
     for line in printed:
         assert {line[f"Axis {c}"] for c in ("CPP start", "+CPP", "CPP spent", "CPP left",
@@ -107,8 +107,8 @@ def test_a_british_viewers_forms_show_no_axis_cpp_nor_axis_rg(played: Played) ->
         assert line["British CPP left"].isdigit()
     axis_lines = [line for line in lines(purchases_csv(record)) if line["Side"] == "Axis"]
     assert axis_lines and all(line["RG"] == line["CPP"] == SECRET for line in axis_lines)
-    page = forms_html("Pegasus Bridge", roster, record, played.refit.cvp(played.campaign),
-                      played.refit.elr(played.campaign))
+    page = forms_html("Pegasus Bridge", roster, record, played.refit.reads.cvp(played.campaign),
+                      played.refit.reads.elr(played.campaign))
     assert "Alert Infantry Coy" not in page
     assert not any(f"<td>{rg}</td>" in page for rg in AXIS_ONLY_RGS)
     assert f'<td class="secret">{SECRET}</td>' in page
@@ -118,13 +118,14 @@ def test_a_british_viewers_forms_show_no_axis_cpp_nor_axis_rg(played: Played) ->
 def test_the_forms_render_from_one_read_model_as_each_read_gives_them(
         played: Played, as_of: int | str | None) -> None:
     refit, campaign = played.refit, played.campaign
-    forms = refit.paper_forms(campaign, as_of, viewer="British")
-    status = refit.status(campaign, as_of, viewer="British")
+    forms = refit.reads.paper_forms(campaign, as_of, viewer="British")
+    status = refit.reads.status(campaign, as_of, viewer="British")
     assert (forms.name, forms.module, forms.cg, forms.version) == (
         status.name, status.module, status.cg, status.version)
-    assert forms.roster == refit.roster(campaign, as_of, viewer="British")
-    assert forms.purchases == refit.purchase_record(campaign, as_of, viewer="British")
-    assert (forms.cvp, forms.elr) == (refit.cvp(campaign, as_of), refit.elr(campaign, as_of))
+    assert forms.roster == refit.reads.roster(campaign, as_of, viewer="British")
+    assert forms.purchases == refit.reads.purchase_record(campaign, as_of, viewer="British")
+    assert (forms.cvp, forms.elr) == (refit.reads.cvp(campaign, as_of), refit.reads.elr(campaign,
+                                                                                        as_of))
     assert render_form(forms, "purchases") == purchases_csv(forms.purchases)
     assert "<h1>Demo: Pegasus Bridge CG I</h1>" in render_form(forms, "html")
     with pytest.raises(ValidationError):
@@ -135,7 +136,7 @@ def test_the_forms_render_from_one_read_model_as_each_read_gives_them(
 
 def test_the_cvp_csv_has_a_line_per_scenario_and_the_totals_of_the_read_model(
         played: Played) -> None:
-    answer = played.refit.cvp(played.campaign)
+    answer = played.refit.reads.cvp(played.campaign)
     printed = lines(cvp_csv(answer))
     assert [line["Scenario"] for line in printed] == ["14AM", "14N", "15AM", "Total"]
     assert printed[0]["Axis CVP"] == "20" and "Lt. 8-0 (6)" in printed[0]["Axis casualties"]
@@ -144,7 +145,7 @@ def test_the_cvp_csv_has_a_line_per_scenario_and_the_totals_of_the_read_model(
 
 
 def test_the_elr_csv_lists_each_change_with_its_cause_and_rule(played: Played) -> None:
-    printed = lines(elr_csv(played.refit.elr(played.campaign)))
+    printed = lines(elr_csv(played.refit.reads.elr(played.campaign)))
     assert [(line["Side"], line["From"], line["To"], line["Cause"], line["Rule"])
             for line in printed] == [("Axis", "", "3", ELR_CAUSE, "3.613")]
 
@@ -152,9 +153,9 @@ def test_the_elr_csv_lists_each_change_with_its_cause_and_rule(played: Played) -
 def test_the_printable_page_holds_every_form_and_every_rg_with_nothing_external(
         played: Played) -> None:
     refit, campaign = played.refit, played.campaign
-    record = refit.purchase_record(campaign)
-    page = forms_html("Demo: Pegasus Bridge CG I", refit.roster(campaign), record,
-                      refit.cvp(campaign), refit.elr(campaign), subtitle="PBr CG I")
+    record = refit.reads.purchase_record(campaign)
+    page = forms_html("Demo: Pegasus Bridge CG I", refit.reads.roster(campaign), record,
+                      refit.reads.cvp(campaign), refit.reads.elr(campaign), subtitle="PBr CG I")
     for heading in ("CG Roster", "RG Purchase Record", "CVP", "ELR history"):
         assert f"<h2>{heading}</h2>" in page
     assert all(f"<td>{p.rg}</td>" in page for p in record)
@@ -167,16 +168,16 @@ def test_the_printable_page_holds_every_form_and_every_rg_with_nothing_external(
 
 def test_a_campaign_name_with_markup_is_printed_as_text(played: Played) -> None:
     refit = played.refit
-    campaign = refit.create_campaign("pbr", "I", "<b>& Sons", actor="director").id
-    page = forms_html(refit.campaign(campaign).name, refit.roster(campaign),
-                      refit.purchase_record(campaign), refit.cvp(campaign),
-                      refit.elr(campaign))
+    campaign = refit.commands.create_campaign("pbr", "I", "<b>& Sons", actor="director").id
+    page = forms_html(refit.store.campaign(campaign).name, refit.reads.roster(campaign),
+                      refit.reads.purchase_record(campaign), refit.reads.cvp(campaign),
+                      refit.reads.elr(campaign))
     assert "<h1>&lt;b&gt;&amp; Sons</h1>" in page and "<b>" not in page
     assert "(none yet)" in page  # nothing bought, nothing lost: the forms still print
 
 
 def test_forms_with_nothing_on_them_print_their_headers_only(played: Played) -> None:
-    empty = played.refit.cvp(played.campaign).model_copy(update={"scenarios": [],
+    empty = played.refit.reads.cvp(played.campaign).model_copy(update={"scenarios": [],
                                                                  "totals": {}})
     assert roster_csv([]).strip() == "CG Date,Scenario,Weather,Played"
     assert purchases_csv([]).splitlines()[0].startswith("#,Side,CG Date,RG")

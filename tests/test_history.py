@@ -24,7 +24,7 @@ def rolled_campaign(refit: Refit, secret: bool = True) -> UUID:
     precede its Initial Scenario); with `secret` False, no secret roll, so the director
     may reveal the seed early."""
     load_abtf_owner_data(refit)
-    campaign = refit.create_campaign("abtf", "I", "Arnhem", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Arnhem", "server").id
     to_reph_step(refit, campaign, "9.610")
     for subject in ("Lt. Grayburn", "Maj. Crawley"):
         do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "British",
@@ -37,41 +37,41 @@ def rolled_campaign(refit: Refit, secret: bool = True) -> UUID:
 def rolls_at(refit: Refit, campaign: UUID, table: str | None = "9.6101") -> list[int]:
     """The versions of the campaign's rolls on a table, or all of them (a record's index is
     its version - 1)."""
-    return [r["version"] for r in refit.records(campaign) if r["type"] == "DiceRolled"
+    return [r["version"] for r in refit.store.records(campaign) if r["type"] == "DiceRolled"
             and table in (None, r["data"]["table"])]
 
 
 def test_each_event_names_the_hash_of_its_predecessor(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     assert records[0]["prev_hash"] == GENESIS_HASH
     for before, after in itertools.pairwise(records):
         assert after["prev_hash"] == record_hash(before)
-    assert refit.campaign(campaign).head_hash == record_hash(records[-1])
+    assert refit.store.campaign(campaign).head_hash == record_hash(records[-1])
 
 
 def test_the_head_hash_is_returned_with_every_command(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
     result = do(refit, campaign, {"type": "advance"})
-    assert result.head_hash == record_hash(list(refit.records(campaign))[-1])
+    assert result.head_hash == record_hash(list(refit.store.records(campaign))[-1])
 
 
 def test_verify_passes_an_untouched_history(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    report = refit.verify(campaign)
+    report = refit.reads.verify(campaign)
     assert report.ok and report.first_bad_version is None
-    assert report.events == refit.campaign(campaign).version
+    assert report.events == refit.store.campaign(campaign).version
     assert report.rolls_verified == 0  # the seed is not revealed yet
 
 
 def test_after_the_seed_is_revealed_every_server_roll_is_rechecked(refit: Refit) -> None:
     campaign = rolled_campaign(refit, secret=False)
-    committed = refit.status(campaign).seed_commitment
+    committed = refit.reads.status(campaign).seed_commitment
     do(refit, campaign, {"type": "reveal_seed"})
-    status = refit.status(campaign)
+    status = refit.reads.status(campaign)
     assert status.seed is not None
     assert sha256_hex(bytes.fromhex(status.seed)) == committed
-    report = refit.verify(campaign)
+    report = refit.reads.verify(campaign)
     assert report.ok and report.rolls_verified == len(rolls_at(refit, campaign, None))
 
 
@@ -79,21 +79,21 @@ def test_an_early_reveal_commits_a_new_seed_so_later_rolls_stay_unpredictable(
         refit: Refit) -> None:
     campaign = rolled_campaign(refit, secret=False)
     rolled = len(rolls_at(refit, campaign, None))
-    first = refit.campaign(campaign).dice.seed
+    first = refit.store.campaign(campaign).dice.seed
     revealed = do(refit, campaign, {"type": "reveal_seed"}).events[0]["data"]
     assert revealed["seed"] == first and "next_seed" not in revealed
-    state = refit.campaign(campaign)
+    state = refit.store.campaign(campaign)
     assert state.dice.seed != first
     assert state.dice.seed_commitment == revealed["next_commitment"]
-    assert refit.status(campaign).seed_commitment == revealed["next_commitment"]
+    assert refit.reads.status(campaign).seed_commitment == revealed["next_commitment"]
     do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German"})
-    assert refit.verify(campaign).rolls_verified == rolled  # the new seed is still secret
+    assert refit.reads.verify(campaign).rolls_verified == rolled  # the new seed is still secret
 
 
 def test_a_roll_whose_dice_differ_from_the_seed_is_named(refit: Refit) -> None:
     campaign = rolled_campaign(refit, secret=False)
     do(refit, campaign, {"type": "reveal_seed"})
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     first = rolls_at(refit, campaign)[0]
     forged = records[first - 1]["data"]
     forged["dice"] = [7 - forged["dice"][0]]  # the other face, with sums that add up
@@ -118,7 +118,7 @@ def test_a_tampered_stored_event_is_found_at_its_version(refit: Refit,
     campaign = rolled_campaign(refit)
     second = rolls_at(refit, campaign)[1]
     tamper(database_url, campaign, version=second, old=b"Maj. Crawley", new=b"Maj. Crowley")
-    report = refit.verify(campaign)
+    report = refit.reads.verify(campaign)
     assert not report.ok and report.first_bad_version == second + 1
     assert report.problem == (f"version {second + 1} does not link to version {second}: "
                               "one of them was altered")
@@ -147,14 +147,14 @@ def tamper(url: str, campaign: UUID, version: int, old: bytes, new: bytes) -> No
 
 def test_a_secret_roll_is_sealed_by_a_salted_commitment(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    secret = list(refit.records(campaign))[rolls_at(refit, campaign)[2] - 1]
+    secret = list(refit.store.records(campaign))[rolls_at(refit, campaign)[2] - 1]
     assert secret["sealed"] == commitment(secret_content(secret["data"]), secret["salt"])
     assert secret["data"]["secret_for"] == "German"
 
 
 def test_a_redacted_history_still_verifies(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    redacted = [redact(record) for record in refit.records(campaign)]
+    redacted = [redact(record) for record in refit.store.records(campaign)]
     secret = redacted[rolls_at(refit, campaign)[2] - 1]
     assert "subject" not in secret["data"] and secret["salt"] is None
     assert verify_records(redacted).ok
@@ -162,7 +162,7 @@ def test_a_redacted_history_still_verifies(refit: Refit) -> None:
 
 def test_a_forged_secret_fails_its_commitment(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     secret = rolls_at(refit, campaign)[2]
     records[secret - 1]["data"]["result"] = "Retained unwounded (forged)"
     report = verify_records(records)
@@ -171,13 +171,13 @@ def test_a_forged_secret_fails_its_commitment(refit: Refit) -> None:
 
 def test_the_seed_is_not_in_the_history_until_revealed(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    created = next(iter(refit.records(campaign)))
+    created = next(iter(refit.store.records(campaign)))
     assert "seed" not in created["data"]
-    assert refit.status(campaign).seed is None
+    assert refit.reads.status(campaign).seed is None
 
 
 def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Table", "entered").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Table", "entered").id
     to_reph_step(refit, campaign, "3.610")
     result = do(refit, campaign, {"type": "roll", "table": "3.610", "side": "British",
                                   "dice": [4], "drm": [{"value": 1, "reason": "Isolated"}]},
@@ -189,7 +189,7 @@ def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
 
 def test_roll_keys_count_within_a_step_and_start_again_in_the_next(refit: Refit) -> None:
     load_fixture_chart(refit)
-    first = refit.create_campaign("pbr", "I", "One", "server")
+    first = refit.commands.create_campaign("pbr", "I", "One", "server")
     keys = [do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis"}
                ).events[0]["data"]["key"] for _ in range(2)]
     assert keys == ["14AM/3.617/T1/Axis/1/0", "14AM/3.617/T1/Axis/2/0"]
@@ -200,14 +200,14 @@ def test_roll_keys_count_within_a_step_and_start_again_in_the_next(refit: Refit)
 
 def test_rolls_of_every_seed_are_checked_after_cg_end(refit: Refit) -> None:
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "Seeds", "server", start_date="17PM").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Seeds", "server", start_date="17PM").id
     for _ in range(2):
         do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis"})
         do(refit, campaign, {"type": "reveal_seed"})
     do(refit, campaign, {"type": "roll", "table": "T2", "side": "British"})
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
-    report = refit.verify(campaign)
+    report = refit.reads.verify(campaign)
     assert report.ok and report.rolls_verified == 3
 
 
@@ -215,7 +215,7 @@ def forged(refit: Refit, change: dict) -> dict:
     """A revealed campaign's history with one roll changed and the chain relinked."""
     campaign = rolled_campaign(refit, secret=False)
     do(refit, campaign, {"type": "reveal_seed"})
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     first = rolls_at(refit, campaign)[0]
     data = records[first - 1]["data"]
     if "dice" in change:  # keep the arithmetic right, so only the claim itself is wrong
@@ -244,7 +244,7 @@ def test_a_final_roll_that_does_not_add_up_is_found(refit: Refit) -> None:
 
 def test_a_redacted_flag_does_not_excuse_altered_secret_content(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     secret = rolls_at(refit, campaign)[2]
     records[secret - 1]["data"]["result"] = "Retained unwounded (forged)"
     records[secret - 1]["redacted"] = True
@@ -257,7 +257,7 @@ def test_a_stored_event_too_damaged_to_read_is_reported_at_its_version(
     campaign = rolled_campaign(refit)
     second = rolls_at(refit, campaign)[1]
     tamper(database_url, campaign, version=second, old=b'"prev_hash"', new=b'"prev_hash_"')
-    report = refit.verify(campaign)
+    report = refit.reads.verify(campaign)
     assert not report.ok and report.first_bad_version == second
     assert report.problem is not None
     assert report.problem.startswith(f"version {second} cannot be read")
@@ -269,7 +269,7 @@ def test_a_roll_ordinal_that_skips_ahead_is_found(refit: Refit) -> None:
 
 def test_a_public_roll_stripped_of_its_dice_is_found(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     first = rolls_at(refit, campaign)[0]
     del records[first - 1]["data"]["dice"]
     report = verify_records(_relinked(records))
@@ -280,7 +280,7 @@ def test_a_public_roll_stripped_of_its_dice_is_found(refit: Refit) -> None:
 def test_a_malformed_record_is_reported_not_raised(refit: Refit) -> None:
     campaign = rolled_campaign(refit, secret=False)
     do(refit, campaign, {"type": "reveal_seed"})
-    records = list(refit.records(campaign))
+    records = list(refit.store.records(campaign))
     records[-1]["data"]["seed"] = "zz"
     report = verify_records(_relinked(records))
     assert not report.ok and report.first_bad_version == records[-1]["version"]
@@ -290,23 +290,23 @@ def test_a_malformed_record_is_reported_not_raised(refit: Refit) -> None:
 def test_each_sides_redacted_history_verifies_with_sealed_rolls_between_its_own(
         refit: Refit) -> None:
     load_fixture_chart(refit)
-    campaign = refit.create_campaign("pbr", "I", "Interleaved", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Interleaved", "server").id
     for secret in (False, True, False, True, False):
         do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": secret})
-    redacted = [redact(record) for record in refit.records(campaign)]
+    redacted = [redact(record) for record in refit.store.records(campaign)]
     assert verify_records(redacted).ok
 
 
 def test_a_sealed_event_with_fields_left_to_their_defaults_still_verifies(
         refit: Refit) -> None:
     load_fixture_chart(refit)  # the property test that found it: receive, then determine
-    campaign = refit.create_campaign("pbr", "I", "Defaults", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Defaults", "server").id
     do(refit, campaign, {"type": "receive_rg", "side": "Axis", "rg": "X1", "reason": "OB"})
     do(refit, campaign, {"type": "determine_rg", "side": "Axis", "purchase": 1,
                          "strength": "F"})
-    determined = list(refit.records(campaign))[-1]
+    determined = list(refit.store.records(campaign))[-1]
     assert determined["data"]["sw_rolled"] is None and determined["sealed"]
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
 
 
 def test_an_early_reveal_waits_while_a_secret_roll_would_open(refit: Refit) -> None:
@@ -318,11 +318,11 @@ def test_an_early_reveal_waits_while_a_secret_roll_would_open(refit: Refit) -> N
 
 def test_an_events_stored_state_carries_no_empty_idempotency_envelope(refit: Refit,
                                                                      database_url: str) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Envelope", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Envelope", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 1, "reason": "x"})
-    refit.execute(campaign, cmd.parse_command({"type": "credit_cpp", "side": "Axis",
+    refit.commands.execute(campaign, cmd.parse_command({"type": "credit_cpp", "side": "Axis",
                                                "amount": 2, "reason": "y"}),
                   "director", idempotency_key="k")
-    stored = [s.state for s in refit.recorder.select_events(campaign)]
+    stored = [s.state for s in refit.store.recorder.select_events(campaign)]
     assert b"idempotency_key" not in bytes(stored[1])
     assert b'"k"' in bytes(stored[2]) or b"\\u001fk" in bytes(stored[2])

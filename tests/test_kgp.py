@@ -23,7 +23,7 @@ def kgp(refit: Refit, cg: str = "I", owner_data: bool = True, **options: Any) ->
     """A KGP campaign (dice typed in), its 18AM scenario in play."""
     if owner_data:
         load_fixture_chart(refit, FIXTURE_KGP)
-    return refit.create_campaign("kgp", cg, "Peiper", "entered", **options).id
+    return refit.commands.create_campaign("kgp", cg, "Peiper", "entered", **options).id
 
 
 def control(refit: Refit, campaign: UUID, location: str, side: str | None, lvp: int = 0,
@@ -44,17 +44,17 @@ def test_8_2_current_and_cg_lvp_totals_across_two_map_groups(refit: Refit) -> No
     control(refit, campaign, "ChP2", GERMAN, 2, "Ch")
     control(refit, campaign, "StAA15", GERMAN, 16, "St")  # EX: two Locations rubbled
     do(refit, campaign, {"type": "end_scenario"})
-    (first,) = refit.lvp(campaign)
+    (first,) = refit.reads.lvp(campaign)
     assert first.current == {GERMAN: 18, US: 7} and first.cg_total == {GERMAN: 18, US: 7}
     assert first.by_map_group == {"St": {GERMAN: 16, US: 3}, "Ch": {GERMAN: 2, US: 4}}
     do(refit, campaign, {"type": "advance"})  # the fictitious RePh: 18PM begins
     do(refit, campaign, {"type": "advance"})
     control(refit, campaign, "ChL7", GERMAN, 4, "Ch")
     do(refit, campaign, {"type": "end_scenario"})
-    second = refit.lvp(campaign)[1]
+    second = refit.reads.lvp(campaign)[1]
     assert second.cg_date == "18PM" and second.current == {GERMAN: 22, US: 3}
     assert second.cg_total == {GERMAN: 18 + 22, US: 7 + 3}  # 8.6033: added date by date
-    roster = refit.roster(campaign)
+    roster = refit.reads.roster(campaign)
     assert (roster[1].sides[GERMAN].lvp_current, roster[1].sides[GERMAN].lvp_cg) == (22, 40)
 
 
@@ -66,7 +66,7 @@ def test_an_lvp_location_names_a_map_group_of_the_module(refit: Refit) -> None:
 
 
 def test_no_lvp_outside_kgp(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "No LVP", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "No LVP", "server").id
     error = refused(refit, campaign, {"type": "change_control", "location": "Q16",
                                       "side": "Axis", "lvp": 2})
     assert isinstance(error, InvalidCommand) and error.field == "lvp"
@@ -83,13 +83,13 @@ def test_8_6198_an_objective_hex_is_secret_until_its_sides_infantry_control_it(
     gun = refused(refit, campaign, {"type": "designate_objective", "side": GERMAN,
                                     "purchase": 2, "hex": "StR3"})
     assert isinstance(gun, RuleViolation) and gun.rule == "8.6198"
-    (seen,) = refit.objectives(campaign, viewer=US)
+    (seen,) = refit.reads.objectives(campaign, viewer=US)
     assert seen.hidden and seen.hex is None
     control(refit, campaign, "StQ10", GERMAN)  # a vehicle, not Infantry: still secret
-    assert refit.objectives(campaign, viewer=US)[0].hidden
+    assert refit.reads.objectives(campaign, viewer=US)[0].hidden
     control(refit, campaign, "StQ10", US)
     control(refit, campaign, "StQ10", GERMAN, infantry=True)
-    (revealed,) = refit.objectives(campaign, viewer=US)
+    (revealed,) = refit.reads.objectives(campaign, viewer=US)
     assert (revealed.hex, revealed.revealed, revealed.revealed_on) == ("StQ10", True, "18AM")
 
 
@@ -99,7 +99,7 @@ def test_cg13_german_pf_one_and_a_half_per_squad(refit: Refit) -> None:
                                  ("entered", 1, "7½")):
         do(refit, campaign, {"type": "change_pf", "side": GERMAN, "reason": reason,
                              "count": count})
-        assert refit.status(campaign).pf == {GERMAN: shown}
+        assert refit.reads.status(campaign).pf == {GERMAN: shown}
     too_many = refused(refit, campaign, {"type": "change_pf", "side": GERMAN,
                                          "reason": "used", "count": 8})
     assert isinstance(too_many, RuleViolation) and "have 7½ PF" in too_many.message
@@ -111,7 +111,7 @@ def test_cg13_german_pf_one_and_a_half_per_squad(refit: Refit) -> None:
 def test_cg14_german_fanaticism_once_in_cg_ii(refit: Refit) -> None:
     campaign = kgp(refit, "II")
     do(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
-    assert refit.status(campaign).fanaticism == ["18AM"]
+    assert refit.reads.status(campaign).fanaticism == ["18AM"]
     do(refit, campaign, {"type": "end_scenario"})
     do(refit, campaign, {"type": "advance"})
     do(refit, campaign, {"type": "advance"})  # 18PM in play
@@ -122,7 +122,7 @@ def test_cg14_german_fanaticism_once_in_cg_ii(refit: Refit) -> None:
 def test_cg4_a_massacre_is_recorded_once_for_the_rest_of_the_cg(refit: Refit) -> None:
     campaign = kgp(refit)
     do(refit, campaign, {"type": "record_massacre", "side": GERMAN})
-    assert refit.status(campaign).massacre == GERMAN
+    assert refit.reads.status(campaign).massacre == GERMAN
     again = refused(refit, campaign, {"type": "record_massacre", "side": US})
     assert isinstance(again, RuleViolation) and again.rule == "CG4"
 
@@ -138,12 +138,12 @@ def test_8_31_the_balance_halves_that_sides_secret_dr_frd(refit: Refit) -> None:
     us = do(refit, campaign, {"type": "roll", "table": "T-8.616", "side": US,
                               "dice": [6, 5]}).events[0]["data"]
     assert us["final"] == 11
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
 
 
 def test_a_balance_needs_a_module_that_has_one(refit: Refit) -> None:
     with pytest.raises(InvalidCommand) as error:
-        refit.create_campaign("pbr", "I", "No balance", "server", balance="Axis")
+        refit.commands.create_campaign("pbr", "I", "No balance", "server", balance="Axis")
     assert error.value.field == "balance"
 
 
@@ -154,7 +154,7 @@ def test_a_balance_needs_a_module_that_has_one(refit: Refit) -> None:
 ])
 def test_cg23_game_end_dr_ex(refit: Refit, dice: list[int], night: bool,
                              result: str) -> None:
-    campaign = refit.create_campaign("kgp", "I", "Game End", "entered",
+    campaign = refit.commands.create_campaign("kgp", "I", "Game End", "entered",
                                      start_date="18N" if night else "18AM").id
     rolled = do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
                                   "dice": dice, "target": 4}).events[0]["data"]
@@ -163,14 +163,14 @@ def test_cg23_game_end_dr_ex(refit: Refit, dice: list[int], night: bool,
 
 def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None:
     campaign = kgp(refit)
-    assert refit.status(campaign).entry_areas == {GERMAN: ["StGG1"], US: ["ChA10"]}
+    assert refit.reads.status(campaign).entry_areas == {GERMAN: ["StGG1"], US: ["ChA10"]}
     do(refit, campaign, {"type": "hold_units", "side": US, "entry_area": "ChA10",
                          "units": "2x 7-4-7 exited (CG21)"})
     wrong = refused(refit, campaign, {"type": "hold_units", "side": US,
                                       "entry_area": "StGG1", "units": "1x 7-4-7"})
     assert isinstance(wrong, InvalidCommand) and wrong.field == "entry_area"
-    assert refit.holding(campaign, viewer=GERMAN) == []
-    assert refit.holding(campaign, viewer=US)[0]["units"] == "2x 7-4-7 exited (CG21)"
+    assert refit.reads.holding(campaign, viewer=GERMAN) == []
+    assert refit.reads.holding(campaign, viewer=US)[0]["units"] == "2x 7-4-7 exited (CG21)"
     do(refit, campaign, {"type": "end_scenario"})
     do(refit, campaign, {"type": "advance"})  # 18PM
     do(refit, campaign, {"type": "advance"})
@@ -179,7 +179,7 @@ def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None
     do(refit, campaign, {"type": "advance"})  # 18N
     do(refit, campaign, {"type": "end_scenario"})
     do(refit, campaign, {"type": "advance"})  # 19AM: StN56 becomes Eligible
-    assert refit.status(campaign).entry_areas[US] == ["StN56", "ChA10"]
+    assert refit.reads.status(campaign).entry_areas[US] == ["StN56", "ChA10"]
 
 
 def test_cg7a_german_i_v_hw_rg_bought_for_the_date_set_up_in_reserve(refit: Refit) -> None:
@@ -188,10 +188,10 @@ def test_cg7a_german_i_v_hw_rg_bought_for_the_date_set_up_in_reserve(refit: Refi
     do(refit, campaign, {"type": "credit_cpp", "side": GERMAN, "amount": 40, "reason": "x"})
     for rg, mode in (("I1", "entry"), ("I1", "on_map"), ("G1", "entry")):
         do(refit, campaign, {"type": "purchase_rg", "side": GERMAN, "rg": rg, "mode": mode})
-    record = refit.purchase_record(campaign)
+    record = refit.reads.purchase_record(campaign)
     assert [(r.rg, r.cpp, r.mode, r.reserve) for r in record] == [
         ("I1", 10, "entry", True), ("I1", 15, "on_map", False), ("G1", 4, "entry", False)]
-    assert refit.purchase_record(campaign, viewer=US)[0].reserve is False  # hidden line
+    assert refit.reads.purchase_record(campaign, viewer=US)[0].reserve is False  # hidden line
 
 
 def test_the_kgp_reph_is_refused_until_an_owner_supplies_it(refit: Refit) -> None:
@@ -211,7 +211,7 @@ def test_an_opponents_secret_objective_never_shows_in_a_refusal(refit: Refit) ->
     do(refit, campaign, {"type": "designate_objective", "side": US, "purchase": 2,
                          "hex": "StQ9"})  # the US cannot know: both may hold it
     control(refit, campaign, "StQ9", GERMAN, infantry=True)
-    german, us = refit.objectives(campaign, viewer=US)
+    german, us = refit.reads.objectives(campaign, viewer=US)
     assert (german.hex, german.purchase, german.cg_date) == ("StQ9", None, None)
     assert (us.hex, us.revealed, us.purchase) == ("StQ9", False, 2)
 
@@ -221,4 +221,4 @@ def test_a_control_change_without_lvp_keeps_the_locations_lvp(refit: Refit) -> N
     control(refit, campaign, "StAA15", GERMAN, 20, "St")
     control(refit, campaign, "StAA15", US)
     do(refit, campaign, {"type": "end_scenario"})
-    assert refit.lvp(campaign)[0].by_map_group == {"St": {GERMAN: 0, US: 20}}
+    assert refit.reads.lvp(campaign)[0].by_map_group == {"St": {GERMAN: 0, US: 20}}

@@ -25,17 +25,17 @@ def eventsourcings(mapper: Mapper[Any], event: Any) -> Any:
 def test_every_event_is_stored_as_eventsourcings_mapper_stores_it(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Mapper")
     to_reph_step(refit, campaign, "9.617")
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
     do(refit, campaign, {"type": "record_casualty", "side": "British", "unit": "4-5-7",
                          "cvp": 2})
-    refit.undo(campaign, "a mistake", "director", to_version=target)
-    plain = Mapper[Any](transcoder=refit.mapper.transcoder)
-    events = list(refit.events.get(campaign))
+    refit.audit.undo(campaign, "a mistake", "director", to_version=target)
+    plain = Mapper[Any](transcoder=refit.store.mapper.transcoder)
+    events = list(refit.store.events.get(campaign))
     fast = 0
     for event in events:
-        assert refit.mapper.to_stored_event(event) == eventsourcings(plain, event)
-        fast += refit.mapper._plain_stored(event, []) is not None
+        assert refit.store.mapper.to_stored_event(event) == eventsourcings(plain, event)
+        fast += refit.store.mapper._plain_stored(event, []) is not None
     kinds = {type(e).__name__ for e in events}
     assert {"Created", "Undone", "DiceRolled"} <= kinds and fast >= len(events) - 2
 
@@ -43,16 +43,16 @@ def test_every_event_is_stored_as_eventsourcings_mapper_stores_it(refit: Refit) 
 def test_records_are_read_as_each_decoded_event_records_itself(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Records")
     to_reph_step(refit, campaign, "9.617")
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
-    refit.undo(campaign, "a mistake", "director", to_version=target)
-    events = list(refit.events.get(campaign))
-    rows = list(refit.stored_records(campaign))
+    refit.audit.undo(campaign, "a mistake", "director", to_version=target)
+    events = list(refit.store.events.get(campaign))
+    rows = list(refit.store.stored_records(campaign))
     assert [record for record, _ in rows] == [e.record() for e in events]
     assert [fields.get("seed") for _, fields in rows] == \
         [e.__dict__.get("seed") for e in events]
     assert rows[0][1]["seed"] is not None  # the private seed is among the fields
-    assert [r for r, _ in refit.stored_records(campaign, lte=5, gt=2)] == \
+    assert [r for r, _ in refit.store.stored_records(campaign, lte=5, gt=2)] == \
         [e.record() for e in events[2:5]]
     sealed = [record for record, _ in rows if record["sealed"] is not None]
     assert sealed and all(record["salt"] for record in sealed)

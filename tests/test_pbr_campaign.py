@@ -40,7 +40,7 @@ class Table:
     def to(self, step: str | None) -> None:
         """Complete steps until `step` (None: the scenario)."""
         for _ in range(30):
-            if self.refit.campaign(self.campaign).reph.step == step:
+            if self.refit.store.campaign(self.campaign).reph.step == step:
                 return
             self(type="advance")
         raise AssertionError(f"never reached {step}")
@@ -74,7 +74,7 @@ class Table:
 @pytest.fixture
 def story(refit: Refit) -> Table:
     """The whole story, played."""
-    t = Table(refit, refit.create_campaign("pbr", "I", "Ranville", "entered").id)
+    t = Table(refit, refit.commands.create_campaign("pbr", "I", "Ranville", "entered").id)
     initial_14am(t)
     idle_14pm_and_night_14n(t)
     british_attack_15am(t)
@@ -217,7 +217,7 @@ HAND_KEPT_ROSTER = [  # CG Date, scenario, played, {side: (start, +CPP, spent, l
 
 
 def test_the_cg_roster_matches_the_forms_kept_by_hand(story: Table) -> None:
-    roster = story.refit.roster(story.campaign)
+    roster = story.refit.reads.roster(story.campaign)
     assert [row.cg_date for row in roster] == [line[0] for line in HAND_KEPT_ROSTER]
     for row, (date, scenario, played, sides) in zip(roster, HAND_KEPT_ROSTER, strict=True):
         assert (row.scenario_type, row.scenario_played) == (scenario, played), date
@@ -253,7 +253,7 @@ HAND_KEPT_PURCHASES = [  # #, side, CG Date, RG, CPP, #P, #R, F/D, units, SW, le
 
 
 def test_the_rg_purchase_record_matches_the_forms_kept_by_hand(story: Table) -> None:
-    record = story.refit.purchase_record(story.campaign)
+    record = story.refit.reads.purchase_record(story.campaign)
     assert [(r.purchase, r.side, r.cg_date, r.rg, r.cpp, r.p, r.r, r.strength, r.units, r.sw,
              r.leader) for r in record] == HAND_KEPT_PURCHASES
 
@@ -268,14 +268,14 @@ def test_every_refusal_on_the_way_named_its_rule(story: Table) -> None:
 
 
 def test_elr_stays_as_the_initial_ob_set_it_no_pbr_reph_step_moves_it(story: Table) -> None:
-    elr = story.refit.elr(story.campaign)
+    elr = story.refit.reads.elr(story.campaign)
     assert elr.current == {AXIS: 3, BRITISH: 5}
     assert [(c.cg_date, c.after) for c in elr.changes] == [("14AM", 3), ("14AM", 5)]
-    assert [row.sides[AXIS].elr for row in story.refit.roster(story.campaign)] == [3] * 5
+    assert [row.sides[AXIS].elr for row in story.refit.reads.roster(story.campaign)] == [3] * 5
 
 
 def test_cvp_match_the_forms_kept_by_hand(story: Table) -> None:
-    cvp = story.refit.cvp(story.campaign)
+    cvp = story.refit.reads.cvp(story.campaign)
     assert [(row.scenario, row.side, row.cvp) for row in cvp.scenarios] == [
         ("14AM", AXIS, 20), ("14AM", BRITISH, 6), ("14N", AXIS, 8), ("14N", BRITISH, 12),
         ("15AM", AXIS, 10), ("15AM", BRITISH, 4)]
@@ -284,8 +284,8 @@ def test_cvp_match_the_forms_kept_by_hand(story: Table) -> None:
 
 def test_the_british_see_none_of_the_axis_purchases_and_the_story_verifies(
         story: Table) -> None:
-    british = story.refit.purchase_record(story.campaign, viewer=BRITISH)
+    british = story.refit.reads.purchase_record(story.campaign, viewer=BRITISH)
     assert all(line.hidden and line.rg is None for line in british if line.side == AXIS)
     assert all(row.sides[AXIS].cpp_left is None
-               for row in story.refit.roster(story.campaign, viewer=BRITISH))
-    assert story.refit.verify(story.campaign).ok
+               for row in story.refit.reads.roster(story.campaign, viewer=BRITISH))
+    assert story.refit.reads.verify(story.campaign).ok

@@ -15,7 +15,7 @@ AXIS, BRITISH = "Axis", "British"
 
 def at(refit: Refit, cg: str, step: str) -> UUID:
     """A PBr campaign of a CG at a step of the RePh after 14AM (dice typed in)."""
-    campaign = refit.create_campaign("pbr", cg, "Bénouville", "entered").id
+    campaign = refit.commands.create_campaign("pbr", cg, "Bénouville", "entered").id
     to_reph_step(refit, campaign, step)
     return campaign
 
@@ -26,7 +26,7 @@ def test_cg_iii_british_forgo_14pm_cpp_and_the_axis_base_loses_as_many(refit: Re
     too_many = refused(refit, campaign, {"type": "forgo_cpp", "side": BRITISH, "amount": 8})
     assert isinstance(too_many, RuleViolation) and "5 already forgone" in too_many.message
     advance_to(refit, campaign, "3.617")
-    assert refit.campaign(campaign).points.cpp == {AXIS: 29 - 5, BRITISH: 12 - 5}
+    assert refit.store.campaign(campaign).points.cpp == {AXIS: 29 - 5, BRITISH: 12 - 5}
 
 
 def test_only_the_british_of_cg_iii_forgo_and_only_on_14pm(refit: Refit) -> None:
@@ -57,7 +57,7 @@ def test_3_6074_withdrawals_are_recorded_in_3_607_on_the_roster(refit: Refit) ->
                          "units": "all personnel north of the river", "rule": "3.60741"})
     do(refit, campaign, {"type": "withdraw_units", "side": AXIS, "units": "I4, I5",
                          "rule": "3.60742", "retained_off_map": True})
-    cells = refit.roster(campaign)[0].sides
+    cells = refit.reads.roster(campaign)[0].sides
     assert cells[AXIS].withdrawn == [{"units": "I4, I5", "rule": "3.60742",
                                       "retained_off_map": True}]
     assert cells[BRITISH].withdrawn[0]["rule"] == "3.60741"

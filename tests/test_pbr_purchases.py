@@ -42,7 +42,7 @@ def refused_purchase(refit: Refit, campaign: UUID, side: str, rg: str,
 
 def next_date(refit: Refit, campaign: UUID, step: str, chits: tuple[str, str]) -> None:
     """Play the current CG Date out with these chits (Axis, British), to `step` of the next."""
-    if refit.campaign(campaign).reph.phase == "reph":
+    if refit.store.campaign(campaign).reph.phase == "reph":
         advance_to(refit, campaign, "3.621")
         for side, chit in zip((AXIS, BRITISH), chits, strict=True):
             do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
@@ -56,8 +56,8 @@ def next_date(refit: Refit, campaign: UUID, step: str, chits: tuple[str, str]) -
 @pytest.fixture
 def at_14am(refit: Refit) -> UUID:
     """PBr CG I, the 14AM Initial Scenario's purchases (3.617, a ! step)."""
-    campaign = refit.create_campaign("pbr", "I", "Ranville", "entered").id
-    assert refit.campaign(campaign).reph.step == "3.617"
+    campaign = refit.commands.create_campaign("pbr", "I", "Ranville", "entered").id
+    assert refit.store.campaign(campaign).reph.step == "3.617"
     return campaign
 
 
@@ -127,11 +127,11 @@ def test_only_the_axis_buys_in_reserve_and_only_i_and_g_rg(refit: Refit,
 def test_3_616_credits_each_cpp_base_and_14pm_loses_what_is_left(refit: Refit,
                                                                 at_14am: UUID) -> None:
     next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 14PM
-    assert refit.campaign(at_14am).points.cpp == {AXIS: 29, BRITISH: 12}
-    row = refit.roster(at_14am)[1]
+    assert refit.store.campaign(at_14am).points.cpp == {AXIS: 29, BRITISH: 12}
+    row = refit.reads.roster(at_14am)[1]
     assert (row.sides[AXIS].cpp_credited, row.sides[BRITISH].cpp_credited) == (29, 12)
     advance(refit, at_14am)  # leaves 3.617 on 14PM: "any CPP remaining ... are lost"
-    assert refit.campaign(at_14am).points.cpp == {AXIS: 0, BRITISH: 0}
+    assert refit.store.campaign(at_14am).points.cpp == {AXIS: 0, BRITISH: 0}
 
 
 def test_3_6162_loss_points_go_to_a_side_that_lost_twice_as_many_and_8_more(
@@ -148,7 +148,7 @@ def test_3_6162_loss_points_go_to_a_side_that_lost_twice_as_many_and_8_more(
     assert isinstance(not_british, RuleViolation) and not_british.rule == "3.6162"
     do(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS, "dice": [4]})
     advance(refit, at_14am)
-    assert refit.campaign(at_14am).points.cpp == {AXIS: 29 + 4, BRITISH: 12}
+    assert refit.store.campaign(at_14am).points.cpp == {AXIS: 29 + 4, BRITISH: 12}
 
 
 def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID) -> None:
@@ -163,11 +163,11 @@ def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID
     cpp(refit, at_14am, AXIS, 2)
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [3],
                         "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})  # 8
-    assert refit.campaign(at_14am).points.cpp[AXIS] == 0
+    assert refit.store.campaign(at_14am).points.cpp[AXIS] == 0
     next_date(refit, at_14am, "3.620", ("idle", "idle"))  # an Idle 14PM: 14N repeats
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [2]})
-    assert refit.campaign(at_14am).points.cpp[AXIS] == 42 - 1  # 14N's Base # less 1 for Recon
-    pm, night = refit.roster(at_14am)[1:3]
+    assert refit.store.campaign(at_14am).points.cpp[AXIS] == 42 - 1  # 14N's Base # less 1 for Recon
+    pm, night = refit.reads.roster(at_14am)[1:3]
     assert (pm.sides[AXIS].recon, night.sides[AXIS].recon) == (8, 10)  # Idle dates add up
     assert night.sides[BRITISH].recon is None
 
@@ -209,12 +209,12 @@ def test_notes_e_and_j_one_observer_per_module_and_one_o4_at_a_time(refit: Refit
     buy(refit, at_14am, BRITISH, "O4")
     second = refused_purchase(refit, at_14am, BRITISH, "O4")
     assert "(note e)" in second.message and "1 held" in second.message
-    observer = refit.purchase_record(at_14am)[-1].purchase
+    observer = refit.reads.purchase_record(at_14am)[-1].purchase
     do(refit, at_14am, {"type": "remove_rg", "side": BRITISH, "purchase": observer,
                         "reason": "its module was used (3.6046)", "rule": "3.6046"})
     next_date(refit, at_14am, "3.617", ("idle", "attack"))  # 15AM
     buy(refit, at_14am, BRITISH, "O4")  # the first left the OB
-    removed = refit.purchase_record(at_14am)[observer - 1].removed
+    removed = refit.reads.purchase_record(at_14am)[observer - 1].removed
     assert removed == "14N: its module was used (3.6046)"
 
 
@@ -224,7 +224,7 @@ def test_3_6182_an_mg_platoon_rolls_again_until_it_has_two_mg(refit: Refit,
     cpp(refit, at_14am, AXIS, 10)
     buy(refit, at_14am, AXIS, "I2")  # Fallschirmjäger MG Pltn: 2 MMG, 2 HMG
     advance_to(refit, at_14am, "3.618")
-    number = refit.purchase_record(at_14am)[-1].purchase
+    number = refit.reads.purchase_record(at_14am)[-1].purchase
 
     def mg(subject: str, die: int) -> None:
         do(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS, "dice": [die],
@@ -236,7 +236,7 @@ def test_3_6182_an_mg_platoon_rolls_again_until_it_has_two_mg(refit: Refit,
         mg(subject, die)  # one MG received: fewer than two
     mg("HMG", 2)  # the whole RG rolls again: this HMG is the new round's first
     mg("MMG", 3)
-    assert refit.purchase_record(at_14am)[-1].sw == ["HMG", "MMG"]
+    assert refit.reads.purchase_record(at_14am)[-1].sw == ["HMG", "MMG"]
     mg("MMG", 6)
     mg("HMG", 5)  # the round is over with two: no more
     done = refused(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS,
@@ -259,7 +259,7 @@ def test_loss_points_are_not_rolled_again_after_an_idle_date(refit: Refit,
 
 def test_recon_is_rolled_openly_within_the_m2_maximum_and_never_bought_as_an_rg(
         refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "III", "Recon", "entered").id
+    campaign = refit.commands.create_campaign("pbr", "III", "Recon", "entered").id
     to_reph_step(refit, campaign, "3.617")  # 14PM of CG III: British M2 CG max 0
     bought = refused_purchase(refit, campaign, BRITISH, "M2")
     assert bought.rule == "3.620" and "bought by rolling table 3.620" in bought.message

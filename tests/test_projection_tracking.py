@@ -39,31 +39,31 @@ def running(*confs: Settings) -> Iterator[list[Refit]]:
 
 
 def test_reads_catch_up_so_a_read_after_a_command_reflects_it(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "RYW", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "RYW", "server").id
     for value in (3, 4, 2):
         do(refit, campaign, {"type": "change_elr", "side": "German", "value": value,
                              "cause": "test"})
-        assert refit.elr(campaign).current["German"] == value
+        assert refit.reads.elr(campaign).current["German"] == value
 
 
 def test_tracking_records_the_last_notification_folded(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "Tracked", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Tracked", "server").id
     do(refit, campaign, {"type": "change_san", "side": "German", "value": 3, "cause": "OB"})
-    refit.catch_up()
-    assert refit.view.max_tracking_id("refit") == refit.recorder.max_notification_id()
+    refit.views.catch_up()
+    assert refit.views.view.max_tracking_id("refit") == refit.store.recorder.max_notification_id()
 
 
 def test_a_batch_already_folded_by_another_process_is_not_counted_twice(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Twice", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Twice", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
-    refit.catch_up()
-    last = refit.recorder.max_notification_id()
+    refit.views.catch_up()
+    last = refit.store.recorder.max_notification_id()
     assert last is not None
-    events = [refit.mapper.to_domain_event(n)
-              for n in refit.recorder.select_notifications(start=1, limit=100)]
+    events = [refit.store.mapper.to_domain_event(n)
+              for n in refit.store.recorder.select_notifications(start=1, limit=100)]
     with pytest.raises(IntegrityError):
-        refit.projection.process_batch(events, Tracking("refit", last))
-    assert refit.roster(campaign)[0].sides["Axis"].cpp_credited == 5
+        refit.views.projection.process_batch(events, Tracking("refit", last))
+    assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 5
 
 
 def test_eventsourcing_projection_runner_drives_the_same_projection(
@@ -71,13 +71,13 @@ def test_eventsourcing_projection_runner_drives_the_same_projection(
     if backend_of(settings.database_url) == "sqlite":
         pytest.skip("eventsourcing 9.5's SQLite recorder has no subscriptions: "
                     "SQLite views catch up from the notification log instead")
-    campaign = refit.create_campaign("pbr", "I", "Runner", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Runner", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "British", "amount": 17,
                          "reason": "CPP Base", "rule": "3.6161"})
     env = settings.eventsourcing_env()
     with ProjectionRunner(application_class=CampaignLog, projection_class=CampaignProjection,
                           view_class=PostgresProjectionView, env=env) as runner:
-        runner.wait(refit.recorder.max_notification_id(), timeout=10)
+        runner.wait(refit.store.recorder.max_notification_id(), timeout=10)
         roster = runner.view.select_rows(str(campaign), "roster")
     assert roster[0]["sides"]["British"]["cpp_credited"] == 17
 
@@ -85,24 +85,24 @@ def test_eventsourcing_projection_runner_drives_the_same_projection(
 def test_overlapping_catch_ups_never_fold_an_event_twice(settings: Settings) -> None:
     first, second = Refit(settings), Refit(settings)
     try:
-        campaign = first.create_campaign("pbr", "I", "Overlap", "server").id
-        first.catch_up()
+        campaign = first.commands.create_campaign("pbr", "I", "Overlap", "server").id
+        first.views.catch_up()
         do(first, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "a"})
-        last = first.view.max_tracking_id("refit") or 0
+        last = first.views.view.max_tracking_id("refit") or 0
 
         def batch(app: Refit) -> tuple[list, Tracking]:
-            notes = app.recorder.select_notifications(start=last + 1, limit=100)
-            return ([app.mapper.to_domain_event(n) for n in notes],
+            notes = app.store.recorder.select_notifications(start=last + 1, limit=100)
+            return ([app.store.mapper.to_domain_event(n) for n in notes],
                     Tracking("refit", notes[-1].id))
 
         read_early = batch(first)
         do(first, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 7, "reason": "b"})
         read_late = batch(second)
-        first.projection.process_batch(*read_early, last)
+        first.views.projection.process_batch(*read_early, last)
         with pytest.raises(IntegrityError):
-            second.projection.process_batch(*read_late, last)
-        assert second.roster(campaign)[0].sides["Axis"].cpp_credited == 12
-        assert second.status(campaign).sides["Axis"]["cpp"] == 12
+            second.views.projection.process_batch(*read_late, last)
+        assert second.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 12
+        assert second.reads.status(campaign).sides["Axis"]["cpp"] == 12
     finally:
         first.close()
         second.close()
@@ -128,26 +128,26 @@ def test_threads_folding_at_once_leave_the_collector_on() -> None:
 def test_the_service_reads_through_the_projection_runner_on_postgres(
         with_runner: Settings) -> None:
     with running(with_runner) as (refit,):
-        campaign = refit.create_campaign("pbr", "I", "Runner reads", "server").id
+        campaign = refit.commands.create_campaign("pbr", "I", "Runner reads", "server").id
         for amount in (5, 7):
             do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
                                  "reason": "Base"})
-            assert refit.status(campaign).sides["Axis"]["cpp"] == amount + (5 if amount == 7
+            assert refit.reads.status(campaign).sides["Axis"]["cpp"] == amount + (5 if amount == 7
                                                                            else 0)
 
 
 def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(with_runner: Settings) -> None:
     from api.errors import error_body, status_of
-    from infra.application import ViewBehind
+    from domain.errors import ViewBehind
 
     with running(with_runner.model_copy(update={"read_wait": 0.2})) as (refit,):
-        campaign = refit.create_campaign("pbr", "I", "Slow view", "server").id
-        assert refit.runner is not None
-        refit.runner.stop()  # nothing folds the views any more
+        campaign = refit.commands.create_campaign("pbr", "I", "Slow view", "server").id
+        assert refit.views.runner is not None
+        refit.views.runner.stop()  # nothing folds the views any more
         do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5,
                              "reason": "Base"})
         with pytest.raises(ViewBehind) as behind:
-            refit.roster(campaign)
+            refit.reads.roster(campaign)
         assert status_of(behind.value) == 503
         assert error_body(behind.value)["error"]["code"] == "view_behind"
 
@@ -162,25 +162,26 @@ def test_the_runner_refuses_sqlite_by_name(tmp_path: Path) -> None:
 
 
 def test_a_runner_meeting_an_event_another_process_folded_goes_on(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Two runners", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Two runners", "server").id
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
-    refit.catch_up()  # "the other process" has folded everything
-    last = refit.recorder.max_notification_id()
+    refit.views.catch_up()  # "the other process" has folded everything
+    last = refit.store.recorder.max_notification_id()
     assert last is not None
-    (note,) = refit.recorder.select_notifications(start=last, limit=1)
-    refit.projection.process_event(refit.mapper.to_domain_event(note), Tracking("refit", last))
-    assert refit.roster(campaign)[0].sides["Axis"].cpp_credited == 5  # not counted twice
+    (note,) = refit.store.recorder.select_notifications(start=last, limit=1)
+    refit.views.projection.process_event(refit.store.mapper.to_domain_event(note),
+                                         Tracking("refit", last))
+    assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 5  # not counted twice
 
 
 def test_two_service_processes_each_with_a_runner_count_every_event_once(
         with_runner: Settings) -> None:
     with running(with_runner, with_runner) as (first, second):
-        campaign = first.create_campaign("pbr", "I", "Two runners", "server").id
+        campaign = first.commands.create_campaign("pbr", "I", "Two runners", "server").id
         for app, amount in ((first, 1), (second, 2), (first, 4), (second, 8)):
             do(app, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
                                "reason": "x"})
         for app in (first, second):
-            assert app.status(campaign).sides["Axis"]["cpp"] == 15
+            assert app.reads.status(campaign).sides["Axis"]["cpp"] == 15
 
 
 def test_a_process_without_the_runner_folds_on_from_where_the_runner_is(
@@ -188,15 +189,15 @@ def test_a_process_without_the_runner_folds_on_from_where_the_runner_is(
     # A director's `refit roster ID --db ...` (no runner) beside the service.
     without = with_runner.model_copy(update={"projection_runner": False})
     with running(with_runner, without) as (service, cli):
-        campaign = service.create_campaign("pbr", "I", "Mixed", "server").id
+        campaign = service.commands.create_campaign("pbr", "I", "Mixed", "server").id
         credited = 0
         for app, amount in ((service, 1), (service, 2), (cli, 4), (service, 8), (cli, 16)):
             do(app, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
                                "reason": "x"})
             credited += amount
             for reader in (service, cli):
-                assert reader.roster(campaign)[0].sides["Axis"].cpp_credited == credited
-        assert cli.view.max_tracking_id("refit") == cli.recorder.max_notification_id()
+                assert reader.reads.roster(campaign)[0].sides["Axis"].cpp_credited == credited
+        assert cli.views.view.max_tracking_id("refit") == cli.store.recorder.max_notification_id()
 
 
 def test_a_view_the_runner_tracked_in_a_table_of_its_own_is_not_folded_again(
@@ -206,19 +207,19 @@ def test_a_view_the_runner_tracked_in_a_table_of_its_own_is_not_folded_again(
     schema = settings.eventsourcing_env()["POSTGRES_SCHEMA"]
     before = Refit(settings)
     try:
-        campaign = before.create_campaign("kgp", "I", "Upgraded", "server").id
+        campaign = before.commands.create_campaign("kgp", "I", "Upgraded", "server").id
         do(before, campaign, {"type": "record_casualty", "side": "US", "unit": "7-4-7",
                               "cvp": 2})
-        assert before.cvp(campaign).totals["US"] == 2
-        with before.recorder.datastore.transaction(commit=True) as curs:  # as it was kept
+        assert before.reads.cvp(campaign).totals["US"] == 2
+        with before.store.recorder.datastore.transaction(commit=True) as curs:  # as it was kept
             curs.execute(f'ALTER TABLE "{schema}".refit_tracking '
                          'RENAME TO boundprojection_tracking')
     finally:
         before.close()
     after = Refit(settings)
     try:
-        assert after.cvp(campaign).totals["US"] == 2
-        with after.recorder.datastore.transaction(commit=False) as curs:
+        assert after.reads.cvp(campaign).totals["US"] == 2
+        with after.store.recorder.datastore.transaction(commit=False) as curs:
             curs.execute("SELECT to_regclass(%s) AS old", (f"{schema}.boundprojection_tracking",))
             assert curs.fetchone()["old"] is None
     finally:
@@ -237,10 +238,10 @@ def test_a_schema_whose_name_holds_dollars_gets_its_tables_and_views(
         refit = Refit(Settings(database_url=f"{PG_URL}?schema={schema}",
                                module_dir=tmp_path / "dollars"))
         try:
-            campaign = refit.create_campaign("pbr", "I", "Dollars", "server").id
+            campaign = refit.commands.create_campaign("pbr", "I", "Dollars", "server").id
             do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 3,
                                  "reason": "x"})
-            assert refit.roster(campaign)[0].sides["Axis"].cpp_credited == 3
+            assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 3
         finally:
             refit.close()
     finally:
@@ -251,7 +252,7 @@ def test_a_schema_whose_name_holds_dollars_gets_its_tables_and_views(
 def test_closing_the_service_closes_every_connection_its_runner_opened(
         with_runner: Settings) -> None:
     refit = Refit(with_runner)
-    runner = refit.runner
+    runner = refit.views.runner
     assert runner is not None
     pools = [runner.view.datastore.pool, runner.app.recorder.datastore.pool]
     assert not any(pool.closed for pool in pools)
@@ -261,15 +262,15 @@ def test_closing_the_service_closes_every_connection_its_runner_opened(
 
 def test_the_projection_runner_folds_an_undo_as_the_as_of_answer(with_runner: Settings) -> None:
     with running(with_runner) as (refit,):
-        campaign = refit.create_campaign("pbr", "I", "Runner undo", "server").id
+        campaign = refit.commands.create_campaign("pbr", "I", "Runner undo", "server").id
         do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
-        target = refit.campaign(campaign).version
+        target = refit.store.campaign(campaign).version
         do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 7, "reason": "y"})
         do(refit, campaign, {"type": "spend_cpp", "side": "Axis", "amount": 3, "reason": "z"})
-        refit.undo(campaign, "credited twice", "director", to_version=target)
-        assert refit.status(campaign).sides["Axis"]["cpp"] == 5
-        assert refit.roster(campaign) == refit.roster(campaign, as_of=target)
-        assert refit.cvp(campaign) == refit.cvp(campaign, as_of=target)
+        refit.audit.undo(campaign, "credited twice", "director", to_version=target)
+        assert refit.reads.status(campaign).sides["Axis"]["cpp"] == 5
+        assert refit.reads.roster(campaign) == refit.reads.roster(campaign, as_of=target)
+        assert refit.reads.cvp(campaign) == refit.reads.cvp(campaign, as_of=target)
 
 
 def test_a_campaign_of_many_rows_keeps_its_checkpoints_further_apart() -> None:

@@ -73,7 +73,7 @@ def small_snapshots(database_url: str, tmp_path: Any) -> Iterator[Refit]:
 def replayed(refit: Refit, campaign_id: Any) -> Campaign:
     """The aggregate rebuilt from every event, ignoring snapshots."""
     state = None
-    for event in refit.events.get(campaign_id):
+    for event in refit.store.events.get(campaign_id):
         state = event.mutate(state)
     assert isinstance(state, Campaign)
     return state
@@ -86,13 +86,13 @@ PROPERTY_SETTINGS = settings(deadline=None, suppress_health_check=[
 def play(refit: Refit, campaign: Any, commands: list[dict[str, Any]]) -> Campaign:
     """Run every command; each refused one must leave the log as it was."""
     for body in commands:
-        before = refit.campaign(campaign).version
+        before = refit.store.campaign(campaign).version
         try:
             do(refit, campaign, body)
         except (RefitError, ValidationError):
-            assert refit.campaign(campaign).version == before
-            assert len(list(refit.records(campaign))) == before
-    return refit.campaign(campaign)
+            assert refit.store.campaign(campaign).version == before
+            assert len(list(refit.store.records(campaign))) == before
+    return refit.store.campaign(campaign)
 
 
 def comparable(campaign: Campaign) -> dict[str, Any]:
@@ -105,10 +105,10 @@ def comparable(campaign: Campaign) -> dict[str, Any]:
 def test_replay_rebuilds_the_live_state_and_projections(small_snapshots: Refit,
                                                          commands: list[dict[str, Any]]) -> None:
     refit = small_snapshots
-    campaign = refit.create_campaign("pbr", "I", "Property", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Property", "server").id
     live = play(refit, campaign, commands)
     assert comparable(live) == comparable(replayed(refit, campaign))
-    status = refit.status(campaign)  # the projection agrees with the aggregate
+    status = refit.reads.status(campaign)  # the projection agrees with the aggregate
     assert (status.cg_date, status.phase, status.step, status.version) == (
         live.reph.cg_date, live.reph.phase, live.reph.step, live.version)
     assert {side: (v["cpp"], v["fpp"], v["elr"], v["san"]) for side, v in status.sides.items()} \
@@ -116,22 +116,23 @@ def test_replay_rebuilds_the_live_state_and_projections(small_snapshots: Refit,
                    live.points.san[side])
             for side in live.sides}
     head = live.version
-    assert refit.roster(campaign) == refit.roster(campaign, as_of=head)
-    assert refit.purchase_record(campaign) == refit.purchase_record(campaign, as_of=head)
-    assert refit.cvp(campaign) == refit.cvp(campaign, as_of=head)
-    assert refit.elr(campaign) == refit.elr(campaign, as_of=head)
-    assert refit.rolls(campaign) == refit.rolls(campaign, as_of=head)
-    assert refit.verify(campaign).ok
+    assert refit.reads.roster(campaign) == refit.reads.roster(campaign, as_of=head)
+    assert refit.reads.purchase_record(campaign) == refit.reads.purchase_record(campaign,
+                                                                                as_of=head)
+    assert refit.reads.cvp(campaign) == refit.reads.cvp(campaign, as_of=head)
+    assert refit.reads.elr(campaign) == refit.reads.elr(campaign, as_of=head)
+    assert refit.reads.rolls(campaign) == refit.reads.rolls(campaign, as_of=head)
+    assert refit.reads.verify(campaign).ok
 
 
 def test_a_snapshot_is_taken_and_loading_from_it_equals_replay(small_snapshots: Refit) -> None:
     refit = small_snapshots
-    campaign = refit.create_campaign("pbr", "I", "Snapshots", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Snapshots", "server").id
     for _ in range(12):
         do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis"})
-    snapshots = list(refit.snapshots.get(campaign)) if refit.snapshots else []
+    snapshots = list(refit.store.snapshots.get(campaign)) if refit.store.snapshots else []
     assert [s.originator_version for s in snapshots] == [5, 10]
-    assert comparable(refit.campaign(campaign)) == comparable(replayed(refit, campaign))
+    assert comparable(refit.store.campaign(campaign)) == comparable(replayed(refit, campaign))
 
 
 ABTF_SIDES = st.sampled_from(["British", "German"])
@@ -168,13 +169,14 @@ def test_abtf_replay_rebuilds_levels_ratings_and_forms(small_snapshots: Refit,
                                                        commands: list[dict[str, Any]]) -> None:
     refit = small_snapshots
     load_abtf_owner_data(refit)  # ELR and SAN known, so every ELR roll can apply
-    campaign = refit.create_campaign("abtf", "I", "Property", "server", start_date="19AM").id
+    campaign = refit.commands.create_campaign("abtf", "I", "Property", "server",
+                                              start_date="19AM").id
     to_reph_step(refit, campaign, "9.612")  # 19PM: the steps with rolls that move things
     live = play(refit, campaign, commands)
     assert comparable(live) == comparable(replayed(refit, campaign))
-    status = refit.status(campaign)
+    status = refit.reads.status(campaign)
     assert status.levels == live.points.levels
     assert {side: status.sides[side]["elr"] for side in live.sides} == live.points.elr
-    assert refit.roster(campaign) == refit.roster(campaign, as_of=live.version)
-    assert refit.elr(campaign) == refit.elr(campaign, as_of=live.version)
-    assert refit.verify(campaign).ok
+    assert refit.reads.roster(campaign) == refit.reads.roster(campaign, as_of=live.version)
+    assert refit.reads.elr(campaign) == refit.reads.elr(campaign, as_of=live.version)
+    assert refit.reads.verify(campaign).ok

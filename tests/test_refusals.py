@@ -16,10 +16,10 @@ from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
 
 def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
     """Run a command that must be refused; prove the log did not grow."""
-    before = [r["version"] for r in refit.records(campaign)]
+    before = [r["version"] for r in refit.store.records(campaign)]
     with pytest.raises((RefitError, ValidationError)) as error:
         do(refit, campaign, body)
-    assert [r["version"] for r in refit.records(campaign)] == before
+    assert [r["version"] for r in refit.store.records(campaign)] == before
     return error.value
 
 
@@ -27,13 +27,13 @@ def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
 def server_campaign(refit: Refit) -> UUID:
     """An ABtF campaign rolling server dice, its SAN and ELR from the owner's CG I data."""
     load_abtf_owner_data(refit)
-    return refit.create_campaign("abtf", "I", "Arnhem", "server").id
+    return refit.commands.create_campaign("abtf", "I", "Arnhem", "server").id
 
 
 @pytest.fixture
 def entered_campaign(refit: Refit) -> UUID:
     """An ABtF campaign whose dice are typed in."""
-    return refit.create_campaign("abtf", "I", "Arnhem at the table", "entered").id
+    return refit.commands.create_campaign("abtf", "I", "Arnhem at the table", "entered").id
 
 
 def test_an_unknown_command_type_names_the_type(refit: Refit, server_campaign: UUID) -> None:
@@ -102,13 +102,13 @@ def test_a_drm_the_ledger_derives_may_not_be_supplied_again(refit: Refit,
 
 
 def test_a_purchase_without_an_rg_chart_names_the_missing_chart(refit: Refit) -> None:
-    campaign = refit.create_campaign("abtf", "I", "No chart", "server").id
+    campaign = refit.commands.create_campaign("abtf", "I", "No chart", "server").id
     error = refused(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1"})
     assert isinstance(error, MissingTable) and error.rule == "9.617"
 
 
 def test_a_module_without_reph_steps_refuses_to_advance_naming_them(refit: Refit) -> None:
-    campaign = refit.create_campaign("kgp", "I", "Peiper", "server").id
+    campaign = refit.commands.create_campaign("kgp", "I", "Peiper", "server").id
     do(refit, campaign, {"type": "end_scenario"})
     error = refused(refit, campaign, {"type": "advance"})
     assert isinstance(error, MissingTable) and "kgp RePh steps" in error.message
@@ -137,10 +137,10 @@ def test_a_second_chit_for_one_cg_date_is_refused(refit: Refit, server_campaign:
 
 def test_an_unknown_module_or_cg_is_named(refit: Refit) -> None:
     with pytest.raises(InvalidCommand) as error:
-        refit.create_campaign("asl", "I", "Nowhere")
+        refit.commands.create_campaign("asl", "I", "Nowhere")
     assert error.value.field == "module"
     with pytest.raises(InvalidCommand) as error:
-        refit.create_campaign("abtf", "IV", "Nowhere")
+        refit.commands.create_campaign("abtf", "IV", "Nowhere")
     assert error.value.field == "cg"
 
 
@@ -173,7 +173,7 @@ def test_an_unknown_type_names_the_type_field() -> None:
 @pytest.mark.parametrize("name", ["", "x" * 201, "Arnhem\n"])
 def test_a_campaign_name_must_be_1_to_200_printable_characters(refit: Refit, name: str) -> None:
     with pytest.raises(InvalidCommand) as error:
-        refit.create_campaign("abtf", "I", name)
+        refit.commands.create_campaign("abtf", "I", name)
     assert error.value.field == "name"
 
 
@@ -185,7 +185,7 @@ def test_a_table_is_rolled_only_in_its_own_step(refit: Refit, server_campaign: U
 
 
 def test_fortifications_are_bought_only_in_their_step(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Forts", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Forts", "server").id
     do(refit, campaign, {"type": "credit_fpp", "side": "Axis", "amount": 3, "reason": "RG"})
     error = refused(refit, campaign, {"type": "purchase_fortification", "side": "Axis",
                                       "amount": 1, "reason": "Foxhole (1-squad)"})

@@ -26,7 +26,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 @pytest.fixture(scope="module")
 def text(played: Played) -> str:
     """The director's report as plain text."""
-    return history_report(played.refit.records(played.campaign))
+    return history_report(played.refit.store.records(played.campaign))
 
 
 def line_of(report: str, needle: str) -> str:
@@ -59,7 +59,7 @@ def test_each_cg_date_goes_step_by_step_through_its_reph(text: str) -> None:
 
 def test_a_known_roll_prints_its_table_dice_each_drm_with_its_reason_and_final(
         played: Played, text: str) -> None:
-    roll = next(r for r in played.refit.rolls(played.campaign)
+    roll = next(r for r in played.refit.reads.rolls(played.campaign)
                 if r.drm and any(d["reason"] == "Italian RG" for d in r.drm))
     printed = line_of(text, f"key {roll.key}")
     assert printed.startswith(f"    v{roll.version} ")
@@ -71,7 +71,7 @@ def test_a_known_roll_prints_its_table_dice_each_drm_with_its_reason_and_final(
 
 def test_purchases_casualties_recon_control_and_elr_read_as_sentences(
         played: Played, text: str) -> None:
-    recon = played.refit.roster(played.campaign)[2].sides["British"].recon
+    recon = played.refit.reads.roster(played.campaign)[2].sides["British"].recon
     assert "Axis purchased RG #11: G3 MTR Section for 5 CPP, reserve" in section(text, "15AM")
     assert "Axis lost Lt. 8-0: 6 CVP (scenario 14AM)" in section(text, "14AM")
     assert "Bénouville Bridge (Location) now controlled by British (was nobody)" in text
@@ -81,7 +81,7 @@ def test_purchases_casualties_recon_control_and_elr_read_as_sentences(
 
 def test_a_sides_report_shows_the_other_sides_secrets_only_as_secret_acts(
         played: Played) -> None:
-    records = list(played.refit.history(played.campaign, "British"))
+    records = list(played.refit.reads.history(played.campaign, "British"))
     report = history_report(records)
     hidden = next(r for r in records if r.get("redacted"))
     assert line_of(report, f"v{hidden['version']} ").endswith(
@@ -93,7 +93,7 @@ def test_a_sides_report_shows_the_other_sides_secrets_only_as_secret_acts(
 
 def test_undone_versions_are_marked_in_text_and_struck_through_in_html(
         played: Played) -> None:
-    records = list(played.refit.records(played.campaign))
+    records = list(played.refit.store.records(played.campaign))
     elr = next(r["version"] for r in records if r["type"] == "ELRChanged")
     undo = {"campaign": records[0]["campaign"], "version": len(records) + 1, "type": "Undone",
             "timestamp": "2026-01-01T10:00:00+00:00", "prev_hash": "", "sealed": None,
@@ -133,9 +133,9 @@ def test_rulings_rerolls_and_unknown_records_print_generically_without_crashing(
 
 
 def test_the_report_reads_its_records_once_as_they_stream(played: Played) -> None:
-    stream = played.refit.records(played.campaign)  # a generator: one pass only
+    stream = played.refit.store.records(played.campaign)  # a generator: one pass only
     report = history_report(stream)
-    head = played.refit.campaign(played.campaign).version
+    head = played.refit.store.campaign(played.campaign).version
     assert report.endswith(f"{head} events\n")
     assert f"    v{head} " in report and "    v1 " in report
 
@@ -143,8 +143,8 @@ def test_the_report_reads_its_records_once_as_they_stream(played: Played) -> Non
 def test_the_html_report_is_one_printable_page_with_the_campaign_name_escaped(
         played: Played) -> None:
     refit = played.refit
-    campaign = refit.create_campaign("pbr", "I", "<b>& Sons", actor="director").id
-    page = history_report(refit.records(campaign), "html")
+    campaign = refit.commands.create_campaign("pbr", "I", "<b>& Sons", actor="director").id
+    page = history_report(refit.store.records(campaign), "html")
     assert "<title>&lt;b&gt;&amp; Sons</title>" in page and "<b>&" not in page
     assert "<h2>CG Date 14AM</h2>" in page and "@media print" in page
     assert not any(tag in page for tag in ("<script", "<link", "src=", "http:", "https:"))
@@ -157,7 +157,7 @@ def test_a_report_in_another_format_is_refused() -> None:
 
 def test_after_an_undo_the_report_says_which_step_the_campaign_is_back_at(
         played: Played) -> None:
-    records = list(played.refit.records(played.campaign))
+    records = list(played.refit.store.records(played.campaign))
     back = [r["version"] for r in records if r["type"] == "StepAdvanced"
             and r["data"]["step"] == "3.617"][-1]  # 15PM's 3.617
     undo = {"version": len(records) + 1, "type": "Undone",

@@ -11,11 +11,11 @@ from uuid import UUID
 
 import pytest
 
-from domain.errors import CampaignNotFound, RuleViolation
+from domain.errors import CampaignExists, CampaignNotFound, ImportRefused, RuleViolation
 from infra.application import Refit
 from infra.demo import play_demo
 from infra.settings import Settings
-from infra.transfer import CampaignExists, ImportRefused, dump_line
+from infra.transfer import dump_line
 from tests.story import advance_to, do
 
 
@@ -30,17 +30,17 @@ def other(other_database_url: str, tmp_path: Path) -> Iterator[Refit]:
 def disputed_demo(refit: Refit) -> UUID:
     """The PBr demo, then a ruling, an undo and a director's re-roll at 15PM's end."""
     campaign, _ = play_demo(refit)
-    key = refit.rolls(campaign)[-1].key
+    key = refit.reads.rolls(campaign)[-1].key
     assert key is not None
-    refit.record_ruling(campaign, key, "upheld", "the dice were seen by both", "director")
-    target = refit.campaign(campaign).version
+    refit.audit.record_ruling(campaign, key, "upheld", "the dice were seen by both", "director")
+    target = refit.store.campaign(campaign).version
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 3, "reason": "x"})
-    refit.undo(campaign, "credited by mistake", "director", to_version=target)
+    refit.audit.undo(campaign, "credited by mistake", "director", to_version=target)
     return campaign
 
 
 def exported(refit: Refit, campaign: UUID, **how: Any) -> bytes:
-    return "".join(dump_line(line) for line in refit.export(campaign, **how)).encode()
+    return "".join(dump_line(line) for line in refit.transfer.export(campaign, **how)).encode()
 
 
 def lines_of(data: bytes) -> Any:
@@ -51,22 +51,22 @@ def test_export_import_export_gives_the_same_bytes_on_the_other_database(
         refit: Refit, other: Refit) -> None:
     campaign = disputed_demo(refit)
     first = exported(refit, campaign, private=True)
-    imported = other.import_export(lines_of(first))
+    imported = other.transfer.import_export(lines_of(first))
     assert imported.id == str(campaign) and imported.seed
-    assert imported.head_hash == refit.campaign(campaign).head_hash
+    assert imported.head_hash == refit.store.campaign(campaign).head_hash
     assert exported(other, campaign, private=True) == first
     assert exported(other, campaign) == exported(refit, campaign)
-    assert other.roster(campaign) == refit.roster(campaign)
-    assert other.rolls(campaign) == refit.rolls(campaign)
-    assert other.verify(campaign).ok
+    assert other.reads.roster(campaign) == refit.reads.roster(campaign)
+    assert other.reads.rolls(campaign) == refit.reads.rolls(campaign)
+    assert other.reads.verify(campaign).ok
 
 
 def test_an_imported_campaign_rolls_on_with_the_same_dice(refit: Refit, other: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Moved", "server").id
-    other.import_export(lines_of(exported(refit, campaign, private=True)))
+    campaign = refit.commands.create_campaign("pbr", "I", "Moved", "server").id
+    other.transfer.import_export(lines_of(exported(refit, campaign, private=True)))
     for app in (refit, other):
         to_the_3_613_elr_rolls(app, campaign)
-    rolled = [[row.dice for row in app.rolls(campaign)] for app in (refit, other)]
+    rolled = [[row.dice for row in app.reads.rolls(campaign)] for app in (refit, other)]
     assert rolled[0] and rolled[0] == rolled[1]
 
 
@@ -81,9 +81,9 @@ def to_the_3_613_elr_rolls(refit: Refit, campaign: UUID) -> None:
 
 def test_without_its_seed_an_import_keeps_the_history_but_rolls_no_server_dice(
         refit: Refit, other: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Archive", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Archive", "server").id
     data = exported(refit, campaign)
-    assert other.import_export(lines_of(data)).seed is False
+    assert other.transfer.import_export(lines_of(data)).seed is False
     assert exported(other, campaign) == data
     with pytest.raises(RuleViolation, match="without its private dice seed"):
         to_the_3_613_elr_rolls(other, campaign)
@@ -99,41 +99,41 @@ def test_an_altered_export_is_refused_naming_the_version_and_nothing_is_written(
     # The altered event no longer links to its successor: the refusal names both.
     with pytest.raises(ImportRefused, match=f"version {record['version'] + 1} does not link "
                                             f"to version {record['version']}"):
-        other.import_export(lines_of("\n".join(lines).encode()))
+        other.transfer.import_export(lines_of("\n".join(lines).encode()))
     with pytest.raises(CampaignNotFound):
-        other.campaign(campaign)
+        other.store.campaign(campaign)
 
 
 def test_a_cut_export_is_refused(refit: Refit, other: Refit) -> None:
     campaign, _ = play_demo(refit)
     lines = exported(refit, campaign).decode().splitlines()
     with pytest.raises(ImportRefused, match="cut short"):
-        other.import_export(lines_of("\n".join(lines[:-1]).encode()))
+        other.transfer.import_export(lines_of("\n".join(lines[:-1]).encode()))
 
 
 def test_a_sides_redacted_export_cannot_rebuild_a_campaign(refit: Refit, other: Refit) -> None:
     campaign, _ = play_demo(refit)
     with pytest.raises(ImportRefused, match="redacted export"):
-        other.import_export(lines_of(exported(refit, campaign, viewer="British")))
+        other.transfer.import_export(lines_of(exported(refit, campaign, viewer="British")))
 
 
 def test_a_campaign_already_here_is_not_imported_again(refit: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Twice", "server").id
-    head = refit.campaign(campaign).version
+    campaign = refit.commands.create_campaign("pbr", "I", "Twice", "server").id
+    head = refit.store.campaign(campaign).version
     with pytest.raises(CampaignExists):
-        refit.import_export(lines_of(exported(refit, campaign)))
-    assert refit.campaign(campaign).version == head
+        refit.transfer.import_export(lines_of(exported(refit, campaign)))
+    assert refit.store.campaign(campaign).version == head
 
 
 def test_a_private_seed_that_is_not_the_committed_one_is_refused(
         refit: Refit, other: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Forged seed", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Forged seed", "server").id
     lines = exported(refit, campaign, private=True).decode().splitlines()
     created = json.loads(lines[1])
     created["private"]["seed"] = "00" * 32
     lines[1] = json.dumps(created)
     with pytest.raises(ImportRefused, match="private seed does not match"):
-        other.import_export(lines_of("\n".join(lines).encode()))
+        other.transfer.import_export(lines_of("\n".join(lines).encode()))
 
 
 def forged_copy(refit: Refit, campaign: UUID, change: Any) -> bytes:
@@ -157,18 +157,18 @@ def test_a_forged_export_is_refused_before_anything_is_written(
         refit: Refit, other: Refit, forge: Any) -> None:
     campaign = disputed_demo(refit)
     with pytest.raises(ImportRefused):
-        other.import_export(lines_of(forged_copy(refit, campaign, forge)))
+        other.transfer.import_export(lines_of(forged_copy(refit, campaign, forge)))
     with pytest.raises(CampaignNotFound):
-        other.campaign(campaign)
+        other.store.campaign(campaign)
 
 
 def test_a_next_seed_that_does_not_open_its_commitment_is_refused(
         refit: Refit, other: Refit) -> None:
-    campaign = refit.create_campaign("pbr", "I", "Early reveal", "server").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Early reveal", "server").id
     do(refit, campaign, {"type": "reveal_seed"})
     lines = exported(refit, campaign, private=True).decode().splitlines()
     revealed = json.loads(lines[2])
     revealed["private"]["next_seed"] = "zz"
     lines[2] = json.dumps(revealed)
     with pytest.raises(ImportRefused, match="private seed does not match"):
-        other.import_export(lines_of("\n".join(lines).encode()))
+        other.transfer.import_export(lines_of("\n".join(lines).encode()))

@@ -15,15 +15,15 @@ from tests.story import abtf_campaign, advance, do, to_reph_step
 
 def forms(refit: Refit, campaign: UUID, as_of: int | None = None) -> dict[str, Any]:
     """Every projection a director reads, as data (the version fields aside)."""
-    status = refit.status(campaign, as_of).model_dump(exclude={"version", "head_hash"})
+    status = refit.reads.status(campaign, as_of).model_dump(exclude={"version", "head_hash"})
     return {"status": status,
-            "roster": [r.model_dump() for r in refit.roster(campaign, as_of)],
-            "purchases": [r.model_dump() for r in refit.purchase_record(campaign, as_of)],
-            "cvp": refit.cvp(campaign, as_of).model_dump(),
-            "elr": refit.elr(campaign, as_of).model_dump(),
-            "san": [r.model_dump() for r in refit.san(campaign, as_of)],
-            "rolls": [r.model_dump() for r in refit.rolls(campaign, as_of)],
-            "control": refit.control(campaign, as_of)}
+            "roster": [r.model_dump() for r in refit.reads.roster(campaign, as_of)],
+            "purchases": [r.model_dump() for r in refit.reads.purchase_record(campaign, as_of)],
+            "cvp": refit.reads.cvp(campaign, as_of).model_dump(),
+            "elr": refit.reads.elr(campaign, as_of).model_dump(),
+            "san": [r.model_dump() for r in refit.reads.san(campaign, as_of)],
+            "rolls": [r.model_dump() for r in refit.reads.rolls(campaign, as_of)],
+            "control": refit.reads.control(campaign, as_of)}
 
 
 def at_9_617(refit: Refit, name: str = "Undo", dice: str = "server") -> UUID:
@@ -45,91 +45,91 @@ def mistakes(refit: Refit, campaign: UUID) -> None:
 
 def test_undo_turns_every_projection_back_to_the_as_of_answer(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     mistakes(refit, campaign)
-    head = refit.campaign(campaign).version
-    done = refit.undo(campaign, "the purchase was meant for 18PM", "director",
+    head = refit.store.campaign(campaign).version
+    done = refit.audit.undo(campaign, "the purchase was meant for 18PM", "director",
                       to_version=target)
     assert done.version == head + 1
     assert [e["type"] for e in done.events] == ["Undone"]
     assert done.events[0]["data"]["to_version"] == target
     assert forms(refit, campaign) == forms(refit, campaign, as_of=target)
-    assert refit.campaign(campaign).points.cpp == \
-        refit.campaign(campaign, version=target).points.cpp
-    assert len(list(refit.records(campaign))) == head + 1  # the undone stay in the log
-    assert refit.verify(campaign).ok
+    assert refit.store.campaign(campaign).points.cpp == \
+        refit.store.campaign(campaign, version=target).points.cpp
+    assert len(list(refit.store.records(campaign))) == head + 1  # the undone stay in the log
+    assert refit.reads.verify(campaign).ok
 
 
 def test_a_redo_rolls_the_same_key_and_gets_the_same_dice(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Redo")
     to_reph_step(refit, campaign, "9.616")
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     first = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"})
-    refit.undo(campaign, "rolled before the casualties were in", "director",
+    refit.audit.undo(campaign, "rolled before the casualties were in", "director",
                to_version=target)
     again = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"})
     rolled = [e["data"] for e in (*first.events, *again.events) if e["type"] == "DiceRolled"]
     assert rolled[0]["key"] == rolled[1]["key"]
     assert rolled[0]["dice"] == rolled[1]["dice"]
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
 
 
 def test_entered_dice_cannot_be_changed_by_undoing_the_roll(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Physical dice", dice="entered")
     to_reph_step(refit, campaign, "9.616")
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "German", "dice": [1, 2]})
-    refit.undo(campaign, "wrong table", "director", to_version=target)
-    head = refit.campaign(campaign).version
+    refit.audit.undo(campaign, "wrong table", "director", to_version=target)
+    head = refit.store.campaign(campaign).version
     with pytest.raises(RuleViolation, match=r"showed \[1, 2\] before it was undone"):
         do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "German",
                              "dice": [6, 6]})
-    assert refit.campaign(campaign).version == head  # appended nothing
+    assert refit.store.campaign(campaign).version == head  # appended nothing
     redone = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "German",
                                   "dice": [1, 2]})
     assert redone.events[0]["data"]["dice"] == [1, 2]
-    assert refit.verify(campaign).ok
+    assert refit.reads.verify(campaign).ok
 
 
 def test_undoing_an_undo_brings_the_undone_events_back(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     mistakes(refit, campaign)
-    before_undo = refit.campaign(campaign).version
+    before_undo = refit.store.campaign(campaign).version
     wanted = forms(refit, campaign)
-    refit.undo(campaign, "wrong campaign", "director", to_version=target)
-    refit.undo(campaign, "it was the right one after all", "director",
+    refit.audit.undo(campaign, "wrong campaign", "director", to_version=target)
+    refit.audit.undo(campaign, "it was the right one after all", "director",
                to_version=before_undo)
     assert forms(refit, campaign) == wanted
-    assert refit.cvp(campaign).totals == refit.cvp(campaign, before_undo).totals
-    assert refit.verify(campaign).ok
+    assert refit.reads.cvp(campaign).totals == refit.reads.cvp(campaign, before_undo).totals
+    assert refit.reads.verify(campaign).ok
 
 
 def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) -> None:
     campaign = at_9_617(refit)
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
-    target = refit.campaign(campaign).version
-    assert refit.campaign(campaign).reph.cg_date == "18AM"
+    target = refit.store.campaign(campaign).version
+    assert refit.store.campaign(campaign).reph.cg_date == "18AM"
     advance(refit, campaign, 3)  # on through 9.618-9.620 to 18PM's RePh... or scenario
-    while refit.campaign(campaign).reph.cg_date == "18AM":
-        state = refit.campaign(campaign)
+    while refit.store.campaign(campaign).reph.cg_date == "18AM":
+        state = refit.store.campaign(campaign)
         if state.reph.phase == "scenario":
             do(refit, campaign, {"type": "end_scenario"})
         else:
             _choose_chits(refit, campaign)
             advance(refit, campaign)
-    assert refit.campaign(campaign).reph.cg_date == "18PM"
-    refit.undo(campaign, "18AM's RePh was not finished", "director", to_version=target)
-    state = refit.campaign(campaign)
+    assert refit.store.campaign(campaign).reph.cg_date == "18PM"
+    refit.audit.undo(campaign, "18AM's RePh was not finished", "director", to_version=target)
+    state = refit.store.campaign(campaign)
     assert (state.reph.cg_date, state.reph.step) == ("18AM", "9.617")
-    assert [row.cg_date for row in refit.roster(campaign)] == \
-        [row.cg_date for row in refit.roster(campaign, as_of=target)]
-    assert refit.verify(campaign).ok
+    assert [row.cg_date for row in refit.reads.roster(campaign)] == \
+        [row.cg_date for row in refit.reads.roster(campaign, as_of=target)]
+    assert refit.reads.verify(campaign).ok
 
 
 def _choose_chits(refit: Refit, campaign: UUID) -> None:
-    state = refit.campaign(campaign)
-    module = refit.module(state.module_id)
+    state = refit.store.campaign(campaign)
+    module = refit.store.module(state.module_id)
     if state.reph.step in module.command_steps.get("select_initiative", []):
         for side, chit in state.initiative.chits.items():
             if chit is None:
@@ -139,23 +139,23 @@ def _choose_chits(refit: Refit, campaign: UUID) -> None:
 
 def test_undo_to_the_start_of_a_step_undoes_that_step_and_all_after(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    entered = next(r for r in refit.records(campaign)
+    entered = next(r for r in refit.store.records(campaign)
                    if r["type"] == "StepAdvanced" and r["data"]["step"] == "9.617")["version"]
     mistakes(refit, campaign)
-    refit.undo(campaign, "redo 9.617", "director", to_step="18AM/9.617")
+    refit.audit.undo(campaign, "redo 9.617", "director", to_step="18AM/9.617")
     assert forms(refit, campaign) == forms(refit, campaign, as_of=entered - 1)
-    assert refit.campaign(campaign).reph.step == "9.616"
+    assert refit.store.campaign(campaign).reph.step == "9.616"
 
 
 def test_as_of_a_step_answers_as_the_campaign_stood_after_it(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    left = next(r for r in refit.records(campaign)
+    left = next(r for r in refit.store.records(campaign)
                 if r["type"] == "StepAdvanced" and r["data"]["previous"] == "9.616")["version"]
-    assert refit.as_of(campaign, "18AM/9.616") == left
+    assert refit.views.version_at(campaign, "18AM/9.616") == left
     with pytest.raises(InvalidCommand, match="not over yet"):
-        refit.as_of(campaign, "18AM/9.617")
+        refit.views.version_at(campaign, "18AM/9.617")
     with pytest.raises(InvalidCommand, match=r"has not done step 9\.616 of 19AM"):
-        refit.as_of(campaign, "19AM/9.616")
+        refit.views.version_at(campaign, "19AM/9.616")
 
 
 @pytest.mark.parametrize(("to_version", "reason", "field"), [
@@ -163,53 +163,53 @@ def test_as_of_a_step_answers_as_the_campaign_stood_after_it(refit: Refit) -> No
 def test_a_bad_undo_names_its_field_and_appends_nothing(
         refit: Refit, to_version: int, reason: str, field: str) -> None:
     campaign = at_9_617(refit)
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     with pytest.raises(RefitError) as refused:
-        refit.undo(campaign, reason, "director", to_version=to_version)
+        refit.audit.undo(campaign, reason, "director", to_version=to_version)
     assert refused.value.field == field
-    assert refit.campaign(campaign).version == head
+    assert refit.store.campaign(campaign).version == head
 
 
 def test_nothing_is_undone_after_cg_end(refit: Refit) -> None:
     campaign = at_9_617(refit)
     do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "German"})
     with pytest.raises(RuleViolation, match="CG has ended"):
-        refit.undo(campaign, "regret", "director", to_version=2)
+        refit.audit.undo(campaign, "regret", "director", to_version=2)
 
 
 def test_an_undo_never_brings_back_a_replaced_token(refit: Refit) -> None:
     campaign_id = at_9_617(refit)
-    target = refit.campaign(campaign_id).version
-    old_hash = refit.campaign(campaign_id).access.token_hashes["German"]
-    refit.replace_token(campaign_id, "German", "director")
-    refit.undo(campaign_id, "back to 9.617", "director", to_version=target)
-    assert refit.campaign(campaign_id).access.token_hashes["German"] != old_hash
+    target = refit.store.campaign(campaign_id).version
+    old_hash = refit.store.campaign(campaign_id).access.token_hashes["German"]
+    refit.commands.replace_token(campaign_id, "German", "director")
+    refit.audit.undo(campaign_id, "back to 9.617", "director", to_version=target)
+    assert refit.store.campaign(campaign_id).access.token_hashes["German"] != old_hash
 
 
 def test_the_materialized_view_equals_a_fresh_fold_after_undo_and_redo(
         refit: Refit) -> None:
     campaign = at_9_617(refit)
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     mistakes(refit, campaign)
-    refit.undo(campaign, "again", "director", to_version=target)
+    refit.audit.undo(campaign, "again", "director", to_version=target)
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     assert forms(refit, campaign) == forms(refit, campaign, as_of=head)
 
 
 def test_a_diff_lists_what_a_step_changed_in_each_form(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    start = refit.campaign(campaign).version
+    start = refit.store.campaign(campaign).version
     mistakes(refit, campaign)
-    changes = refit.diff(campaign, start, None, None)
+    changes = refit.audit.diff(campaign, start, None, None)
     found = {(c.form, c.line, c.field, c.change) for c in changes}
     assert ("purchase_record", "#1", None, "added") not in found  # 9.6152 gave #1 and #2
     assert any(c.form == "purchase_record" and c.change == "added" and
                c.after["rg"] == "I1" for c in changes)
     assert ("roster", "18AM", "sides.German.elr", "changed") in found
     assert ("elr", "current", "German", "changed") in found
-    assert refit.diff(campaign, start, start, None) == []
-    british = refit.diff(campaign, start, None, "British")
+    assert refit.audit.diff(campaign, start, start, None) == []
+    british = refit.audit.diff(campaign, start, None, "British")
     assert all(c.after.get("hidden") for c in british
                if c.form == "purchase_record" and c.change == "added")
 
@@ -220,48 +220,48 @@ def test_as_of_reads_from_checkpoints_answer_as_a_fold_from_the_start(
 
     monkeypatch.setattr(runner, "CHECKPOINT_EVERY", 7)
     campaign = at_9_617(refit)
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     mistakes(refit, campaign)
-    refit.undo(campaign, "again", "director", to_version=target)
+    refit.audit.undo(campaign, "again", "director", to_version=target)
     mistakes(refit, campaign)
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     for version in (head, target + 3, head - 1, 8, target):  # later reads find checkpoints
-        fresh = runner.fold_records(refit.records(campaign, lte=version))
-        read = refit.rows(campaign, version)
+        fresh = runner.fold_records(refit.store.records(campaign, lte=version))
+        read = refit.views.rows(campaign, version)
         assert isinstance(read, runner.MemoryRows) and read.rows == fresh.rows, version
-    assert refit.view.select_checkpoint(str(campaign), head) is not None
+    assert refit.views.view.select_checkpoint(str(campaign), head) is not None
 
 
 def test_a_to_step_of_odd_digits_is_a_clear_refusal(refit: Refit) -> None:
     campaign = at_9_617(refit)
     for odd in ("²", "1²/9.617"):
         with pytest.raises(InvalidCommand):
-            refit.undo(campaign, "x", "director", to_step=odd)
+            refit.audit.undo(campaign, "x", "director", to_step=odd)
 
 
 def test_no_re_roll_after_cg_end(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Ended")
     to_reph_step(refit, campaign, "9.616")
-    target = refit.campaign(campaign).version
+    target = refit.store.campaign(campaign).version
     key = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"}
              ).events[0]["data"]["key"]
-    refit.undo(campaign, "not yet", "director", to_version=target)
+    refit.audit.undo(campaign, "not yet", "director", to_version=target)
     do(refit, campaign, {"type": "end_cg", "reason": "concession", "side": "German"})
     with pytest.raises(RuleViolation, match="CG has ended"):
-        refit.reroll(campaign, key, "too late", "director")
+        refit.audit.reroll(campaign, key, "too late", "director")
 
 
 def test_steps_are_found_even_in_a_view_folded_before_it_kept_them(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    left = refit.as_of(campaign, "18AM/9.616")
-    datastore = refit.view.datastore  # type: ignore[attr-defined]
+    left = refit.views.version_at(campaign, "18AM/9.616")
+    datastore = refit.views.view.datastore  # type: ignore[attr-defined]
     table = f"{datastore.schema}.refit_projection_rows" if getattr(
         datastore, "schema", None) else "refit_projection_rows"
     with datastore.transaction(commit=True) as cursor:
         cursor.execute(f"DELETE FROM {table} WHERE kind = 'step'")
-    assert refit.as_of(campaign, "18AM/9.616") == left
-    refit.undo(campaign, "again", "director", to_step="18AM/9.617")
-    assert refit.campaign(campaign).reph.step == "9.616"
+    assert refit.views.version_at(campaign, "18AM/9.616") == left
+    refit.audit.undo(campaign, "again", "director", to_step="18AM/9.617")
+    assert refit.store.campaign(campaign).reph.step == "9.616"
 
 
 def test_the_view_keeps_checkpoints_that_answer_as_a_fold_from_the_start(
@@ -270,89 +270,89 @@ def test_the_view_keeps_checkpoints_that_answer_as_a_fold_from_the_start(
 
     monkeypatch.setattr(runner, "CHECKPOINT_EVERY", 3)
     campaign = at_9_617(refit)
-    refit.catch_up()
-    target = refit.campaign(campaign).version
+    refit.views.catch_up()
+    target = refit.store.campaign(campaign).version
     for n in range(6):
         do(refit, campaign, {"type": "record_casualty", "side": "British", "unit": "4-5-7",
                              "cvp": 2})
         do(refit, campaign, {"type": "change_control", "location": f"B{n}", "side": "German"})
-        refit.catch_up()  # the view folds as a service's reads would, a few events at a time
-    refit.undo(campaign, "back past the checkpoints", "director", to_version=target)
+        refit.views.catch_up()  # the view folds as a service's reads would, a few events at a time
+    refit.audit.undo(campaign, "back past the checkpoints", "director", to_version=target)
     mistakes(refit, campaign)
-    refit.catch_up()
-    kept, at = [], refit.campaign(campaign).version
-    while (found := refit.view.select_checkpoint(str(campaign), at)) is not None:
+    refit.views.catch_up()
+    kept, at = [], refit.store.campaign(campaign).version
+    while (found := refit.views.view.select_checkpoint(str(campaign), at)) is not None:
         kept.append(found[0])
-        fresh = runner.fold_records(refit.records(campaign, lte=found[0]))
+        fresh = runner.fold_records(refit.store.records(campaign, lte=found[0]))
         assert runner.MemoryRows.load(found[1]).rows == fresh.rows, found[0]
         at = found[0] - 1
     assert len(kept) >= 4 and max(kept) > target + 9
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     for version in (head, head - 1, target + 2):  # each folds over the undo from a checkpoint
-        fresh = runner.fold_records(refit.records(campaign, lte=version))
-        read = refit.rows(campaign, version)
+        fresh = runner.fold_records(refit.store.records(campaign, lte=version))
+        read = refit.views.rows(campaign, version)
         assert isinstance(read, runner.MemoryRows) and read.rows == fresh.rows, version
 
 
 def test_an_undo_to_a_step_turns_back_the_whole_advance_that_entered_it(refit: Refit) -> None:
     campaign = at_9_617(refit, "Halved once")
-    unspent = refit.status(campaign).sides["German"]["cpp"]
+    unspent = refit.reads.status(campaign).sides["German"]["cpp"]
     do(refit, campaign, {"type": "advance"})  # leaving 9.617 halves unspent CPP FRU
-    halved = refit.status(campaign).sides["German"]["cpp"]
+    halved = refit.reads.status(campaign).sides["German"]["cpp"]
     assert halved == (unspent + 1) // 2
-    refit.undo(campaign, "9.617 not done", "director", to_step="18AM/9.618")
-    assert refit.campaign(campaign).reph.step == "9.617"
-    assert refit.status(campaign).sides["German"]["cpp"] == unspent
+    refit.audit.undo(campaign, "9.617 not done", "director", to_step="18AM/9.618")
+    assert refit.store.campaign(campaign).reph.step == "9.617"
+    assert refit.reads.status(campaign).sides["German"]["cpp"] == unspent
     do(refit, campaign, {"type": "advance"})
-    assert refit.status(campaign).sides["German"]["cpp"] == halved  # halved once, not twice
+    assert refit.reads.status(campaign).sides["German"]["cpp"] == halved  # halved once, not twice
 
 
 def test_an_undo_to_a_version_inside_one_command_is_refused_naming_its_versions(
         refit: Refit) -> None:
     campaign = at_9_617(refit, "Half a command")
-    before = refit.campaign(campaign).version
+    before = refit.store.campaign(campaign).version
     do(refit, campaign, {"type": "advance"})
-    head = refit.campaign(campaign).version
+    head = refit.store.campaign(campaign).version
     assert head - before >= 2  # the halving of each side's CPP, then the step
     with pytest.raises(InvalidCommand) as refused:
-        refit.undo(campaign, "x", "director", to_version=before + 1)
+        refit.audit.undo(campaign, "x", "director", to_version=before + 1)
     assert refused.value.field == "to_version"
     assert f"versions {before + 1}-{head}" in refused.value.message
     assert f"undo to version {before} or {head}" in refused.value.message
-    assert refit.campaign(campaign).version == head
-    refit.undo(campaign, "x", "director", to_version=before)
-    assert refit.campaign(campaign).reph.step == "9.617"
+    assert refit.store.campaign(campaign).version == head
+    refit.audit.undo(campaign, "x", "director", to_version=before)
+    assert refit.store.campaign(campaign).reph.step == "9.617"
 
 
 def test_the_events_of_one_command_share_its_instant_and_the_next_command_has_its_own(
         refit: Refit) -> None:
     campaign = at_9_617(refit, "Instants")
-    before = refit.campaign(campaign).version
+    before = refit.store.campaign(campaign).version
     do(refit, campaign, {"type": "advance"})
     do(refit, campaign, {"type": "change_elr", "side": "German", "value": 2, "cause": "x"})
-    stamps = [r["timestamp"] for r in refit.records(campaign, gt=before)]
+    stamps = [r["timestamp"] for r in refit.store.records(campaign, gt=before)]
     assert len(set(stamps[:-1])) == 1 and stamps[-1] != stamps[0]
 
 
 def test_a_command_of_hundreds_of_events_is_found_whole(refit: Refit) -> None:
     from domain import commands as cmd
     campaign = at_9_617(refit, "Long command")
-    before = refit.campaign(campaign).version
-    state = refit.campaign(campaign)
+    before = refit.store.campaign(campaign).version
+    state = refit.store.campaign(campaign)
     for _ in range(600):  # one save, one instant: as a bulk load records them
         state.change_points(cmd.CreditCPP(side="German", amount=1, reason="x"), "director")
-    refit.save(state)
-    head = refit.campaign(campaign).version
+    refit.store.save(state)
+    head = refit.store.campaign(campaign).version
     with pytest.raises(InvalidCommand) as refused:
-        refit.undo(campaign, "x", "director", to_version=before + 300)
+        refit.audit.undo(campaign, "x", "director", to_version=before + 300)
     assert f"versions {before + 1}-{head}" in refused.value.message
-    refit.undo(campaign, "x", "director", to_version=before)
-    assert refit.campaign(campaign).version == head + 1
+    refit.audit.undo(campaign, "x", "director", to_version=before)
+    assert refit.store.campaign(campaign).version == head + 1
 
 
 def test_an_undo_says_which_of_its_fields_is_wrong(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Fields")
-    start = refit.campaign(campaign)
+    start = refit.store.campaign(campaign)
     first_step = f"{start.reph.cg_date}/{start.reph.step}"
     advance(refit, campaign)
     cases = [({}, "to_version", "not neither"),
@@ -362,5 +362,5 @@ def test_an_undo_says_which_of_its_fields_is_wrong(refit: Refit) -> None:
              ({"to_step": first_step}, "to_step", "no earlier point")]
     for given, field, said in cases:
         with pytest.raises(InvalidCommand) as refused:
-            refit.undo(campaign, "x", "director", **given)
+            refit.audit.undo(campaign, "x", "director", **given)
         assert (refused.value.field, said in refused.value.message) == (field, True), given

@@ -38,7 +38,7 @@ def test_a_v1_snapshot_loads_with_purchase_lines_and_empty_new_tallies(refit: Re
     campaign = abtf_campaign(refit, "Old snapshot")
     to_reph_step(refit, campaign, "9.617")  # 18AM: the 9.6152 British I1 and I2 received
     do(refit, campaign, {"type": "credit_cpp", "side": "German", "amount": 5, "reason": "x"})
-    live = refit.campaign(campaign)
+    live = refit.store.campaign(campaign)
     state = {k: v for k, v in as_v5(live).items()
              if k not in ("chits_chosen", "ww_box", "conditions", "previous_conditions",
                           "class_version")}
@@ -61,7 +61,7 @@ V3_FIELDS = ("forgone", "off_map", "balance", "lvp", "lvp_group", "cg_lvp", "obj
 def test_a_v2_snapshot_loads_with_the_pbr_and_kgp_tallies_empty(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "v2 snapshot")
     to_reph_step(refit, campaign, "9.617")
-    live = refit.campaign(campaign)
+    live = refit.store.campaign(campaign)
     state = {k: v for k, v in as_v5(live).items() if k not in V3_FIELDS}
     state["purchases"] = [{k: v for k, v in line.items() if k not in ("given", "removed")}
                           for line in live.purchases.lines]
@@ -75,7 +75,7 @@ def test_a_v2_snapshot_loads_with_the_pbr_and_kgp_tallies_empty(refit: Refit) ->
 
 
 def test_a_v3_snapshot_loads_with_nothing_undone_and_no_re_roll(refit: Refit) -> None:
-    live = refit.campaign(abtf_campaign(refit, "v3 snapshot"))
+    live = refit.store.campaign(abtf_campaign(refit, "v3 snapshot"))
     state = {k: v for k, v in as_v5(live).items() if k not in ("rolled_before", "epochs")}
     state["class_version"] = 3
     loaded = old_snapshot(live, state).mutate(None)
@@ -84,7 +84,7 @@ def test_a_v3_snapshot_loads_with_nothing_undone_and_no_re_roll(refit: Refit) ->
 
 
 def test_a_v4_snapshot_loads_with_no_result_of_the_cg_dates_rolls(refit: Refit) -> None:
-    live = refit.campaign(abtf_campaign(refit, "v4 snapshot"))
+    live = refit.store.campaign(abtf_campaign(refit, "v4 snapshot"))
     state = {k: v for k, v in as_v5(live).items() if k != "results_today"}
     state["class_version"] = 4
     loaded = old_snapshot(live, state).mutate(None)
@@ -94,14 +94,14 @@ def test_a_v4_snapshot_loads_with_no_result_of_the_cg_dates_rolls(refit: Refit) 
 def test_a_v5_snapshot_loads_split_into_the_campaigns_parts(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "v5 snapshot")
     to_reph_step(refit, campaign, "9.617")
-    live = refit.campaign(campaign)
+    live = refit.store.campaign(campaign)
     loaded = old_snapshot(live, as_v5(live)).mutate(None)
     assert isinstance(loaded, Campaign)
     assert loaded.parts() == live.parts() and loaded.book == live.book == {}
 
 
 def test_a_snapshot_taken_now_records_class_version_6(refit: Refit) -> None:
-    live = refit.campaign(abtf_campaign(refit, "New snapshot"))
+    live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
     assert taken.state["class_version"] == 6
     again = taken.mutate(None)

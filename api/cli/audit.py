@@ -40,7 +40,7 @@ def undo(campaign: Id, reason: Reason,
              help="Undo a step and all after it: CGDATE/STEP, e.g. 19PM/9.616.")] = None,
          by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
-    answer(as_json, query(db, as_json, lambda refit: refit.undo(
+    answer(as_json, query(db, as_json, lambda refit: refit.audit.undo(
         campaign_id(campaign), reason, by, to_version, to_step)))
 
 
@@ -48,7 +48,7 @@ def undo(campaign: Id, reason: Reason,
 def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
            reason: Reason, by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """A director's re-roll: the roll is undone and its slot gets new dice."""
-    answer(as_json, query(db, as_json, lambda refit: refit.reroll(
+    answer(as_json, query(db, as_json, lambda refit: refit.audit.reroll(
         campaign_id(campaign), key, reason, by)))
 
 
@@ -60,7 +60,7 @@ def ruling(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key."
            result: Annotated[str | None, typer.Option(help="The corrected result.")] = None,
            by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Record a ruling on a disputed roll; it shows beside the roll everywhere."""
-    answer(as_json, query(db, as_json, lambda refit: refit.record_ruling(
+    answer(as_json, query(db, as_json, lambda refit: refit.audit.record_ruling(
         campaign_id(campaign), key, verdict, reason, by, final, result)))
 
 
@@ -69,7 +69,7 @@ def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")
           viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
     seed's recheck, rulings, re-rolls and undos."""
-    found = query(db, as_json, lambda refit: refit.roll_audit(campaign_id(campaign), key,
+    found = query(db, as_json, lambda refit: refit.audit.roll_audit(campaign_id(campaign), key,
                                                                viewer))
 
     def human() -> None:
@@ -96,7 +96,7 @@ def diff(campaign: Id,
                                                               "(default: now).")] = None,
          viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """What changed in the roster, purchase record, CVP and ELR between two points."""
-    changes = query(db, as_json, lambda refit: refit.diff(campaign_id(campaign), start, end,
+    changes = query(db, as_json, lambda refit: refit.audit.diff(campaign_id(campaign), start, end,
                                                            viewer))
     emit(as_json, changes, lambda: print_table(
         ["form", "line", "field", "change", "before", "after"],
@@ -123,7 +123,7 @@ def _form(db: str | None, campaign: str, form: str, as_of: str | None,
           viewer: str | None) -> str:
     with ledger(db) as refit:
         check_form(form)  # a bad --form is refused as such, even for a campaign not there
-        return render_form(refit.paper_forms(campaign_id(campaign), as_of, viewer), form)
+        return render_form(refit.reads.paper_forms(campaign_id(campaign), as_of, viewer), form)
 
 
 @app.command()
@@ -145,5 +145,6 @@ def _report(db: str | None, campaign: str, fmt: str, viewer: str | None) -> str:
         raise ValueError(f"format is text or html, not {fmt!r}")
     with ledger(db) as refit:
         ident = campaign_id(campaign)
-        return history_report(refit.history(ident, viewer), "html" if fmt == "html" else "text",
-                              refit.undone_versions(ident))
+        return history_report(refit.reads.history(ident, viewer),
+                              "html" if fmt == "html" else "text",
+                              refit.audit.undone_versions(ident))

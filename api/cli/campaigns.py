@@ -24,7 +24,8 @@ def campaign_new(
     """Create a campaign; print its id, seed commitment and role tokens (shown this once)."""
     def act() -> dict[str, Any]:
         with ledger(db) as refit:
-            created, tokens = refit.open_campaign(module, cg, name, dice, "director", start)
+            created, tokens = refit.commands.open_campaign(module, cg, name, dice, "director",
+                                                           start)
             return {"id": str(created.id), "seed_commitment": created.dice.seed_commitment,
                     "cg_date": created.reph.cg_date, "step": created.reph.step,
                     "version": created.version, "tokens": asdict(tokens)}
@@ -35,7 +36,7 @@ def campaign_new(
 @app.command("list")
 def campaign_list(db: Db = None, as_json: Json = False) -> None:
     """The campaigns, one line each."""
-    rows = query(db, as_json, lambda refit: refit.campaigns())
+    rows = query(db, as_json, lambda refit: refit.reads.campaigns())
     emit(as_json, rows, lambda: print_table(
         ["id", "module", "CG", "name", "CG Date", "phase", "step", "version"],
         [[r.id, r.module, r.cg, r.name, r.cg_date, r.phase, r.step or "", r.version]

@@ -16,9 +16,9 @@ from api.errors import error_body
 from api.render import format_table
 from domain import commands as cmd
 from domain.campaign import campaign_id
-from domain.errors import RefitError
-from infra.application import CommandResult, Refit
-from infra.modules import ModuleFileError
+from domain.errors import ModuleFileError, RefitError
+from infra.application import Refit
+from infra.results import CommandResult
 from infra.settings import Settings
 
 Db = Annotated[str | None,
@@ -116,7 +116,7 @@ def _plain(data: Any) -> Any:
 def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
     """Execute one command on a campaign and print what it appended."""
     answer(as_json, query(db, as_json,
-                          lambda refit: refit.execute(campaign_id(campaign), command, by)))
+                          lambda refit: refit.commands.execute(campaign_id(campaign), command, by)))
 
 
 def answer(as_json: bool, result: CommandResult) -> None:

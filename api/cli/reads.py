@@ -27,7 +27,7 @@ app = typer.Typer()
 @app.command()
 def status(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side."""
-    answer = query(db, as_json, lambda refit: refit.status(campaign_id(campaign), as_of))
+    answer = query(db, as_json, lambda refit: refit.reads.status(campaign_id(campaign), as_of))
 
     def human() -> None:
         typer.echo(f"{answer.name} ({answer.module} CG {answer.cg}), version {answer.version}")
@@ -43,21 +43,22 @@ def status(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = Fals
 @app.command()
 def roster(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """The CG Roster, one row per CG Date."""
-    rows = query(db, as_json, lambda refit: refit.roster(campaign_id(campaign), as_of))
+    rows = query(db, as_json, lambda refit: refit.reads.roster(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*roster_rows(rows)))
 
 
 @app.command()
 def purchases(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """The RG Purchase Record, one row per RG."""
-    rows = query(db, as_json, lambda refit: refit.purchase_record(campaign_id(campaign), as_of))
+    rows = query(db, as_json, lambda refit: refit.reads.purchase_record(campaign_id(campaign),
+                                                                        as_of))
     emit(as_json, rows, lambda: print_table(*purchase_rows(rows)))
 
 
 @app.command()
 def cvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """CVP lost per scenario and side, and totals."""
-    answer = query(db, as_json, lambda refit: refit.cvp(campaign_id(campaign), as_of))
+    answer = query(db, as_json, lambda refit: refit.reads.cvp(campaign_id(campaign), as_of))
 
     def human() -> None:
         print_table(["scenario", "side (lost)", "CVP", "casualties"],
@@ -70,7 +71,7 @@ def cvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 @app.command()
 def elr(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """ELR per side now, and each change with its cause."""
-    answer = query(db, as_json, lambda refit: refit.elr(campaign_id(campaign), as_of))
+    answer = query(db, as_json, lambda refit: refit.reads.elr(campaign_id(campaign), as_of))
 
     def human() -> None:
         print_table(["side", "ELR"], [[s, v] for s, v in answer.current.items()])
@@ -81,21 +82,21 @@ def elr(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 @app.command()
 def san(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Each SAN change with its cause."""
-    changes = query(db, as_json, lambda refit: refit.san(campaign_id(campaign), as_of))
+    changes = query(db, as_json, lambda refit: refit.reads.san(campaign_id(campaign), as_of))
     emit(as_json, changes, lambda: print_table(*rating_rows(changes)))
 
 
 @app.command()
 def control(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Who controls each Location, Block or Strategic Location whose control was recorded."""
-    rows = query(db, as_json, lambda refit: refit.control(campaign_id(campaign), as_of))
+    rows = query(db, as_json, lambda refit: refit.reads.control(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*control_rows(rows)))
 
 
 @app.command()
 def lvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """LVP totals at each CG-Scenario End, per side and Map Group (KGP 8.2)."""
-    rows = query(db, as_json, lambda refit: refit.lvp(campaign_id(campaign), as_of))
+    rows = query(db, as_json, lambda refit: refit.reads.lvp(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*lvp_rows(rows)))
 
 
@@ -103,14 +104,14 @@ def lvp(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) 
 def objectives(campaign: Id, as_of: AsOf = None, db: Db = None,
                as_json: Json = False) -> None:
     """Objective Hexes (KGP 8.6198), with where each is once revealed."""
-    rows = query(db, as_json, lambda refit: refit.objectives(campaign_id(campaign), as_of))
+    rows = query(db, as_json, lambda refit: refit.reads.objectives(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*objective_rows(rows)))
 
 
 @app.command()
 def rolls(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
     """Every roll: key, rule, side, dice, itemized DRM, Final roll, result."""
-    rows = query(db, as_json, lambda refit: refit.rolls(campaign_id(campaign), as_of))
+    rows = query(db, as_json, lambda refit: refit.reads.rolls(campaign_id(campaign), as_of))
     emit(as_json, rows, lambda: print_table(*roll_rows(rows)))
 
 
@@ -122,7 +123,7 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
     if Path(campaign).is_file():
         report = guarded(as_json, lambda: _verify_file(Path(campaign)))
     else:
-        report = query(db, as_json, lambda refit: refit.verify(campaign_id(campaign)))
+        report = query(db, as_json, lambda refit: refit.reads.verify(campaign_id(campaign)))
 
     def human() -> None:
         verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}"

@@ -12,7 +12,7 @@ import typer
 
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
 from api.render import purchase_rows, roster_rows
-from infra.application import new_token
+from infra.commands import new_token
 from infra.settings import Settings
 from projections.read import PurchaseRow, RosterRow
 
@@ -28,7 +28,8 @@ def demo(db: Db = None, as_json: Json = False) -> None:
     def act() -> tuple[str, list[RosterRow], list[PurchaseRow], dict[str, Any]]:
         with ledger(db) as refit:
             campaign, tokens = play_demo(refit)
-            return (str(campaign), refit.roster(campaign), refit.purchase_record(campaign),
+            return (str(campaign), refit.reads.roster(campaign),
+                    refit.reads.purchase_record(campaign),
                     asdict(tokens))
     campaign, roster, record, tokens = guarded(as_json, act)
     body = {"id": campaign, "roster": roster, "purchases": record, "tokens": tokens}

@@ -27,7 +27,8 @@ from api.parallel import in_processes
 from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
-from infra.transfer import Imported, dump_line, parse_lines
+from infra.results import Imported
+from infra.transfer import dump_line, parse_lines
 
 Jobs = Annotated[int, typer.Option(
     "--jobs", min=1, help="Processes moving the campaigns at once (a share each), to use "
@@ -56,7 +57,8 @@ def export(campaigns: Annotated[list[str], typer.Argument(
         raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
     if to is None:
         with ledger(db) as refit:
-            lines = guarded(as_json, lambda: refit.export(campaign_id(campaigns[0]), viewer,
+            lines = guarded(as_json, lambda: refit.transfer.export(campaign_id(campaigns[0]),
+                                                                   viewer,
                                                           with_seed))
             sys.stdout.writelines(map(dump_line, lines))
         return
@@ -82,7 +84,7 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
     with ledger(db) as refit:
         for campaign in campaigns:
             try:
-                lines = refit.export(campaign_id(campaign), viewer, with_seed)
+                lines = refit.transfer.export(campaign_id(campaign), viewer, with_seed)
                 _write_file(to / f"{campaign_id(campaign)}.jsonl", lines)
             except REFUSALS as error:
                 return [*done, error_body(error)]
@@ -140,7 +142,7 @@ def _import_file(refit: Refit, file: Path, as_json: bool, several: bool) -> Impo
     """One file imported (verified in full first), said as soon as it is done."""
     # Among several, a refusal names its file.
     try:
-        done = refit.import_export(lambda: _read_lines(file))
+        done = refit.transfer.import_export(lambda: _read_lines(file))
     except RefitError as error:
         if not several:
             raise

@@ -1,0 +1,189 @@
+"""The reads of a campaign, each declared once (`exposed`): the HTTP routes, the `refit`
+commands and the web pages serve every read from its declaration in READS."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from uuid import UUID
+
+from domain.errors import CampaignNotFound
+from domain.history import redacted
+from domain.verify import VerifyReport, verify_records
+from infra.store import CampaignStore
+from infra.views import Point, Views, check_as_of
+from projections import read
+
+Reader = Callable[..., Any]  # (queries, campaign id, as of, viewer) -> the answer
+R = TypeVar("R", bound=Reader)
+
+
+@dataclass(frozen=True)
+class Read:
+    """A read as the outside sees it: `GET /campaigns/{id}{path}`, `refit COMMAND ID`."""
+
+    name: str  # the Queries method that answers it
+    path: str
+    summary: str
+    command: str | None  # its `refit` subcommand, if it has one
+    answer: Reader
+
+
+READS: list[Read] = []
+
+
+def exposed(path: str, summary: str, command: str | None = None) -> Callable[[R], R]:
+    """Declare a Queries method a read of the campaign, served at `path` (and by `refit
+    COMMAND`); it takes the campaign id, a point (version) and the viewer."""
+    def declare(method: R) -> R:
+        READS.append(Read(method.__name__, path, summary, command, method))
+        return method
+    return declare
+
+
+class Queries:
+    """What a role may read of a campaign, now or as of any point."""
+
+    def __init__(self, store: CampaignStore, views: Views) -> None:
+        self.store, self.views = store, views
+
+    def answer(self, which: Read, campaign_id: UUID, as_of: Point = None,
+               viewer: str | None = None) -> Any:
+        """A declared read's answer."""
+        return which.answer(self, campaign_id, as_of, viewer)
+
+    def campaigns(self) -> list[read.CampaignStatus]:
+        """Every campaign, one line each."""
+        return [read.status(meta) for meta in self.views.all_meta()]
+
+    @exposed("", "Where the campaign stands", "status")
+    def status(self, campaign_id: UUID, as_of: Point = None,
+               viewer: str | None = None) -> read.CampaignStatus:
+        """Where the campaign stands, and the rolls its RePh step still waits for."""
+        answer = read.status(self.views.rows(campaign_id, as_of), viewer)
+        state = self.store.campaign(campaign_id, version=answer.version)
+        answer.head_hash = state.head_hash
+        module = state.rules
+        answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
+            f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
+            for table, side, number in state.missing_rolls()
+            if number is None or viewer in (None, side)]
+        answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
+                              for side in state.sides if module.entry_areas}
+        return answer
+
+    @exposed("/roster", "The CG Roster", "roster")
+    def roster(self, campaign_id: UUID, as_of: Point = None,
+               viewer: str | None = None) -> list[read.RosterRow]:
+        """The CG Roster, one row per CG Date."""
+        return read.roster(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/purchase-record", "The RG Purchase Record", "purchases")
+    def purchase_record(self, campaign_id: UUID, as_of: Point = None,
+                        viewer: str | None = None) -> list[read.PurchaseRow]:
+        """The RG Purchase Record, one row per RG."""
+        return read.purchases(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/cvp", "CVP per scenario and side", "cvp")
+    def cvp(self, campaign_id: UUID, as_of: Point = None,
+            viewer: str | None = None) -> read.CVPAnswer:
+        """CVP per scenario and side (casualties are public)."""
+        return read.cvp(self.views.rows(campaign_id, as_of))
+
+    @exposed("/elr", "ELR now, and each change", "elr")
+    def elr(self, campaign_id: UUID, as_of: Point = None,
+            viewer: str | None = None) -> read.ELRAnswer:
+        """ELR now and its changes (public)."""
+        return read.elr(self.views.rows(campaign_id, as_of))
+
+    @exposed("/san", "Each SAN change", "san")
+    def san(self, campaign_id: UUID, as_of: Point = None,
+            viewer: str | None = None) -> list[read.RatingChange]:
+        """SAN changes with their causes (public)."""
+        return read.san(self.views.rows(campaign_id, as_of))
+
+    @exposed("/rolls", "Every roll", "rolls")
+    def rolls(self, campaign_id: UUID, as_of: Point = None,
+              viewer: str | None = None) -> list[read.RollRow]:
+        """Every roll; another side's secret roll shows only that it was made, and when."""
+        return read.rolls(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/control", "Control of Locations", "control")
+    def control(self, campaign_id: UUID, as_of: Point = None,
+                viewer: str | None = None) -> list[dict[str, Any]]:
+        """Who controls each Location whose control was recorded (public)."""
+        return read.control(self.views.rows(campaign_id, as_of))
+
+    @exposed("/lvp", "KGP LVP totals", "lvp")
+    def lvp(self, campaign_id: UUID, as_of: Point = None,
+            viewer: str | None = None) -> list[read.LVPRow]:
+        """LVP totals at each CG-Scenario End (KGP 8.2, public)."""
+        return read.lvp(self.views.rows(campaign_id, as_of))
+
+    @exposed("/objectives", "KGP Objective Hexes", "objectives")
+    def objectives(self, campaign_id: UUID, as_of: Point = None,
+                   viewer: str | None = None) -> list[read.ObjectiveRow]:
+        """Objective Hexes (KGP 8.6198), secret to their side until revealed."""
+        return read.objectives(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/steps", "Each RePh step done, with the versions it began and ended at")
+    def steps(self, campaign_id: UUID, as_of: Point = None,
+              viewer: str | None = None) -> list[read.StepRow]:
+        """Every step done, in order (public: the RePh's pace is open to both sides)."""
+        rows = self.views.rows_now(campaign_id) if as_of is None else \
+            self.views.rows(campaign_id, as_of)
+        return read.steps(rows)
+
+    @exposed("/events", "The event log (another side's secrets redacted)")
+    def events(self, campaign_id: UUID, as_of: Point = None,
+               viewer: str | None = None) -> list[dict[str, Any]]:
+        """The event log up to a point, as the viewer may read it."""
+        version = self.views.version_at(campaign_id, as_of)
+        return list(self.history(campaign_id, viewer, version))
+
+    @exposed("/verify", "The hash chain and every revealed server roll, rechecked")
+    def verification(self, campaign_id: UUID, as_of: Point = None,
+                     viewer: str | None = None) -> dict[str, Any]:
+        """`verify`'s report as JSON (of the whole history: `as_of` is not used)."""
+        return self.verify(campaign_id, viewer).as_dict()
+
+    def paper_forms(self, campaign_id: UUID, as_of: Point = None,
+                    viewer: str | None = None) -> read.PaperForms:
+        """The paper forms' contents (CG Roster, RG Purchase Record, CVP, ELR), read once."""
+        return read.paper_forms(self.views.rows(campaign_id, as_of), viewer)
+
+    def holding(self, campaign_id: UUID, as_of: Point = None,
+                viewer: str | None = None) -> list[dict[str, Any]]:
+        """Holding Box entries (KGP 8.15), each side's own."""
+        return read.holding(self.views.rows(campaign_id, as_of), viewer)
+
+    def history(self, campaign_id: UUID, viewer: str | None = None,
+                lte: int | None = None) -> Iterator[dict[str, Any]]:
+        """The event log as a viewer may read it: another side's secrets redacted (they
+        still verify), all open at CG End; `viewer` None is the director."""
+        state = self.store.campaign(campaign_id)
+        check_as_of(lte, state.version)
+        yield from redacted(self.store.records(campaign_id, lte), viewer,
+                            state.reph.phase == "ended")
+
+    def verify(self, campaign_id: UUID, viewer: str | None = None) -> VerifyReport:
+        """Recompute the hash chain and every server roll whose seed is revealed: of the
+        history as the viewer reads it (so a finding never names another side's secret).
+
+        A stored event too damaged to read is reported at its version, not raised.
+        """
+        damaged: list[tuple[int, str]] = []
+        records = self.store.readable(campaign_id, damaged)
+        if viewer is not None:
+            records = redacted(records, viewer,
+                               self.store.campaign(campaign_id).reph.phase == "ended")
+        report = verify_records(records)
+        if report.events == 0 and not damaged:
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+        if damaged:
+            version, why = damaged[0]
+            if report.first_bad_version is None or version <= report.first_bad_version:
+                return VerifyReport(False, report.events, report.rolls_verified, version,
+                                    report.head_hash, f"version {version} cannot be read: {why}")
+        return report

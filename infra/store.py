@@ -1,0 +1,208 @@
+"""The campaign store: eventsourcing's Application over the campaigns' event log, with
+their snapshots, the rules modules they are bound to, and the log read a page at a time."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import logging
+import threading
+from collections.abc import Iterator
+from typing import Any, cast
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
+
+from domain.campaign import Campaign, CampaignEvent
+from domain.campaign.dice import DiceRolled
+from domain.campaign.events import event_record
+from domain.campaign.part import part_transcodings
+from domain.errors import CampaignNotFound, InvalidCommand
+from domain.rules import Module
+from infra.mapper import LedgerMapper, decoded, plain_fields
+from infra.modules import load_modules
+from infra.settings import Settings
+
+log = logging.getLogger(__name__)
+PAGE = 1000  # events read at a time: a campaign's history is read in constant memory
+
+
+class CampaignStore(Application[UUID]):
+    """Campaign ledgers in one database: saved with snapshots, loaded bound to their
+    rules, read back as history records."""
+
+    name = "refit"
+    is_snapshotting_enabled = True  # eventsourcing's snapshot store; see _snapshot_if_due
+
+    def __init__(self, settings: Settings, modules: dict[str, Module] | None = None) -> None:
+        self.settings = settings
+        super().__init__(settings.eventsourcing_env())
+        self.modules = modules if modules is not None else load_modules(settings.module_dir)
+        self._cache_guard = threading.Lock()
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        """eventsourcing's, and the campaign's parts (in snapshots and undos)."""
+        super().register_transcodings(transcoder)
+        for transcoding in part_transcodings():
+            transcoder.register(transcoding)
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        """eventsourcing's mapper, storing no empty idempotency envelope."""
+        return self.factory.mapper(transcoder=self.construct_transcoder(),
+                                   mapper_class=LedgerMapper)
+
+    def reload_modules(self) -> None:
+        """Read the rules modules again (an owner has installed a file)."""
+        self.modules = load_modules(self.settings.module_dir)
+
+    def module(self, module_id: str) -> Module:
+        """A registered module by id (abtf, pbr, kgp, ...)."""
+        if module_id not in self.modules:
+            raise InvalidCommand(f"no module {module_id!r}; modules: {sorted(self.modules)}",
+                                 field="module")
+        return self.modules[module_id]
+
+    # -- saving -----------------------------------------------------------------
+
+    def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
+        """eventsourcing's save; then a snapshot of each campaign saved that is due one."""
+        recordings = super().save(*objs, **kwargs)
+        for saved in objs:
+            if not isinstance(saved, Campaign):
+                continue
+            try:
+                self._snapshot_if_due(saved, sum(
+                    1 for r in recordings if r.domain_event.originator_id == saved.id))
+            except Exception:  # the events are saved: a snapshot only spares a replay
+                log.warning("no snapshot of campaign %s at version %s", saved.id,
+                            saved.version, exc_info=True)
+        return recordings
+
+    def _snapshot_if_due(self, campaign: Campaign, appended: int) -> None:
+        """A snapshot of the campaign just saved, once it passes a multiple of the snapshot
+        interval. eventsourcing's own (`snapshotting_intervals`) would read the campaign
+        back from the store and replay it, holding the command's thread for as long."""
+        interval = self.settings.snapshot_interval
+        if campaign.version // interval > (campaign.version - appended) // interval:
+            self.snapshot(campaign)
+
+    def snapshot(self, campaign: Campaign) -> None:
+        """Keep a snapshot of the campaign as it is."""
+        if self.snapshots is not None:
+            self.snapshots.put([Campaign.Snapshot.take(campaign)])
+
+    def insert(self, stored: list[StoredEvent]) -> None:
+        """Write stored events as they are (an import's pages)."""
+        if stored:
+            self.recorder.insert_events(stored)
+
+    # -- loading ----------------------------------------------------------------
+
+    def campaign(self, campaign_id: UUID, version: int | None = None,
+                 fresh: bool = True) -> Campaign:
+        """The campaign as it stands (or stood at `version`), bound to its rules. This
+        process caches campaigns without reading the store for each use (another process
+        may have appended since); `fresh` reads what was appended since the cached copy."""
+        try:
+            campaign: Campaign = self.repository.get(campaign_id, version=version)
+        except AggregateNotFoundError:
+            raise CampaignNotFound(f"no campaign {campaign_id}") from None
+        if version is None and fresh and self.repository.cache is not None:
+            newer = list(self.events.get(campaign_id, gt=campaign.version))
+            for event in newer:
+                campaign = cast(CampaignEvent, event).mutate(campaign)
+            if newer:
+                self._cache_newer(campaign)
+        module = self.modules.get(campaign.module_id)
+        if module is not None:  # else it is read, and refuses commands naming its module
+            campaign.bind(module)
+        return campaign
+
+    def _cache_newer(self, campaign: Campaign) -> None:
+        """Keep a copy of a campaign read afresh, unless the cache already holds as new."""
+        cache = self.repository.cache
+        assert cache is not None
+        with self._cache_guard:
+            try:
+                held = cache.get(campaign.id)
+            except KeyError:
+                held = None
+            if held is None or held.version < campaign.version:
+                cache.put(campaign.id, copy.deepcopy(campaign))
+
+    def behind(self, campaign: Campaign) -> bool:
+        """Whether the store holds events this copy of the campaign has not seen."""
+        return bool(self.recorder.select_events(campaign.id, gt=campaign.version, limit=1))
+
+    def forget(self, campaign_id: UUID) -> None:
+        """Drop a cached campaign that another process has moved past."""
+        if self.repository.cache is not None:
+            with contextlib.suppress(KeyError):
+                self.repository.cache.get(campaign_id, evict=True)
+
+    # -- reading the log --------------------------------------------------------
+
+    def records(self, campaign_id: UUID, lte: int | None = None,
+                gt: int = 0) -> Iterator[dict[str, Any]]:
+        """The campaign's history records, oldest first (after `gt`, up to `lte`)."""
+        found = False
+        for record, _ in self.stored_records(campaign_id, lte=lte, gt=gt):
+            found = True
+            yield record
+        if not found and not gt:
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+
+    def stored_events(self, campaign_id: UUID, lte: int | None = None,
+                      gt: int = 0) -> Iterator[Any]:
+        """The campaign's events, oldest first, read a page at a time."""
+        for stored in self._stored(campaign_id, lte, gt):
+            yield decoded(self.mapper, stored)
+
+    def stored_records(self, campaign_id: UUID, lte: int | None = None,
+                       gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """The campaign's history records, oldest first, each with its event's fields."""
+        ident, text = None, ""
+        for stored in self._stored(campaign_id, lte, gt):
+            plain = plain_fields(self.mapper, stored)
+            if plain is None or not issubclass(plain[0], CampaignEvent):
+                event = self.mapper.to_domain_event(stored)
+                yield cast(CampaignEvent, event).record(), event.__dict__
+                continue
+            if stored.originator_id != ident:  # one campaign's: its id written out once
+                ident, text = stored.originator_id, str(stored.originator_id)
+            kind, fields = plain
+            # No event object: the record made as the event's `record` makes it.
+            yield event_record(kind, text, stored.originator_version,
+                               fields["timestamp"].isoformat(), fields), fields
+
+    def _stored(self, campaign_id: UUID, lte: int | None, gt: int) -> Iterator[StoredEvent]:
+        """The campaign's stored events, oldest first, read a page at a time."""
+        last = gt
+        while True:
+            page = self.recorder.select_events(campaign_id, gt=last, lte=lte, limit=PAGE)
+            yield from page
+            if len(page) < PAGE:
+                return
+            last = page[-1].originator_version
+
+    def readable(self, campaign_id: UUID,
+                 damaged: list[tuple[int, str]]) -> Iterator[dict[str, Any]]:
+        """History records until one cannot be read; that one is noted in `damaged`."""
+        events, last = iter(self.events.get(campaign_id)), 0
+        while True:
+            try:
+                event = cast(CampaignEvent, next(events))
+                record = event.record()
+            except StopIteration:
+                return
+            except Exception as error:  # any damage at all is the finding, not a crash
+                damaged.append((last + 1, str(error)))
+                return
+            last = event.originator_version
+            yield record
+
+    def dice_after(self, campaign_id: UUID, version: int) -> dict[str, list[int]]:
+        """What each roll's key showed after `version` (an undo keeps them for a redo)."""
+        return {event.key: list(event.dice) for event in self.events.get(campaign_id, gt=version)
+                if isinstance(event, DiceRolled)}

@@ -1,0 +1,203 @@
+"""The projections as the service reads them: the materialized view kept up to date (by
+catch-up on a read, or by eventsourcing's projection runner), and any campaign's rows as
+of a version or a step ("after 9.616 of 19PM")."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from functools import cached_property
+from typing import Any, cast
+from uuid import UUID
+
+from eventsourcing.projection import ProjectionRunner
+
+from domain.errors import CampaignNotFound, InvalidCommand, ViewBehind
+from infra.store import CampaignStore
+from projections.fold import META, STEP
+from projections.read import RowSource
+from projections.runner import (
+    CampaignLog,
+    CampaignProjection,
+    MemoryRows,
+    catch_up,
+    collector_paused,
+    fold_onto,
+    spaced,
+)
+from projections.view import PostgresProjectionView, ProjectionView, view_class_for
+
+Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
+STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
+
+
+def parse_point(text: str | int | None) -> int | tuple[str, str] | None:
+    """A point of the campaign: a version, or `CGDATE/STEP` (e.g. `19PM/9.616`)."""
+    if text is None or isinstance(text, int):
+        return text
+    if text.isascii() and text.isdigit():
+        return int(text)
+    found = STEP_POINT.match(text)
+    if found is None:
+        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 19PM/9.616)",
+                             field="as_of")
+    return found["date"], found["step"]
+
+
+def step_row(rows: RowSource, date: str, step: str) -> dict[str, Any] | None:
+    """The row of a step done on a CG Date (the versions it began and ended at)."""
+    return next((row for row in rows.select_rows(STEP)
+                 if (row["cg_date"], row["step"]) == (date, step)), None)
+
+
+def check_as_of(as_of: int | None, head: int) -> None:
+    """An `as_of` names a version of the campaign: 1 to its head."""
+    if as_of is not None and not 1 <= as_of <= head:
+        raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)", field="as_of")
+
+
+class Views:
+    """The campaigns' materialized view, read your writes, and rows as of any point."""
+
+    def __init__(self, store: CampaignStore) -> None:
+        self.store = store
+        self.runner: ProjectionRunner[Any, Any] | None = None
+        self._runner_stack = contextlib.ExitStack()
+        if store.settings.projection_runner:
+            self.runner = self._start_runner()
+
+    def _start_runner(self) -> ProjectionRunner[Any, Any]:
+        """eventsourcing's projection runner, folding new events as they are notified."""
+        env = self.store.settings.eventsourcing_env()
+        if env["PERSISTENCE_MODULE"] != "eventsourcing.postgres":
+            raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
+                                 field="projection_runner")
+        # One thread folds, and reads poll its position: a connection each, at rest, rather
+        # than a pool of REFIT_POOL_SIZE for the runner's log and another for its view.
+        env |= {"POSTGRES_POOL_SIZE": "1"}
+        # An undo turns the view back to rows as of a version: the runner reads them here.
+        bound = type("BoundProjection", (CampaignProjection,),
+                     {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
+        runner = ProjectionRunner(application_class=CampaignLog, projection_class=bound,
+                                  view_class=PostgresProjectionView, env=env)
+        # Closed in turn: the runner's threads and log (its exit), then its view's pool,
+        # which that exit leaves open.
+        self._runner_stack.callback(runner.view.datastore.close)
+        return self._runner_stack.enter_context(runner)
+
+    def close(self) -> None:
+        """Stop the runner (if any) and close its stores."""
+        self._runner_stack.close()
+
+    @cached_property
+    def projection(self) -> CampaignProjection:
+        """The projection and its materialized view, in the same database as the events."""
+        view_class = view_class_for(self.store.env.get("PERSISTENCE_MODULE") or "")
+        view = self.store.factory.tracking_recorder(view_class)
+        return CampaignProjection(cast(ProjectionView, view), reader=self.rows_at)
+
+    @property
+    def view(self) -> ProjectionView:
+        """The materialized view."""
+        return self.projection.view
+
+    def catch_up(self) -> int:
+        """Fold the events the view has not tracked yet."""
+        return catch_up(self.store, self.projection)
+
+    def up_to_date(self) -> None:
+        """Read your writes: fold what is missing, or wait for the runner to (a 503 if it
+        does not within REFIT_READ_WAIT seconds)."""
+        if self.runner is None:
+            self.catch_up()
+            return
+        wait = self.store.settings.read_wait
+        head = self.store.recorder.max_notification_id()
+        with contextlib.suppress(TimeoutError):  # answered just below, as a 503
+            self.runner.wait(head, timeout=wait)
+        if head is not None and (self.runner.view.max_tracking_id("refit") or 0) < head:
+            raise ViewBehind(f"the projections are more than {wait} s behind the ledger; "
+                             "try again")
+
+    def rows_at(self, campaign_id: UUID, version: int) -> MemoryRows:
+        """A campaign's rows as of a version: folded in memory from the latest checkpoint
+        before it (the view keeps them as it folds, see `spacing`), or from the start
+        (leaving checkpoints on the way)."""
+        view, campaign, records = self.view, str(campaign_id), self.store.records
+        limit = version
+        with collector_paused():
+            while (found := view.select_checkpoint(campaign, limit)) is not None:
+                start, data = found
+                history = list(records(campaign_id, lte=version, gt=start))
+                rows = fold_onto(MemoryRows.load(data), start, history)
+                if rows is not None:
+                    return rows
+                # An undo among them turns back past the checkpoint: start before its target.
+                limit = min(r["data"]["to_version"] for r in history if r["type"] == "Undone")
+            rows = fold_onto(MemoryRows(), 0, list(records(campaign_id, lte=version)),
+                             spaced(lambda at, now: view.insert_checkpoint(campaign, at,
+                                                                           now.dump())))
+        assert rows is not None
+        return rows
+
+    def rows(self, campaign_id: UUID, as_of: Point = None) -> RowSource:
+        """A campaign's projection rows: live from the view, or folded as of a point."""
+        version = self.version_at(campaign_id, as_of)
+        if version is not None:
+            check_as_of(version, self.store.campaign(campaign_id).version)
+            if self.runner is None:
+                self.catch_up()  # the view's checkpoints up to the head
+            return self.rows_at(campaign_id, version)
+        self.up_to_date()
+        source = _ViewRows(self.view, str(campaign_id))
+        if not source.select_rows(META):
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+        return source
+
+    def rows_now(self, campaign_id: UUID) -> RowSource:
+        """The rows as of the head, folded from the log (with its checkpoints), not read
+        from the view: they hold every step even if the view was folded by an older Refit
+        that did not keep steps."""
+        return self.rows_at(campaign_id, self.store.campaign(campaign_id).version)
+
+    def all_meta(self) -> list[RowSource]:
+        """Every campaign's meta row, one source each (for listings)."""
+        self.up_to_date()
+        return [_OneRow(meta) for meta in self.view.select_all(META)]
+
+    def version_at(self, campaign_id: UUID, point: Point) -> int | None:
+        """The version a point names: after step STEP of CG Date DATE is the version that
+        left it."""
+        found = parse_point(point)
+        if found is None or isinstance(found, int):
+            return found
+        rows = self.rows_now(campaign_id)
+        row = step_row(rows, *found)
+        if row is None:
+            meta = rows.select_rows(META)[0]
+            if (meta["cg_date"], meta["step"]) == found:
+                raise InvalidCommand(f"step {found[1]} of {found[0]} is not over yet",
+                                     field="as_of")
+            raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
+                                 field="as_of")
+        return cast(int, row["left"])
+
+
+class _ViewRows:
+    """One campaign's rows in the materialized view."""
+
+    def __init__(self, view: ProjectionView, campaign: str) -> None:
+        self.view, self.campaign = view, campaign
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        return self.view.select_rows(self.campaign, kind)
+
+
+class _OneRow:
+    """A campaign's meta row alone, for listings."""
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self.meta = meta
+
+    def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        return [self.meta] if kind == META else []
