@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from projections.read import (
+    CampaignStatus,
+    CVPAnswer,
+    ELRAnswer,
     LVPRow,
     ObjectiveRow,
     PurchaseRow,
@@ -112,3 +115,54 @@ def objective_rows(rows: list[ObjectiveRow]) -> tuple[list[str], list[list[Any]]
     """KGP Objective Hexes (8.6198), where each is once revealed."""
     return (["side", "RG #", "hex", "designated", "revealed"],
             [[r.side, r.purchase, r.hex, r.cg_date, r.revealed_on] for r in rows])
+
+
+def table_text(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A table, or that there is nothing yet."""
+    return format_table(headers, rows) if rows else "(none yet)"
+
+
+def status_text(answer: CampaignStatus) -> str:
+    """Where the campaign stands, and the rolls its step waits for."""
+    lines = [f"{answer.name} ({answer.module} CG {answer.cg}), version {answer.version}",
+             f"CG Date {answer.cg_date}, {answer.phase} {answer.step or ''}".rstrip(),
+             table_text(["side", "CPP", "FPP", "ELR", "SAN"],
+                        [[s, v["cpp"], v["fpp"], v["elr"], v["san"]]
+                         for s, v in answer.sides.items()])]
+    if answer.to_roll:
+        lines.append(f"{answer.step} waits for: {', '.join(answer.to_roll)}")
+    return "\n".join(lines)
+
+
+def cvp_text(answer: CVPAnswer) -> str:
+    """CVP lost per scenario and side, then each side's total."""
+    return "\n".join([
+        table_text(["scenario", "side (lost)", "CVP", "casualties"],
+                   [[r.scenario, r.side, r.cvp, ", ".join(c["unit"] for c in r.casualties)]
+                    for r in answer.scenarios]),
+        table_text(["side", "total CVP lost"], [[s, t] for s, t in answer.totals.items()])])
+
+
+def elr_text(answer: ELRAnswer) -> str:
+    """ELR now per side, then each change with its cause."""
+    return "\n".join([table_text(["side", "ELR"], [[s, v] for s, v in answer.current.items()]),
+                      table_text(*rating_rows(answer.changes))])
+
+
+def _table(rows: Callable[[Any], tuple[list[str], list[list[Any]]]]) -> Callable[[Any], str]:
+    return lambda answer: table_text(*rows(answer))
+
+
+# The terminal text of each read a `refit` command prints (infra/queries.py, READS).
+TEXT: dict[str, Callable[[Any], str]] = {
+    "status": status_text,
+    "roster": _table(roster_rows),
+    "purchase_record": _table(purchase_rows),
+    "cvp": cvp_text,
+    "elr": elr_text,
+    "san": _table(rating_rows),
+    "control": _table(control_rows),
+    "lvp": _table(lvp_rows),
+    "objectives": _table(objective_rows),
+    "rolls": _table(roll_rows),
+}

@@ -60,7 +60,8 @@ class Queries:
     @exposed("", "Where the campaign stands", "status")
     def status(self, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> read.CampaignStatus:
-        """Where the campaign stands, and the rolls its RePh step still waits for."""
+        """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side, and
+        the rolls its step still waits for."""
         answer = read.status(self.views.rows(campaign_id, as_of), viewer)
         state = self.store.campaign(campaign_id, version=answer.version)
         answer.head_hash = state.head_hash
@@ -88,44 +89,47 @@ class Queries:
     @exposed("/cvp", "CVP per scenario and side", "cvp")
     def cvp(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> read.CVPAnswer:
-        """CVP per scenario and side (casualties are public)."""
+        """CVP lost per scenario and side, and totals (casualties are public)."""
         return read.cvp(self.views.rows(campaign_id, as_of))
 
     @exposed("/elr", "ELR now, and each change", "elr")
     def elr(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> read.ELRAnswer:
-        """ELR now and its changes (public)."""
+        """ELR per side now, and each change with its cause (public)."""
         return read.elr(self.views.rows(campaign_id, as_of))
 
     @exposed("/san", "Each SAN change", "san")
     def san(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> list[read.RatingChange]:
-        """SAN changes with their causes (public)."""
+        """Each SAN change with its cause (public)."""
         return read.san(self.views.rows(campaign_id, as_of))
-
-    @exposed("/rolls", "Every roll", "rolls")
-    def rolls(self, campaign_id: UUID, as_of: Point = None,
-              viewer: str | None = None) -> list[read.RollRow]:
-        """Every roll; another side's secret roll shows only that it was made, and when."""
-        return read.rolls(self.views.rows(campaign_id, as_of), viewer)
 
     @exposed("/control", "Control of Locations", "control")
     def control(self, campaign_id: UUID, as_of: Point = None,
                 viewer: str | None = None) -> list[dict[str, Any]]:
-        """Who controls each Location whose control was recorded (public)."""
+        """Who controls each Location, Block or Strategic Location whose control was
+        recorded (public)."""
         return read.control(self.views.rows(campaign_id, as_of))
 
     @exposed("/lvp", "KGP LVP totals", "lvp")
     def lvp(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> list[read.LVPRow]:
-        """LVP totals at each CG-Scenario End (KGP 8.2, public)."""
+        """LVP totals at each CG-Scenario End, per side and Map Group (KGP 8.2, public)."""
         return read.lvp(self.views.rows(campaign_id, as_of))
 
     @exposed("/objectives", "KGP Objective Hexes", "objectives")
     def objectives(self, campaign_id: UUID, as_of: Point = None,
                    viewer: str | None = None) -> list[read.ObjectiveRow]:
-        """Objective Hexes (KGP 8.6198), secret to their side until revealed."""
+        """Objective Hexes (KGP 8.6198), with where each is once revealed (secret to their
+        side until then)."""
         return read.objectives(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/rolls", "Every roll", "rolls")
+    def rolls(self, campaign_id: UUID, as_of: Point = None,
+              viewer: str | None = None) -> list[read.RollRow]:
+        """Every roll: key, rule, side, dice, itemized DRM, Final roll, result (another
+        side's secret roll only that it was made, and when)."""
+        return read.rolls(self.views.rows(campaign_id, as_of), viewer)
 
     @exposed("/steps", "Each RePh step done, with the versions it began and ended at")
     def steps(self, campaign_id: UUID, as_of: Point = None,

@@ -51,7 +51,7 @@ class Settings(BaseSettings):
         if self.aggregate_cache:
             # A command runs on the cached copy without reading the store first; when
             # another process got there first, saving conflicts and the command runs
-            # again on the stored campaign (infra/application.py, Refit._attempts).
+            # again on the stored campaign (infra/commands.py, Commands._attempts).
             env |= {"AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache),
                     "AGGREGATE_CACHE_FASTFORWARD": "n"}
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":

@@ -13,7 +13,7 @@ from eventsourcing.persistence import PersistenceError
 from pydantic import BaseModel, ValidationError
 
 from api.errors import error_body
-from api.render import format_table
+from api.render import table_text
 from domain import commands as cmd
 from domain.campaign import campaign_id
 from domain.errors import ModuleFileError, RefitError
@@ -94,7 +94,7 @@ def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a table, or say there is nothing yet."""
-    typer.echo(format_table(headers, rows) if rows else "(none yet)")
+    typer.echo(table_text(headers, rows))
 
 
 def print_fields(body: dict[str, Any]) -> None:
