@@ -2,34 +2,25 @@
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
 import pytest
+from fastapi.testclient import TestClient
 
+from api.app import create_app
 from infra.application import Refit
+from infra.modules import install_file
 from infra.settings import Settings
-
-PG_URL = os.environ.get("REFIT_TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
-REQUIRE_PG = os.environ.get("REFIT_REQUIRE_POSTGRES") == "1"
-
-
-def _postgres_reachable() -> str | None:
-    try:
-        with psycopg.connect(PG_URL, connect_timeout=3):
-            return None
-    except psycopg.OperationalError as error:
-        return str(error).strip().splitlines()[0]
+from tests.helpers.databases import fresh_database, postgres_unreachable
+from tests.helpers.http import ADMIN
+from tests.helpers.paths import FIXTURE_CHART
 
 
 @pytest.fixture(scope="session")
 def postgres_problem() -> str | None:
     """Why PostgreSQL cannot be used, or None."""
-    return _postgres_reachable()
+    return postgres_unreachable()
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -50,26 +41,6 @@ def other_database_url(database_url: str, tmp_path: Path,
         yield url
 
 
-@contextmanager
-def fresh_database(kind: str, tmp_path: Path, postgres_problem: str | None) -> Iterator[str]:
-    """A fresh, empty database of a kind (sqlite or postgres), removed afterwards."""
-    if kind == "sqlite":
-        yield f"sqlite:///{tmp_path / 'refit.db'}"
-        return
-    if postgres_problem is not None:
-        if REQUIRE_PG:
-            pytest.fail(f"PostgreSQL is required (REFIT_REQUIRE_POSTGRES=1): {postgres_problem}")
-        pytest.skip(f"PostgreSQL unreachable at {PG_URL}: {postgres_problem}")
-    schema = f"refit_test_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_URL, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{PG_URL}?schema={schema}"
-    finally:
-        with psycopg.connect(PG_URL, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
     """Settings for the test's own database and module dir."""
@@ -82,3 +53,12 @@ def refit(settings: Settings) -> Iterator[Refit]:
     app = Refit(settings)
     yield app
     app.close()
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The HTTP service on the test's own database, with the fictitious PBr test chart."""
+    install_file(FIXTURE_CHART, settings.module_dir)
+    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
+    with TestClient(app) as test_client:
+        yield test_client

@@ -14,7 +14,7 @@ from uuid import UUID
 import pytest
 
 from infra.application import Refit
-from tests.story import do, load_abtf_owner_data
+from tests.helpers.story import do, load_abtf_owner_data
 
 BRITISH, GERMAN = "British", "German"
 

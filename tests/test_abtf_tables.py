@@ -9,7 +9,7 @@ import pytest
 
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
-from tests.story import advance, advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.helpers.story import advance, advance_to, do, load_abtf_owner_data, to_reph_step
 
 
 @pytest.fixture(autouse=True)

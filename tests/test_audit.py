@@ -9,7 +9,7 @@ import pytest
 from domain.dice import dice_from_seed
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
-from tests.story import abtf_campaign, do, to_reph_step
+from tests.helpers.story import abtf_campaign, do, to_reph_step
 
 
 def at_9_616(refit: Refit, dice: str = "server") -> UUID:

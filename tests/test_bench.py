@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PG_URL, REQUIRE_PG
+from tests.helpers.databases import PG_URL, without_postgres
+from tests.helpers.paths import ROOT
 
-BENCH = Path(__file__).parent.parent / "bench" / "run.py"
+BENCH = ROOT / "bench" / "run.py"
 
 
 def test_the_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) -> None:
@@ -26,7 +27,7 @@ def test_the_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) ->
     assert "postgres" not in figures
 
 
-TRANSFER = Path(__file__).parent.parent / "bench" / "transfer.py"
+TRANSFER = ROOT / "bench" / "transfer.py"
 
 
 def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) -> None:
@@ -47,16 +48,14 @@ def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path:
     assert "postgres" not in figures
 
 
-LOAD = Path(__file__).parent.parent / "bench" / "load.py"
+LOAD = ROOT / "bench" / "load.py"
 
 
 @pytest.mark.parametrize("rate", [None, "40"])
 def test_the_load_benchmark_runs_closed_and_open_loop(
         rate: str | None, postgres_problem: str | None) -> None:
     if postgres_problem is not None:
-        if REQUIRE_PG:
-            pytest.fail(f"PostgreSQL is required (REFIT_REQUIRE_POSTGRES=1): {postgres_problem}")
-        pytest.skip(f"bench/load.py needs PostgreSQL: {postgres_problem}")
+        without_postgres(postgres_problem, "bench/load.py needs PostgreSQL")
     options = ["--clients", "4", "--campaigns", "2", "--commands", "5"]
     done = subprocess.run(
         [sys.executable, str(LOAD), *options, *(["--rate", rate] if rate else [])],

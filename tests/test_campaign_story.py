@@ -9,7 +9,7 @@ import pytest
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from infra.settings import Settings
-from tests.story import abtf_campaign, advance, advance_to, do, load_fixture_chart
+from tests.helpers.story import abtf_campaign, advance, advance_to, do, load_fixture_chart
 
 
 def play_initial_scenario_and_first_reph(refit: Refit) -> UUID:

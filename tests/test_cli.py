@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from infra.modules import install_file
-from tests.story import FIXTURE_ABTF
+from tests.helpers.paths import FIXTURE_ABTF, ROOT
 
 runner = CliRunner()
 
@@ -367,7 +367,7 @@ def test_every_subcommand_takes_db_and_json() -> None:
 
 def readme_commands() -> set[str]:
     """The subcommands README's "Using it" lists: `refit NAME`, or `refit GROUP NAME`."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    readme = (ROOT / "README.md").read_text()
     block = readme.split("## Using it", 1)[1].split("```sh\n", 1)[1].split("```", 1)[0]
     names = set()
     for line in block.splitlines():

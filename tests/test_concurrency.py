@@ -14,7 +14,7 @@ from domain.campaign import Campaign
 from domain.errors import CampaignBusy, VersionConflict
 from infra.application import Refit
 from infra.settings import Settings, backend_of
-from tests.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
+from tests.helpers.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
 
 
 def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:

@@ -10,9 +10,7 @@ from fastapi.testclient import TestClient
 
 from api.app import RefitAPI
 from api.fast import Plain, plain_request
-from tests.test_http import auth, client, new_campaign
-
-__all__ = ["client"]  # the service fixture, shared with test_http
+from tests.helpers.http import auth, new_campaign
 
 PATH = "/campaigns/abc/commands"
 ORDINARY = {"authorization": "Bearer tok", "content-type": "application/json"}

@@ -5,9 +5,6 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from uuid import UUID
 
 import pytest
 from pydantic import ValidationError
@@ -21,33 +18,9 @@ from api.forms import (
     render_form,
     roster_csv,
 )
-from infra.application import Refit
-from infra.demo import play_demo
-from infra.settings import Settings
-from tests.story import do
+from tests.helpers.demo import ELR_CAUSE, Played, play_the_demo
 
 AXIS_ONLY_RGS = ("I5", "I7", "G3")  # the demo's Axis buys these; the British never do
-ELR_CAUSE = "Heavy losses <in> 15AM & more"
-
-
-@dataclass(frozen=True)
-class Played:
-    """The demo campaign, played once on its own SQLite database."""
-
-    refit: Refit
-    campaign: UUID
-
-
-def play_the_demo(folder: Path) -> Played:
-    """PBr CG I as `refit demo` plays it, then an ELR loss and a control change."""
-    refit = Refit(Settings(database_url=f"sqlite:///{folder / 'refit.db'}",
-                           module_dir=folder / "modules"))
-    campaign, _ = play_demo(refit)
-    do(refit, campaign, {"type": "change_elr", "side": "Axis", "value": 3,
-                         "cause": ELR_CAUSE, "rule": "3.613"})
-    do(refit, campaign, {"type": "change_control", "location": "Bénouville Bridge",
-                         "kind": "Location", "side": "British"})
-    return Played(refit, campaign)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,13 @@ from domain.history import record_hash, redact, secret_content
 from domain.verify import verify_records
 from infra.application import Refit
 from infra.settings import persistence_env
-from tests.story import advance_to, do, load_abtf_owner_data, load_fixture_chart, to_reph_step
+from tests.helpers.story import (
+    advance_to,
+    do,
+    load_abtf_owner_data,
+    load_fixture_chart,
+    to_reph_step,
+)
 
 
 def rolled_campaign(refit: Refit, secret: bool = True) -> UUID:

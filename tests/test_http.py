@@ -6,48 +6,14 @@ from __future__ import annotations
 import gc
 import json
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from infra.modules import install_file
 from infra.settings import Settings
-from tests.story import FIXTURE_CHART
-
-ADMIN = "admin-token-for-tests"
-
-
-@pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    """The service on the test's own database, with the fictitious PBr test chart."""
-    install_file(FIXTURE_CHART, settings.module_dir)
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    with TestClient(app) as test_client:
-        yield test_client
-
-
-def auth(token: str) -> dict[str, str]:
-    """The Authorization header for a token."""
-    return {"Authorization": f"Bearer {token}"}
-
-
-def new_campaign(client: TestClient, module: str = "pbr") -> dict[str, Any]:
-    """A campaign created by the admin: id, seed commitment and tokens."""
-    answer = client.post("/campaigns", headers=auth(ADMIN),
-                         json={"module": module, "cg": "I", "name": "Ranville"})
-    assert answer.status_code == 201, answer.text
-    body: dict[str, Any] = answer.json()
-    return body
-
-
-def send(client: TestClient, campaign: dict[str, Any], token: str, body: dict[str, Any],
-         **headers: str) -> Any:
-    """A command; the response."""
-    return client.post(f"/campaigns/{campaign['id']}/commands", json=body,
-                       headers=auth(token) | headers)
+from tests.helpers.http import ADMIN, auth, new_campaign, secrets_played, send
 
 
 def test_get_modules_lists_sides_calendars_steps_and_tables(client: TestClient) -> None:
@@ -94,18 +60,6 @@ def test_a_token_of_one_campaign_opens_nothing_of_another(client: TestClient) ->
                         headers=auth(first["tokens"]["director"]))
     assert answer.status_code == 401
     assert client.get(f"/campaigns/{second['id']}/roster").status_code == 401
-
-
-def secrets_played(client: TestClient) -> dict[str, Any]:
-    """The Axis buys an RG and rolls in secret; what the British may not see."""
-    campaign = new_campaign(client)
-    axis = campaign["tokens"]["sides"]["Axis"]
-    credit = {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"}
-    assert send(client, campaign, campaign["tokens"]["director"], credit).status_code == 200
-    for body in ({"type": "purchase_rg", "side": "Axis", "rg": "X1"},
-                 {"type": "roll", "table": "T2", "side": "Axis", "subject": "Oblt.Secret"}):
-        assert send(client, campaign, axis, body).status_code == 200
-    return campaign
 
 
 def read_as(client: TestClient, campaign: dict[str, Any], path: str, token: str) -> str:

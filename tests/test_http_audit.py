@@ -14,16 +14,8 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from infra.modules import install_file
 from infra.settings import Settings
-from tests.story import FIXTURE_CHART
-from tests.test_http import ADMIN, auth, new_campaign, secrets_played, send
-
-
-@pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    """The service on the test's own database, with the fictitious PBr test chart."""
-    install_file(FIXTURE_CHART, settings.module_dir)
-    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}))) as c:
-        yield c
+from tests.helpers.http import ADMIN, auth, new_campaign, secrets_played, send
+from tests.helpers.paths import FIXTURE_CHART
 
 
 def axis_roll_key(client: TestClient, campaign: dict[str, Any]) -> str:

@@ -4,7 +4,6 @@ is not in the seeds: `tests/fixture_kgp.json` stands in for an owner's file (fic
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 from uuid import UUID
 
@@ -12,10 +11,10 @@ import pytest
 
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
-from tests.story import do, load_fixture_chart
-from tests.test_refusals import refused
+from tests.helpers.paths import FIXTURE_KGP
+from tests.helpers.refusals import refused
+from tests.helpers.story import do, load_fixture_chart
 
-FIXTURE_KGP = Path(__file__).with_name("fixture_kgp.json")
 GERMAN, US = "German", "US"
 
 

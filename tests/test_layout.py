@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).parent.parent
+from tests.helpers.paths import ROOT
+
 CLI = ROOT / "api" / "cli"
 
 

@@ -10,7 +10,7 @@ from eventsourcing.persistence import Mapper
 
 from infra.application import Refit
 from infra.mapper import OPTIONAL_ENVELOPE
-from tests.story import abtf_campaign, do, to_reph_step
+from tests.helpers.story import abtf_campaign, do, to_reph_step
 
 
 def eventsourcings(mapper: Mapper[Any], event: Any) -> Any:

@@ -13,8 +13,8 @@ import pytest
 
 from domain.errors import RuleViolation
 from infra.application import Refit
-from tests.story import do
-from tests.test_refusals import refused
+from tests.helpers.refusals import refused
+from tests.helpers.story import do
 
 AXIS, BRITISH = "Axis", "British"
 AIRBORNE = {"value": 1, "reason": "British Airlanding/Airborne"}

@@ -11,8 +11,8 @@ import pytest
 
 from domain.errors import RuleViolation
 from infra.application import Refit
-from tests.story import advance, advance_to, do, to_reph_step
-from tests.test_refusals import refused
+from tests.helpers.refusals import refused
+from tests.helpers.story import advance, advance_to, do, to_reph_step
 
 AXIS, BRITISH = "Axis", "British"
 

@@ -16,7 +16,8 @@ from infra.application import Refit
 from infra.settings import Settings, backend_of
 from projections.runner import CampaignLog, CampaignProjection
 from projections.view import PostgresProjectionView
-from tests.story import do
+from tests.helpers.databases import PG_URL
+from tests.helpers.story import do
 
 
 @pytest.fixture
@@ -230,7 +231,6 @@ def test_a_schema_whose_name_holds_dollars_gets_its_tables_and_views(
         settings: Settings, tmp_path: Path) -> None:
     if backend_of(settings.database_url) == "sqlite":
         pytest.skip("schemas are PostgreSQL's")
-    from tests.conftest import PG_URL
     schema = f"refit_test_{uuid.uuid4().hex[:8]}$$"  # valid unquoted, and dollar-quote's mark
     with psycopg.connect(PG_URL, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')

@@ -14,7 +14,7 @@ from domain.campaign import Campaign
 from domain.errors import RefitError
 from infra.application import Refit
 from infra.settings import Settings
-from tests.story import do, load_abtf_owner_data, load_fixture_chart, to_reph_step
+from tests.helpers.story import do, load_abtf_owner_data, load_fixture_chart, to_reph_step
 
 SIDES = st.sampled_from(["Axis", "British", "Italians"])
 COMMANDS = st.one_of(

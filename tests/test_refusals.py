@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 from uuid import UUID
 
 import pytest
@@ -11,16 +10,8 @@ from pydantic import ValidationError
 from domain import commands as cmd
 from domain.errors import InvalidCommand, MissingTable, RefitError
 from infra.application import Refit
-from tests.story import advance_to, do, load_abtf_owner_data, to_reph_step
-
-
-def refused(refit: Refit, campaign: UUID, body: dict[str, Any]) -> Exception:
-    """Run a command that must be refused; prove the log did not grow."""
-    before = [r["version"] for r in refit.store.records(campaign)]
-    with pytest.raises((RefitError, ValidationError)) as error:
-        do(refit, campaign, body)
-    assert [r["version"] for r in refit.store.records(campaign)] == before
-    return error.value
+from tests.helpers.refusals import refused
+from tests.helpers.story import advance_to, do, load_abtf_owner_data, to_reph_step
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ import pytest
 
 from api.render import dice_text
 from api.report import history_report
-from tests.test_forms import ELR_CAUSE, Played, play_the_demo
+from tests.helpers.demo import ELR_CAUSE, Played, play_the_demo
 
 DATES = ["14AM", "14PM", "14N", "15AM", "15PM"]
 

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from infra.application import Refit
 from infra.settings import Settings
-from tests.story import advance_to, do, load_fixture_chart, to_reph_step
+from tests.helpers.story import advance_to, do, load_fixture_chart, to_reph_step
 
 
 def secret_acts(refit: Refit) -> UUID:

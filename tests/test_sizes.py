@@ -5,9 +5,9 @@ laid out')."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).parent.parent
+from tests.helpers.paths import ROOT
+
 SOURCES = [path for package in ("domain", "projections", "infra", "api")
            for path in sorted((ROOT / package).rglob("*.py"))]
 MOST_CLASS, MOST_FILE = 400, 600

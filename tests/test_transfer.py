@@ -16,7 +16,7 @@ from infra.application import Refit
 from infra.demo import play_demo
 from infra.settings import Settings
 from infra.transfer import dump_line
-from tests.story import advance_to, do
+from tests.helpers.story import advance_to, do
 
 
 @pytest.fixture

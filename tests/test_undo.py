@@ -10,7 +10,7 @@ import pytest
 
 from domain.errors import InvalidCommand, RefitError, RuleViolation
 from infra.application import Refit
-from tests.story import abtf_campaign, advance, do, to_reph_step
+from tests.helpers.story import abtf_campaign, advance, do, to_reph_step
 
 
 def forms(refit: Refit, campaign: UUID, as_of: int | None = None) -> dict[str, Any]:

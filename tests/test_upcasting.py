@@ -10,7 +10,7 @@ from eventsourcing.utils import get_topic
 from domain.campaign import Campaign
 from domain.campaign.upcasts import KGP_BOOK, V5_FIELDS
 from infra.application import Refit
-from tests.story import abtf_campaign, do, to_reph_step
+from tests.helpers.story import abtf_campaign, do, to_reph_step
 
 
 def old_snapshot(live: Campaign, state: dict[str, Any]) -> Snapshot:

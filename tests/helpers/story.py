@@ -10,9 +10,7 @@ from domain import commands as cmd
 from infra.application import Refit
 from infra.modules import install_file
 from infra.results import CommandResult
-
-FIXTURE_CHART = Path(__file__).with_name("fixture_chart.json")
-FIXTURE_ABTF = Path(__file__).with_name("fixture_abtf.json")
+from tests.helpers.paths import FIXTURE_ABTF, FIXTURE_CHART
 
 
 def load_fixture_chart(refit: Refit, fixture: Path = FIXTURE_CHART) -> None:

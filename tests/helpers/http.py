@@ -1,0 +1,43 @@
+"""The HTTP service as its callers use it: the admin's token, a token's header, a campaign
+created, a command sent, and the Axis secrets played for the reads to keep."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+ADMIN = "admin-token-for-tests"
+
+
+def auth(token: str) -> dict[str, str]:
+    """The Authorization header for a token."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+def new_campaign(client: TestClient, module: str = "pbr") -> dict[str, Any]:
+    """A campaign created by the admin: id, seed commitment and tokens."""
+    answer = client.post("/campaigns", headers=auth(ADMIN),
+                         json={"module": module, "cg": "I", "name": "Ranville"})
+    assert answer.status_code == 201, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def send(client: TestClient, campaign: dict[str, Any], token: str, body: dict[str, Any],
+         **headers: str) -> Any:
+    """A command; the response."""
+    return client.post(f"/campaigns/{campaign['id']}/commands", json=body,
+                       headers=auth(token) | headers)
+
+
+def secrets_played(client: TestClient) -> dict[str, Any]:
+    """The Axis buys an RG and rolls in secret; what the British may not see."""
+    campaign = new_campaign(client)
+    axis = campaign["tokens"]["sides"]["Axis"]
+    credit = {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"}
+    assert send(client, campaign, campaign["tokens"]["director"], credit).status_code == 200
+    for body in ({"type": "purchase_rg", "side": "Axis", "rg": "X1"},
+                 {"type": "roll", "table": "T2", "side": "Axis", "subject": "Oblt.Secret"}):
+        assert send(client, campaign, axis, body).status_code == 200
+    return campaign

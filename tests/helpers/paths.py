@@ -1,0 +1,11 @@
+"""Where things are: the project's root, and the owner files the tests install."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests"
+FIXTURE_CHART = DATA / "fixture_chart.json"  # the fictitious PBr test chart (T1, T2, X1)
+FIXTURE_ABTF = DATA / "fixture_abtf.json"  # ABtF CG I/II parameters, RG charts (EX costs)
+FIXTURE_KGP = DATA / "fixture_kgp.json"  # a stand-in for an owner's KGP RePh (fictitious)
