@@ -34,7 +34,7 @@ from infra.settings import Settings
 from projections.view import TABLE as VIEW_TABLE
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURE_CHART = ROOT / "tests" / "fixture_chart.json"
+FIXTURE_CHART = ROOT / "tests" / "data" / "fixture_chart.json"
 PG_URL = os.environ.get("REFIT_BENCH_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 TARGETS = {"ratio": 0.5, "load_ms": 50, "rebuild_events_per_s": 20000}
 ACTOR = "director"

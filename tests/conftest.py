@@ -6,15 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
-from api.app import create_app
 from infra.application import Refit
-from infra.modules import install_file
 from infra.settings import Settings
 from tests.helpers.databases import fresh_database, postgres_unreachable
-from tests.helpers.http import ADMIN
-from tests.helpers.paths import FIXTURE_CHART
 
 
 @pytest.fixture(scope="session")
@@ -54,11 +49,3 @@ def refit(settings: Settings) -> Iterator[Refit]:
     yield app
     app.close()
 
-
-@pytest.fixture
-def client(settings: Settings) -> Iterator[TestClient]:
-    """The HTTP service on the test's own database, with the fictitious PBr test chart."""
-    install_file(FIXTURE_CHART, settings.module_dir)
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    with TestClient(app) as test_client:
-        yield test_client

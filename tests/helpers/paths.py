@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests"
-FIXTURE_CHART = DATA / "fixture_chart.json"  # the fictitious PBr test chart (T1, T2, X1)
+DATA = ROOT / "tests" / "data"
+FIXTURE_CHART = DATA / "fixture_chart.json"  # fictitious PBr RG charts and tables T1, T2
 FIXTURE_ABTF = DATA / "fixture_abtf.json"  # ABtF CG I/II parameters, RG charts (EX costs)
 FIXTURE_KGP = DATA / "fixture_kgp.json"  # a stand-in for an owner's KGP RePh (fictitious)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterator
 
 import pytest
 from pydantic import ValidationError
@@ -18,17 +17,9 @@ from api.forms import (
     render_form,
     roster_csv,
 )
-from tests.helpers.demo import ELR_CAUSE, Played, play_the_demo
+from tests.helpers.demo import ELR_CAUSE, Played
 
 AXIS_ONLY_RGS = ("I5", "I7", "G3")  # the demo's Axis buys these; the British never do
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
-    """The demo, shared by this module's tests (they only read it)."""
-    story = play_the_demo(tmp_path_factory.mktemp("forms"))
-    yield story
-    story.refit.close()
 
 
 def lines(text: str) -> list[dict[str, str]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from html import escape
 from typing import Any
 
@@ -10,17 +9,9 @@ import pytest
 
 from api.render import dice_text
 from api.report import history_report
-from tests.helpers.demo import ELR_CAUSE, Played, play_the_demo
+from tests.helpers.demo import ELR_CAUSE, Played
 
 DATES = ["14AM", "14PM", "14N", "15AM", "15PM"]
-
-
-@pytest.fixture(scope="module")
-def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
-    """The demo, shared by this module's tests (they only read it)."""
-    story = play_the_demo(tmp_path_factory.mktemp("report"))
-    yield story
-    story.refit.close()
 
 
 @pytest.fixture(scope="module")

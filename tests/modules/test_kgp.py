@@ -1,6 +1,6 @@
 """KGP campaign bookkeeping (8.2, 8.4 CG SSR): LVP totals across Map Groups, Objective Hexes,
 PF, Fanaticism, Massacre, the Balance, Entry Areas, Holding Boxes and Reserve RG. The KGP RePh
-is not in the seeds: `tests/fixture_kgp.json` stands in for an owner's file (fictitious)."""
+is not in the seeds: `tests/data/fixture_kgp.json` stands in for an owner's file (fictitious)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,1 @@
+"""The `refit` command line: commands, the demo, terminal tables."""

@@ -1,0 +1,1 @@
+"""Each module's RePh told as stories: ABtF, PBr and KGP, rule by rule."""

@@ -1,0 +1,1 @@
+"""The Refit service's use cases: commands in turn, undo, audit, transfer, the views."""
