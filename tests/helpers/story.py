@@ -59,12 +59,16 @@ def advance(refit: Refit, campaign: UUID, times: int = 1) -> None:
         do(refit, campaign, {"type": "advance"})
 
 
-def advance_to(refit: Refit, campaign: UUID, step: str | None) -> None:
-    """Advance until the RePh reaches `step` (None: the scenario)."""
+def advance_to(refit: Refit, campaign: UUID, step: str | None, rolls: bool = True) -> None:
+    """Advance until the RePh reaches `step` (None: the scenario), making the rolls each step
+    still needs (rolls=False: the players made every roll by hand, as at the table)."""
     for _ in range(40):
         if refit.store.campaign(campaign).reph.step == step:
             return
-        advance(refit, campaign)
+        if rolls:
+            advance(refit, campaign)
+        else:
+            do(refit, campaign, {"type": "advance"})
     raise AssertionError(f"never reached step {step}")
 
 

@@ -14,7 +14,7 @@ from uuid import UUID
 import pytest
 
 from infra.application import Refit
-from tests.helpers.story import do, load_abtf_owner_data
+from tests.helpers.story import advance_to, do, load_abtf_owner_data
 
 BRITISH, GERMAN = "British", "German"
 
@@ -40,11 +40,7 @@ class Table:
 
     def to(self, step: str | None) -> None:
         """Complete steps until the RePh is at `step` (None: the scenario)."""
-        for _ in range(30):
-            if self.refit.store.campaign(self.campaign).reph.step == step:
-                return
-            self({"type": "advance"})
-        raise AssertionError(f"never reached {step}")
+        advance_to(self.refit, self.campaign, step, rolls=False)
 
     def buy(self, side: str, rg: str, kg: str | None = None) -> None:
         """Purchase an RG (9.617)."""

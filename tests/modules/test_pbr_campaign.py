@@ -14,7 +14,7 @@ import pytest
 from domain.errors import RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import do
+from tests.helpers.story import advance_to, do
 
 AXIS, BRITISH = "Axis", "British"
 AIRBORNE = {"value": 1, "reason": "British Airlanding/Airborne"}
@@ -39,11 +39,7 @@ class Table:
 
     def to(self, step: str | None) -> None:
         """Complete steps until `step` (None: the scenario)."""
-        for _ in range(30):
-            if self.refit.store.campaign(self.campaign).reph.step == step:
-                return
-            self(type="advance")
-        raise AssertionError(f"never reached {step}")
+        advance_to(self.refit, self.campaign, step, rolls=False)
 
     def buy(self, side: str, rg: str, mode: str = "entry") -> None:
         """A purchase (3.617)."""

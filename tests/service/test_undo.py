@@ -10,7 +10,7 @@ import pytest
 
 from domain.errors import InvalidCommand, RefitError, RuleViolation
 from infra.application import Refit
-from tests.helpers.story import abtf_campaign, advance, do, to_reph_step
+from tests.helpers.story import abtf_campaign, advance, advance_to, do, to_reph_step
 
 
 def forms(refit: Refit, campaign: UUID, as_of: int | None = None) -> dict[str, Any]:
@@ -110,14 +110,12 @@ def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) ->
     do(refit, campaign, {"type": "purchase_rg", "side": "German", "rg": "I1", "kg": "K"})
     target = refit.store.campaign(campaign).version
     assert refit.store.campaign(campaign).reph.cg_date == "18AM"
-    advance(refit, campaign, 3)  # on through 9.618-9.620 to 18PM's RePh... or scenario
-    while refit.store.campaign(campaign).reph.cg_date == "18AM":
-        state = refit.store.campaign(campaign)
-        if state.reph.phase == "scenario":
-            do(refit, campaign, {"type": "end_scenario"})
-        else:
-            _choose_chits(refit, campaign)
-            advance(refit, campaign)
+    advance_to(refit, campaign, "9.621")  # on through 9.618-9.620
+    for side in ("British", "German"):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "attack"},
+           actor=side)
+    advance_to(refit, campaign, None)  # the 18AM scenario
+    to_reph_step(refit, campaign, "9.612")  # its RePh, on to 18PM's New CG Date
     assert refit.store.campaign(campaign).reph.cg_date == "18PM"
     refit.audit.undo(campaign, "18AM's RePh was not finished", "director", to_version=target)
     state = refit.store.campaign(campaign)
@@ -125,16 +123,6 @@ def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) ->
     assert [row.cg_date for row in refit.reads.roster(campaign)] == \
         [row.cg_date for row in refit.reads.roster(campaign, as_of=target)]
     assert refit.reads.verify(campaign).ok
-
-
-def _choose_chits(refit: Refit, campaign: UUID) -> None:
-    state = refit.store.campaign(campaign)
-    module = refit.store.module(state.module_id)
-    if state.reph.step in module.command_steps.get("select_initiative", []):
-        for side, chit in state.initiative.chits.items():
-            if chit is None:
-                do(refit, campaign, {"type": "select_initiative", "side": side,
-                                     "chit": "attack"}, actor=side)
 
 
 def test_undo_to_the_start_of_a_step_undoes_that_step_and_all_after(refit: Refit) -> None:
