@@ -84,8 +84,15 @@ def test_cg22_ex_a_kg_with_no_i_left_counts_once_it_buys_an_a(refit: Refit) -> N
 
 def test_cg22_never_holds_back_a_gun_rg(refit: Refit, at_purchase: UUID) -> None:
     with_cpp(refit, at_purchase, 20)
-    buy(refit, at_purchase, "G9", "G")
-    buy(refit, at_purchase, "G9", "G")  # Gun and General RG: only their maximums apply
+    buy(refit, at_purchase, "I1", "K")
+    held = refused(refit, at_purchase,
+                   {"type": "purchase_rg", "side": "German", "rg": "I3", "kg": "K"})
+    assert isinstance(held, RuleViolation) and held.rule == "CG22"  # no KG has coordinated
+    first = buy(refit, at_purchase, "G9", "G")
+    second = buy(refit, at_purchase, "G9", "G")  # Gun and General RG: only their maximums apply
+    assert (first["number"], second["number"]) == (1, 2)
+    assert [(r.rg, r.kg, r.p) for r in refit.reads.purchase_record(at_purchase)
+            if r.side == "German" and r.group_type == "G"] == [("G9", "G", 1), ("G9", "G", 2)]
 
 
 def test_a_german_rg_names_its_kg_and_the_kg_must_have_it(refit: Refit,

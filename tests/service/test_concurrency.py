@@ -263,6 +263,9 @@ def test_services_starting_together_on_postgres_make_their_tables_in_turn(
     import threading
 
     Refit(settings).close()  # the tables exist: each start still replaces the functions
+    made = schema_objects(settings)
+    assert ("table", "refit_events", "") in made
+    assert any(kind == "function" and "LOCK TABLE" in body for kind, _, body in made)
     for _ in range(3):
         ready = threading.Barrier(6)
 
@@ -272,6 +275,21 @@ def test_services_starting_together_on_postgres_make_their_tables_in_turn(
         with ThreadPoolExecutor(6) as pool:
             for started in [pool.submit(start, ready) for _ in range(6)]:
                 started.result(timeout=60)  # "tuple concurrently updated" would raise here
+        assert schema_objects(settings) == made  # each made once, as one start makes it
+
+
+def schema_objects(settings: Settings) -> list[tuple[str, str, str]]:
+    """The tables and functions (with their bodies) in the test's PostgreSQL schema."""
+    import psycopg
+
+    schema = settings.database_url.rsplit("schema=", 1)[1]
+    with psycopg.connect(settings.database_url.split("?")[0]) as conn:
+        rows = conn.execute(
+            "SELECT 'table', tablename, '' FROM pg_tables WHERE schemaname = %(s)s "
+            "UNION ALL SELECT 'function', p.proname, p.prosrc FROM pg_proc p "
+            "JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = %(s)s "
+            "ORDER BY 1, 2, 3", {"s": schema}).fetchall()
+    return [(str(kind), str(name), str(body)) for kind, name, body in rows]
 
 
 def test_a_snapshot_that_fails_neither_fails_nor_repeats_a_saved_command(
