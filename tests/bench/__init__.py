@@ -1,1 +1,1 @@
-"""The benchmark scripts still run."""
+"""The benchmark scripts still run (marked `bench`: `pytest -m bench`, not the default run)."""

@@ -13,6 +13,8 @@ import pytest
 from tests.helpers.databases import PG_URL, without_postgres
 from tests.helpers.paths import ROOT
 
+pytestmark = pytest.mark.bench  # minutes each: `pytest -m bench`, not the default run
+
 BENCH = ROOT / "bench" / "run.py"
 
 
