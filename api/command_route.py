@@ -1,8 +1,9 @@
 """The command route, `POST /campaigns/{id}/commands`: an ordinary route of the app that reads
 its own body (one JSON-mode validation of the command union) and headers, because FastAPI's
-reading (json, then the union in Python mode) and dependency handling cost about as much CPU
-as the command itself (bench/load.py). A request it refuses is read again as FastAPI reads a
-declared body and headers, so every refusal is the one those declarations gave."""
+reading of a declared body (json, then the union in Python mode) and its dependency handling
+cost the service a quarter more CPU per command (bench/load.py; README). A request it refuses
+is read again as FastAPI reads a declared body and headers, so every refusal is the one those
+declarations gave."""
 
 from __future__ import annotations
 
