@@ -104,6 +104,10 @@ IfMatch = Annotated[str | None, Header(
     description='The campaign version the command is for: 117, or "117" (409 if it moved on)')]
 
 
+# A client's key for a command (200 characters at most): a repeat answers the first answer.
+IdempotencyKey = Annotated[str | None, Header(max_length=200)]
+
+
 def expected_version(if_match: str | None) -> int | None:
     """The version an If-Match names (its pattern already checked)."""
     return None if if_match is None else int(if_match.removeprefix("W/").strip('"'))

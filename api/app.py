@@ -8,41 +8,31 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
-from functools import partial
-from typing import Annotated, Any, get_type_hints
+from typing import Any, get_type_hints
 
 from anyio import to_thread
 from eventsourcing.persistence import PersistenceError
-from fastapi import APIRouter, Body, FastAPI, Header, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import Receive, Scope, Send
 from swagger_ui_bundle import swagger_ui_path
 
 from api.access import (
     AsOf,
-    Caller,
-    CommandAnswer,
     Credentials,
-    IfMatch,
     caller_for,
-    caller_on,
-    command_answer,
-    expected_version,
     is_admin,
     require_admin,
-    require_token,
     token_of,
 )
+from api.command_route import command_route, document_commands
 from api.errors import http_body, status_of
-from api.fast import MAX_KEY, CommandFastPath, Runner
 from api.routes_audit import audit_routes
-from domain import commands as cmd
-from domain.campaign import Campaign, campaign_id
+from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
 from infra.queries import READS, Read
@@ -132,35 +122,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.unfreeze()
             refit.close()
 
-    app = RefitAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
-                  redoc_url=None,
-                  description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
-                              "Errors are `{\"error\": {code, message, rule, field}}`.")
+    app = FastAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
+                 redoc_url=None,
+                 description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
+                             "Errors are `{\"error\": {code, message, rule, field}}`.")
     _errors(app)
     _offline_docs(app)
     routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
-    run = command_runner(refit)
-    _campaign_routes(routes, refit, conf, run)
+    _campaign_routes(routes, refit, conf)
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
     app.include_router(routes)
-    app.fast_path = CommandFastPath(partial(FastAPI.__call__, app), run)
+    document_commands(app)
     return app
-
-
-class RefitAPI(FastAPI):
-    """FastAPI with the command route's fast path in front of it (api/fast.py)."""
-
-    # Middleware added to this app, and FastAPI's own OpenTelemetry tracing, do not see
-    # the commands the fast path answers: give the fast path the same, or set it to None.
-    fast_path: CommandFastPath | None = None
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Ordinary commands to the fast path; everything else as FastAPI does."""
-        if self.fast_path is None or scope["type"] != "http":
-            await super().__call__(scope, receive, send)
-        else:
-            await self.fast_path(scope, receive, send)
 
 
 def _offline_docs(app: FastAPI) -> None:
@@ -218,23 +192,7 @@ def _starlette_message(error: StarletteHTTPException) -> str:
     return str(error.detail)
 
 
-def command_runner(refit: Refit) -> Runner:
-    """The command route's work, shared with its fast path (api/fast.py)."""
-    def run(campaign: str, token: str | None, body: cmd.Command, if_match: int | None,
-            idempotency_key: str | None) -> Response:
-        ident = campaign_id(campaign)
-        require_token(token)  # before any work, so an anonymous caller costs nothing
-
-        def authorize(state: Campaign) -> str:
-            caller = caller_on(state, token)
-            caller.may_command(body.model_dump())
-            return caller.role
-        done = refit.commands.execute(ident, body, "", if_match, idempotency_key, authorize)
-        return command_answer(done, Caller(done.actor).viewer)
-    return run
-
-
-def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) -> None:
+def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     @app.get("/modules")
     def modules() -> list[dict[str, Any]]:
         """Modules with their CGs, sides, CG Date calendar, RePh steps and table ids."""
@@ -261,15 +219,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings, run: Runner) 
         require_admin(token_of(credentials), conf.admin_token)
         return [CampaignLine.model_validate(line.model_dump()) for line in refit.reads.campaigns()]
 
-    @app.post("/campaigns/{campaign}/commands", response_model=CommandAnswer)
-    def command(campaign: str, body: Annotated[cmd.AnyCommand, Body()],
-                credentials: Credentials,
-                if_match: IfMatch = None,
-                idempotency_key: Annotated[str | None, Header(max_length=MAX_KEY)] = None,
-                ) -> Response:
-        """Director or a side acting for itself: one command (a union on `type`)."""
-        return run(campaign, token_of(credentials), body, expected_version(if_match),
-                   idempotency_key)
+    command_route(app, refit)
 
     @app.post("/campaigns/{campaign}/tokens/{role}")
     def replace_token(campaign: str, role: str, credentials: Credentials) -> dict[str, str]:
