@@ -110,7 +110,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Sync routes run on anyio's threads: a few threads spend less CPU contending
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
-        sys.setswitchinterval(conf.switch_interval_ms / 1000)
+        if conf.switch_interval_ms is not None:  # an operator's choice (README, Configuration)
+            sys.setswitchinterval(conf.switch_interval_ms / 1000)
         # What start-up made (modules, rule tables, the app) lives as long as the service:
         # frozen, a full collection no longer walks it, which had stalled every request
         # in flight for 30 ms at a time (bench/load.py, closed loop).

@@ -32,10 +32,11 @@ class Settings(BaseSettings):
     # Seconds a command waits for its campaign's turn (another command on it, here or in
     # another process) before it is answered 503 `busy`: a stuck one never holds it forever.
     turn_wait: float = Field(default=10.0, gt=0, le=3600)
-    # How long a thread may hold Python's GIL while another waits for it (Python's own
-    # default is 5 ms): a command thread waiting for it to go on may be holding the
-    # event table's lock in PostgreSQL, which every other command then waits for.
-    switch_interval_ms: float = Field(default=1.0, gt=0, le=100)
+    # How long a thread may hold Python's GIL while another waits for it; None leaves
+    # Python's own 5 ms. 1 ms helped while a fast path answered commands beside FastAPI;
+    # with the command route an ordinary route, bench/load.py measured 5 ms as good or
+    # better (closed loop 2-5% more commands/s at less CPU each), so it is no longer set.
+    switch_interval_ms: float | None = Field(default=None, gt=0, le=100)
     # uvicorn's line per request costs about a third of the HTTP layer's CPU (bench/load.py)
     access_log: bool = False
 

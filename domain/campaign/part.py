@@ -13,12 +13,15 @@ from typing import Any, ClassVar, Self
 from eventsourcing.persistence import Transcoding
 
 PARTS: dict[str, type[Part]] = {}  # the name a part is stored by -> its class
+_LEAVES = frozenset({str, int, bool, type(None)})
 
 
 def copied(value: Any) -> Any:
     """A deep copy of state made of parts, dicts, lists and immutable values (str, int,
     bool, None, UUID, datetime, frozen events, the bound rules module)."""
     kind = type(value)
+    if kind in _LEAVES:  # most of a campaign's values: checked first, as they are copied
+        return value
     if kind is dict:
         return {key: copied(item) for key, item in value.items()}
     if kind is list:
