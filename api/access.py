@@ -12,6 +12,7 @@ from fastapi import Depends, Header, Query, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
+from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import Forbidden, Unauthorized
 from domain.history import redacted
@@ -19,15 +20,6 @@ from infra.application import Refit
 from infra.results import CommandResult
 
 DIRECTOR, OBSERVER = "director", "observer"
-
-# What a side sends for itself: its own choices and rolls. Bookkeeping (points, casualties,
-# control, strength by hand, the RePh's pace, CG End) is the director's.
-SIDE_COMMANDS = frozenset({
-    "roll", "purchase_rg", "purchase_fortification", "select_initiative",
-    "designate_objective", "forgo_cpp", "hold_units", "declare_fanaticism", "change_pf",
-})
-
-
 
 
 @dataclass(frozen=True)
@@ -47,13 +39,14 @@ class Caller:
             raise Forbidden(f"{what} is the director's to do")
 
     def may_command(self, body: dict[str, Any]) -> None:
-        """A side acts only for itself; commands without a side are the director's."""
+        """A side acts only for itself, with the commands declared a side's (its own
+        choices and rolls, domain/commands.py); the rest are the director's."""
         if self.role == DIRECTOR:
             return
         if self.role == OBSERVER:
             raise Forbidden("an observer reads; it sends no commands")
         side = body.get("side")
-        if body.get("type") not in SIDE_COMMANDS or side is None:
+        if body.get("type") not in cmd.SIDE_COMMANDS or side is None:
             raise Forbidden(f"the {body.get('type')} command is the director's to send")
         if side != self.role:
             raise Forbidden(f"the {self.role} token acts for the {self.role} only, "

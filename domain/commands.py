@@ -348,6 +348,8 @@ if TYPE_CHECKING:
 else:  # the union of every command class above, told apart by `type`
     AnyCommand = Annotated[reduce(operator.or_, COMMANDS.values()),
                            Field(discriminator="type")]
+# What a side sends for itself: its own choices and rolls. Bookkeeping (points, casualties,
+# control, strength by hand, the RePh's pace, CG End) is the director's.
 SIDE_COMMANDS = frozenset(tag for tag, kind in COMMANDS.items() if kind.by == "side")
 
 COMMAND_ADAPTER: TypeAdapter[AnyCommand] = TypeAdapter(AnyCommand)
