@@ -11,28 +11,31 @@ from collections.abc import Iterator
 from typing import Any, cast
 from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
-from eventsourcing.persistence import JSONTranscoder, Mapper, StoredEvent
+from eventsourcing.application import AggregateNotFoundError
+from eventsourcing.persistence import Mapper, StoredEvent
 
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.dice import DiceRolled
 from domain.campaign.events import event_record
-from domain.campaign.part import part_transcodings
 from domain.errors import CampaignNotFound, InvalidCommand
 from domain.rules import Module
 from infra.mapper import LedgerMapper, decoded, plain_fields
 from infra.modules import load_modules
 from infra.settings import Settings
+from projections.runner import CampaignLog
 
 log = logging.getLogger(__name__)
 PAGE = 1000  # events read at a time: a campaign's history is read in constant memory
 
 
-class CampaignStore(Application[UUID]):
-    """Campaign ledgers in one database: saved with snapshots, loaded bound to their
-    rules, read back as history records."""
+class CampaignStore(CampaignLog):
+    """Campaign ledgers in one database (the log the projection runner reads, with its
+    transcodings): saved with snapshots, loaded bound to their rules, read back as history
+    records."""
 
-    name = "refit"
+    # Its tables' names (refit_events, refit_snapshots): eventsourcing gives a subclass its
+    # class name unless it names itself, so the name is said again here.
+    name = CampaignLog.name
     is_snapshotting_enabled = True  # eventsourcing's snapshot store; see _snapshot_if_due
 
     def __init__(self, settings: Settings, modules: dict[str, Module] | None = None) -> None:
@@ -40,12 +43,6 @@ class CampaignStore(Application[UUID]):
         super().__init__(settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(settings.module_dir)
         self._cache_guard = threading.Lock()
-
-    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
-        """eventsourcing's, and the campaign's parts (in snapshots and undos)."""
-        super().register_transcodings(transcoder)
-        for transcoding in part_transcodings():
-            transcoder.register(transcoding)
 
     def construct_mapper(self) -> Mapper[UUID]:
         """eventsourcing's mapper, storing no empty idempotency envelope."""

@@ -14,7 +14,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.campaign import EVENTS, Campaign, CampaignEvent
-from domain.campaign.audit import restorable
+from domain.campaign.audit import undo_state
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import GENESIS_HASH, is_plain, sha256_hex, sorted_json
 from domain.history import record_hash, redacted
@@ -246,8 +246,7 @@ class Transfer:
             target = line["data"]["to_version"]
             before = self.store.campaign(ident, version=target)
             redo = self.store.dice_after(ident, target)
-            return {"state": restorable(before.__dict__),
-                    "state_version": Campaign.class_version, "redo_dice": redo}
+            return undo_state(before) | {"redo_dice": redo}
         return {}
 
 

@@ -175,7 +175,8 @@ class CampaignLog(Application[UUID]):
     name = "refit"
 
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
-        """eventsourcing's, and the campaign's parts (an Undone's state holds them)."""
+        """eventsourcing's, and the campaign's parts (snapshots and Undone states hold
+        them)."""
         super().register_transcodings(transcoder)
         for transcoding in part_transcodings():
             transcoder.register(transcoding)

@@ -350,8 +350,7 @@ class Campaign(Aggregate):
                                               command.map_group)
         self._record(ControlChanged, actor, kind=command.kind, rule=command.rule,
                      cg_date=self.reph.cg_date, infantry=command.infantry, **change)
-        if command.infantry and side is not None:
-            self.rules.control_changed(self, side, command.location, command.infantry, actor)
+        self.rules.control_changed(self, side, command.location, command.infantry, actor)
 
     @handles(cmd.ChangeELR, cmd.ChangeSAN)
     def change_rating(self, command: cmd.ChangeRating, actor: str) -> None:
@@ -441,9 +440,8 @@ class Campaign(Aggregate):
         `cut` is the first and last version of the command recorded after it."""
         audit.check_undo(self.reph.phase, self.version, to_version, reason, cut)
         self._record(audit.Undone, actor, to_version=to_version, reason=reason,
-                     events=self.version - to_version,
-                     state=audit.restorable(before.__dict__),
-                     state_version=type(before).class_version, redo_dice=redo_dice)
+                     events=self.version - to_version, redo_dice=redo_dice,
+                     **audit.undo_state(before))
 
     def authorize_reroll(self, roll: dict[str, Any], reason: str, actor: str) -> None:
         """Let the roll `roll` (its record's data, not live any more) be made again."""

@@ -28,6 +28,11 @@ def restorable(state: dict[str, Any]) -> dict[str, Any]:
             if not k.startswith("_") and k not in KEPT_BY_UNDO}
 
 
+def undo_state(before: Any) -> dict[str, Any]:
+    """The Undone fields that carry the campaign as it stood at the undo's target."""
+    return {"state": restorable(before.__dict__), "state_version": type(before).class_version}
+
+
 class Undone(CampaignEvent):
     """The director undid every event after `to_version` (they stay in the log)."""
 

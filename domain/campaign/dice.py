@@ -84,7 +84,7 @@ class Dice(Part):
                                 "export made with the seed (refit export --with-seed)")
 
     def check_reveal(self) -> None:
-        """The director may reveal the seed early, unless it would open a secret roll."""
+        """Only server dice have a seed to reveal."""
         if self.mode != "server":
             raise InvalidCommand("this campaign's dice are entered: it has no seed")
 

@@ -140,16 +140,12 @@ class Module(Strict):
 
     # -- the hooks of a module's own procedure (domain/modules/kgp overrides them) ----
 
-    def new_book(self, sides: list[str]) -> dict[str, Any]:
-        """The module's own records of a new campaign (kept by its procedure)."""
-        return {}
-
     def check_control(self, command: Any) -> None:
         """Refuse what a control change gives that this module keeps no record of."""
         if command.lvp or command.map_group:
             raise InvalidCommand(f"{self.id} keeps no LVP or Map Groups", field="lvp")
 
-    def control_changed(self, campaign: Any, side: str, where: str, infantry: bool,
+    def control_changed(self, campaign: Any, side: str | None, where: str, infantry: bool,
                         actor: str) -> None:
         """What a control change sets off in the module's own records."""
 

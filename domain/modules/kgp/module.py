@@ -26,10 +26,10 @@ class KGPModule(Module):
             super().check_control(command)
         bookkeeping.check_lvp(self.map_groups, self.lvp_rule, command)
 
-    def control_changed(self, campaign: Any, side: str, where: str, infantry: bool,
+    def control_changed(self, campaign: Any, side: str | None, where: str, infantry: bool,
                         actor: str) -> None:
         """Infantry Control reveals the side's Objective Hex there (8.2)."""
-        if infantry:
+        if infantry and side is not None:
             bookkeeping.reveal_objective(campaign, side, where, actor)
 
     def scenario_ended(self, campaign: Any, actor: str) -> None:
