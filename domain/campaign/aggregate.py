@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 from uuid import UUID, uuid4
 
 from eventsourcing.domain import Aggregate
@@ -21,6 +20,7 @@ from domain.campaign import audit, determination, rolls, steps, upcasts
 from domain.campaign.access import Access, TokenReplaced
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
+from domain.campaign.handlers import HANDLERS, handles
 from domain.campaign.initiative import (
     ChitsRevealed,
     Initiative,
@@ -62,19 +62,6 @@ from domain.errors import InvalidCommand, RuleViolation
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import secret_content
 from domain.rules import Module
-
-Handler = Callable[[Any, Any, str], None]  # (campaign, command, actor)
-HANDLERS: dict[str, Handler] = {}  # command type -> what handles it (one each)
-F = TypeVar("F", bound=Handler)
-
-
-def handles(*kinds: type[cmd.Command]) -> Callable[[F], F]:
-    """Declare what handles these commands: a Campaign method, or a module's procedure."""
-    def register(handler: F) -> F:
-        for kind in kinds:
-            HANDLERS[cmd.type_of(kind)] = handler
-        return handler
-    return register
 
 
 class Campaign(Aggregate):

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from domain import commands as cmd
-from domain.campaign.aggregate import handles
 from domain.campaign.events import CampaignEvent
+from domain.campaign.handlers import handles
 from domain.errors import InvalidCommand, RuleViolation
 from domain.modules.kgp.rules import pf_text
 from domain.rules import rg_letters
