@@ -132,6 +132,11 @@ class Module(Strict):
                   if self.rg_chart_rule and side not in self.rg_charts]
         return [t for step in self.steps for t in step.tables if t not in have] + charts
 
+    def missing_cg_parameters(self) -> list[str]:
+        """The CGs whose parameters (start, ELR, SAN, CPP, OB, chit limits) nobody supplied."""
+        rule = f" ({self.cg_rule})" if self.cg_rule else ""
+        return [f"CG {cg} parameters{rule}" for cg, params in self.cgs.items() if params is None]
+
     def eligible_entry_areas(self, side: str, cg_date: str) -> list[str]:
         """The Entry Areas Eligible to a side on a CG Date (KGP CG6c)."""
         today = self.date_index(cg_date)

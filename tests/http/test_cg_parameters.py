@@ -65,3 +65,11 @@ def test_the_opponent_reads_the_ob_given_rgs_but_not_the_purchase(client: TestCl
         assert "rg" not in purchase["data"]
         export = read(client, campaign, token, "/export").text
         assert '"rg":"I1"' in export.replace(" ", "") and "G3" not in export
+
+
+def test_get_modules_says_which_cg_parameters_are_supplied(client: TestClient) -> None:
+    modules = {m["id"]: m for m in client.get("/modules").json()}
+    assert modules["pbr"]["missing_cg_parameters"] == []  # the owner's file gives all three
+    assert modules["abtf"]["missing_cg_parameters"] == [
+        "CG I parameters (9.51-9.53)", "CG II parameters (9.51-9.53)",
+        "CG III parameters (9.51-9.53)"]

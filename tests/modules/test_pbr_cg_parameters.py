@@ -13,7 +13,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from infra.application import Refit
-from infra.modules import ModuleFileError, install_file
+from infra.modules import ModuleFileError, install_file, packaged_modules
 from tests.helpers.paths import FIXTURE_PBR_CGS
 from tests.helpers.refusals import refused
 from tests.helpers.story import advance_to, do, load_fixture_chart, to_reph_step
@@ -167,3 +167,17 @@ def test_an_owner_file_whose_ob_names_an_unknown_side_is_refused(tmp_path: Path)
     bad.write_text(text)
     with pytest.raises(ModuleFileError, match="CG II parameters name an unknown side"):
         install_file(bad, tmp_path / "modules")
+
+
+def test_the_modules_name_the_cg_parameters_their_owner_must_still_supply() -> None:
+    modules = packaged_modules()
+    assert modules["pbr"].missing_cg_parameters() == [
+        "CG I parameters (3.51-3.53)", "CG II parameters (3.51-3.53)",
+        "CG III parameters (3.51-3.53)"]  # seed 003 holds 3.6-3.623, not 3.5x
+    assert modules["abtf"].missing_cg_parameters()[0] == "CG I parameters (9.51-9.53)"
+    assert modules["kgp"].missing_cg_parameters()[0] == "CG I parameters (8.51-8.53)"
+
+
+def test_an_owners_cg_file_supplies_them(refit: Refit) -> None:
+    load_fixture_chart(refit, FIXTURE_PBR_CGS)
+    assert refit.store.module("pbr").missing_cg_parameters() == []
