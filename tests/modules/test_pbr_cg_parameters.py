@@ -100,6 +100,7 @@ def test_ob_given_rgs_are_public_but_what_the_sides_rolls_find_is_not(refit: Ref
                     if e["type"] == "RGReceived"]
         assert [e["data"]["rg"] for e in received] == ["I1", "V1"]
         assert all(e["sealed"] is None for e in received)
+    assert refit.reads.verify(campaign).ok
 
 
 def chits(refit: Refit, campaign: UUID, axis: str, british: str) -> None:
