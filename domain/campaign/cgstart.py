@@ -62,4 +62,3 @@ def _ob_line(campaign: Campaign, params: CGParams, group: OBGroup) -> dict[str, 
             "reason": f"CG {campaign.cg} Initial Scenario OB", "rule": rule,
             "cg_date": campaign.reph.cg_date, "setup_area": group.setup,
             "on_map": group.on_map, "paradrop": group.paradrop, "strength": group.strength}
-

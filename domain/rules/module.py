@@ -159,13 +159,15 @@ class Module(Strict):
 
 
 class ModulePatch(Strict):
-    """An owner's file that adds or overrides tables, RG charts and CG parameters."""
+    """An owner's file that adds or overrides tables, RG charts, CG parameters and (whole)
+    the calendar, the steps or the Entry Areas."""
 
     format: Literal["refit-module-patch/1"] = "refit-module-patch/1"
     module: str
     tables: list[Table] = []
     rg_charts: dict[str, RGChart] = {}
     cgs: dict[str, CGParams] = {}
+    calendar: list[CalendarDate] = []  # the whole calendar, e.g. a CG starting before it
     steps: list[Step] = []
     entry_areas: list[EntryArea] = []
 
@@ -177,6 +179,7 @@ class ModulePatch(Strict):
                 "tables": list(tables.values()),
                 "rg_charts": module.rg_charts | self.rg_charts,
                 "cgs": module.cgs | self.cgs,
+                "calendar": self.calendar or module.calendar,
                 "steps": self.steps or module.steps,
                 "entry_areas": self.entry_areas or module.entry_areas,
             }

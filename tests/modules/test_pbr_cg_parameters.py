@@ -6,6 +6,7 @@ are an owner's file (tests/data/fixture_pbr_cgs.json, fictitious), loaded as an 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from uuid import UUID
 
@@ -182,3 +183,18 @@ def test_the_modules_name_the_cg_parameters_their_owner_must_still_supply() -> N
 def test_an_owners_cg_file_supplies_them(refit: Refit) -> None:
     load_fixture_chart(refit, FIXTURE_PBR_CGS)
     assert refit.store.module("pbr").missing_cg_parameters() == []
+
+
+def test_an_owner_may_give_a_calendar_that_starts_before_the_cpp_chart(
+        refit: Refit, tmp_path: Path) -> None:
+    module = packaged_modules()["pbr"]
+    calendar = [{"date": "13N", "night": True}] + [
+        d.model_dump(exclude_none=True) for d in module.calendar]
+    patch = {"format": "refit-module-patch/1", "module": "pbr", "calendar": calendar,
+             "cgs": {"I": {"rule": "3.51", "start": "13N", "end": "17PM",
+                           "notes": ["FICTITIOUS: a CG starting before 3.6161's 14AM"]}}}
+    path = tmp_path / "pbr_calendar.json"
+    path.write_text(json.dumps(patch))
+    load_fixture_chart(refit, path)
+    campaign = refit.commands.create_campaign("pbr", "I", "Night drop", "server").id
+    assert refit.reads.status(campaign).cg_date == "13N"
