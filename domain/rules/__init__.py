@@ -30,11 +30,9 @@ from domain.rules.procedures import (
     ScheduledReinforcement,
     WalkingWounded,
 )
+from domain.rules.drm_specs import AutoDRM, Condition, Count, DeriveDRM, DRMSpec, Qualifies
 from domain.rules.tables import (
-    AutoDRM,
     Band,
-    Condition,
-    DRMSpec,
     Effect,
     FollowUp,
     LossPoints,
@@ -44,10 +42,10 @@ from domain.rules.tables import (
 
 __all__ = [
     "AttackNeedsTarget", "AutoDRM", "Band", "CGParams", "CPPForgo", "CalendarDate",
-    "Condition", "Coordination", "DRMSpec", "Effect", "EntryArea", "FollowUp",
+    "Condition", "Coordination", "Count", "DRMSpec", "DeriveDRM", "Effect", "EntryArea", "FollowUp",
     "FortificationChart", "FortificationRow", "LevelPenalty", "LevelSpec", "LossPoints",
     "MatrixEntry", "Module", "ModulePatch", "PointsEffect", "PriceMode", "PriceOption",
-    "PurchaseLimit", "RGChart", "RGRow", "ReinforcementSchedule", "ReserveRule", "SANFloor",
+    "PurchaseLimit", "Qualifies", "RGChart", "RGRow", "ReinforcementSchedule", "ReserveRule", "SANFloor",
     "SWAllotment", "SWChart", "ScheduledReinforcement", "Step", "Strict", "Table", "Target",
     "WalkingWounded", "rg_letters",
 ]
