@@ -4,6 +4,7 @@ recorded strength, which of its leader rolls this is)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from domain.drm import Facts, SubjectFacts
@@ -35,15 +36,15 @@ def subject_facts(campaign: Campaign, side: str, line: int | None,
     cg_date = campaign.reph.cg_date
     module = campaign.rules
     known = {entry.date for entry in module.calendar}
-    common = {"side": side, "cg_date": cg_date, "facts": side_facts(campaign, side),
-              "date": module.date(cg_date) if cg_date in known else None}
+    facts = SubjectFacts(side=side, cg_date=cg_date, facts=side_facts(campaign, side),
+                         date=module.date(cg_date) if cg_date in known else None)
     if line is None:
-        return SubjectFacts(**common)
+        return facts
     record = campaign.purchases.line(line, side)
     row = module.chart_row(side, record["rg"])
     leader_roll = slot if slot is not None else record.get("leader_rolls", 0) + 1
-    return SubjectFacts(**common, line=line, rg=record["rg"], rg_type=rg_letters(record["rg"]),
-                        group_type=row.group_type if row is not None else None,
-                        kg=record["kg"], strength=record["strength"],
-                        traits=frozenset(row.traits if row is not None else ()),
-                        leader_roll=leader_roll)
+    return replace(facts, line=line, rg=record["rg"], rg_type=rg_letters(record["rg"]),
+                   group_type=row.group_type if row is not None else None,
+                   kg=record["kg"], strength=record["strength"],
+                   traits=frozenset(row.traits if row is not None else ()),
+                   leader_roll=leader_roll)

@@ -14,7 +14,6 @@ DeriveDRM = Literal["night", "exhaustion", "exhaustion_half", "san_over", "level
                     "idle_dates_since_scenario", "scenarios_since_idle",
                     "attack_chits_since_idle", "attack_chits_in_cg_less_one",
                     "previous_scenario", "this_scenario"]
-AutoDRM = DeriveDRM  # the name older code imports
 
 Condition = Literal["weather", "ec", "wind"]
 

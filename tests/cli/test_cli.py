@@ -52,7 +52,7 @@ def test_a_campaign_is_created_rolled_on_and_read_back(db: str) -> None:
         refit("advance", campaign, "--db", db)
     assert refit("status", campaign, "--db", db)["step"] == "9.610"  # type: ignore[index]
     rolled = refit("roll", campaign, "--table", "9.6101", "--side", "British",
-                   "--drm", "-1:Heroic", "--subject", "Lt. Grayburn", "--db", db)
+                   "--drm", "9.6101-heroic", "--subject", "Lt. Grayburn", "--db", db)
     assert isinstance(rolled, dict)
     data = rolled["events"][0]["data"]
     assert [d["reason"] for d in data["drm"]] == ["British", "Heroic"]
