@@ -143,7 +143,7 @@ def claimed_drm(table: Table, subject: SubjectFacts, claims: list[DRMClaim],
 def _check_claim(table: Table, spec: DRMSpec, subject: SubjectFacts, claim: DRMClaim,
                  where: str, taken: dict[str, str]) -> None:
     rule = spec.rule or table.rule
-    name = f"DRM {spec.id} ({spec.value:+d} {spec.reason})"
+    name = f"DRM {spec.id} ({spec.reason})"
 
     def refuse(why: str, error: type[InvalidCommand | RuleViolation] = RuleViolation) -> None:
         raise error(f"{name}: {why}", rule=rule, field=where)
