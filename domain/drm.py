@@ -117,6 +117,16 @@ def _item(spec: DRMSpec, table: Table, value: int, *, auto: bool,
     return item if count is None else item | {"count": count}
 
 
+def claimable(table: Table, subject: SubjectFacts) -> list[DRMSpec]:
+    """The optional DRM a side may claim on this roll (for the guide): those the subject
+    qualifies for and no derived DRM excludes."""
+    derived = {item["id"] for item in derived_drm(table, subject)}
+    return [spec for spec in table.drm if spec.kind == "optional"
+            and qualifies(spec.qualifies, subject) is None
+            and not derived & {*spec.excludes}
+            and not any(spec.id in _excludes(table, other) for other in derived)]
+
+
 def claimed_drm(table: Table, subject: SubjectFacts, claims: list[DRMClaim],
                 derived: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The optional DRM a side claims by id, each checked against the table's list, the

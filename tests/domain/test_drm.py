@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from domain.commands import DRMClaim
-from domain.drm import Facts, SubjectFacts, claimed_drm, derived_drm
+from domain.drm import Facts, SubjectFacts, claimable, claimed_drm, derived_drm
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import CalendarDate, DRMSpec, Module, Table
 from infra.modules import packaged_modules
@@ -160,3 +160,25 @@ def test_a_drm_claimed_twice_is_refused() -> None:
         claimed_drm(table, SubjectFacts(side="Axis"),
                     [DRMClaim(id="3.610-heroic"), DRMClaim(id="3.610-heroic")], [])
     assert refused.value.field == "drm[1]" and "claimed twice" in refused.value.message
+
+
+def test_a_claim_a_derived_drm_excludes_is_refused_and_not_offered() -> None:
+    table = Table(id="T", title="t", rule="T", roll="dr", bands=[{"result": "x"}], drm=[
+        {"id": "t-night", "kind": "automatic", "derive": "night", "value": -1,
+         "reason": "Night", "excludes": ["t-flare"]},
+        {"id": "t-flare", "kind": "optional", "value": 1, "reason": "Flare"}])
+    night = SubjectFacts(side="Axis", date=CalendarDate(date="14N", night=True))
+    derived = derived_drm(table, night)
+    with pytest.raises(RuleViolation) as refused:
+        claimed_drm(table, night, [DRMClaim(id="t-flare")], derived)
+    assert "not combined with DRM t-night (derived)" in refused.value.message
+    assert claimable(table, night) == []
+    assert [spec.id for spec in claimable(table, SubjectFacts(side="Axis"))] == ["t-flare"]
+
+
+def test_the_guide_offers_a_british_roll_3_610s_airborne_drm_and_an_axis_roll_not() -> None:
+    table = MODULES["pbr"].table("3.610")
+    offered = {side: [spec.id for spec in claimable(table, SubjectFacts(side=side))]
+               for side in ("Axis", "British")}
+    assert offered == {"Axis": ["3.610-isolated", "3.610-heroic"],
+                       "British": ["3.610-isolated", "3.610-heroic", "3.610-british-airborne"]}
