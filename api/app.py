@@ -35,6 +35,7 @@ from api.routes_audit import audit_routes
 from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
+from infra.modules import describe
 from infra.queries import READS, Read
 from infra.settings import Settings
 
@@ -196,15 +197,10 @@ def _starlette_message(error: StarletteHTTPException) -> str:
 def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     @app.get("/modules")
     def modules() -> list[dict[str, Any]]:
-        """Modules with their CGs, sides, CG Date calendar, RePh steps and table ids."""
-        return [
-            {"id": m.id, "name": m.name, "cgs": sorted(m.cgs), "sides": m.sides,
-             "calendar": [d.date for d in m.calendar],
-             "steps": [s.model_dump() for s in m.steps], "tables": [t.id for t in m.tables],
-             "missing_tables": m.missing_tables(),
-             "missing_cg_parameters": m.missing_cg_parameters()}
-            for m in refit.store.modules.values()
-        ]
+        """Modules with their CGs, sides, CG Date calendar, RePh steps, and tables, each with
+        the DRM it lists: id, value, reason, rule, kind (automatic: the ledger derives it;
+        optional: a roll claims it by id), excludes, qualifies."""
+        return [describe(m) for m in refit.store.modules.values()]
 
     @app.post("/campaigns", status_code=201)
     def new_campaign(body: NewCampaign, credentials: Credentials) -> CreatedCampaign:

@@ -43,8 +43,8 @@ INITIATIVE_STEP = "3.621"  # both chits are chosen here before a RePh moves on
 MAX_DATES = 4  # CG Dates the command mix runs through (pbr has 11)
 BUILD_BATCH = 500  # events per save while building the big campaign
 
-HEROIC = cmd.SituationalDRM(value=-1, reason="Heroic")
-ISOLATED = cmd.SituationalDRM(value=1, reason="Isolated")
+HEROIC = cmd.DRMClaim(id="T1-heroic")
+ISOLATED = cmd.DRMClaim(id="T1-isolated")
 MIX: list[cmd.Command] = [  # the bulk of the timed mix: 5 rolls, 3 credits, 2 casualties
     cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="Lt Smith"),
     cmd.CreditCPP(side="Axis", amount=3, reason="loss points", rule="3.616"),

@@ -65,11 +65,12 @@ def type_of(kind: type[Command]) -> str:
     return tag
 
 
-class SituationalDRM(Strict):
-    """A DRM only the player knows of (the ledger derives the rest)."""
+class DRMClaim(Strict):
+    """An optional DRM a side claims, by its id in the table's list (GET /modules); `count`
+    where the rules compute its value from a count the side states (3.613: hexes)."""
 
-    value: StrictInt = Field(ge=-20, le=20)
-    reason: Name
+    id: str = Field(min_length=1, max_length=40)
+    count: StrictInt | None = Field(default=None, ge=-20, le=200)
 
 
 class Roll(Command):
@@ -79,7 +80,7 @@ class Roll(Command):
     by = "side"
     table: Name
     side: Name
-    drm: list[SituationalDRM] = []
+    drm: list[DRMClaim] = Field(default=[], max_length=20)
     subject: str = Field(default="", max_length=200)
     dice: list[Die] | None = Field(default=None, max_length=2)
     target: StrictInt | None = Field(default=None, ge=-20, le=40)

@@ -16,22 +16,6 @@ from infra.results import Tokens
 
 AXIS, BRITISH = "Axis", "British"
 
-# The RG-type DRM of 3.6183 each RG the demo buys rolls with (the player supplies them).
-LEADER_DRM = {
-    (AXIS, "I1"): [(-1, "Airborne/Fallschirmjäger RG")],
-    (AXIS, "I4"): [(-1, "Airborne/Fallschirmjäger RG")],
-    (AXIS, "I5"): [(1, "Alert Coy RG")],
-    (AXIS, "I7"): [(2, "Italian RG")],
-    (BRITISH, "I2"): [(-1, "Airborne/Fallschirmjäger RG")],
-    (BRITISH, "I4"): [(-1, "Airborne/Fallschirmjäger RG"), (-1, "Coy Cmd RG")],
-    (BRITISH, "V1"): [(2, 'British "V" RG')],
-}
-
-
-# 3.6183: the Signal Coy's -4 is for its first Leader Table roll only (RULES-GUIDE).
-FIRST_LEADER_DRM = {(AXIS, "I4"): (-4, "1st Signal Coy RG Leader Roll")}
-
-
 class Director:
     """Runs one campaign's commands in the director's name."""
 
@@ -79,15 +63,10 @@ class Director:
         table = "3.6183-armor" if line["rg"].startswith("V") else "3.6183-personnel"
         if line["rg"] not in (module.table(table).for_rgs or []):
             return
-        drm = [{"value": v, "reason": r} for v, r in LEADER_DRM.get((line["side"], line["rg"]),
-                                                                    [])]
-        if line["strength"] == "D":
-            drm.append({"value": 1, "reason": "Depleted RG"})
         row = module.chart_row(line["side"], line["rg"])
-        for index in range(row.leader_rolls if row is not None else 1):
-            first = FIRST_LEADER_DRM.get((line["side"], line["rg"])) if index == 0 else None
-            self.do(type="roll", table=table, side=line["side"], purchase=number,
-                    drm=drm + ([{"value": first[0], "reason": first[1]}] if first else []))
+        for _ in range(row.leader_rolls if row is not None else 1):
+            # the ledger derives every 3.6183 DRM of the RG (Airborne, Italian, Depleted...)
+            self.do(type="roll", table=table, side=line["side"], purchase=number)
 
     def chits(self, axis: str, british: str) -> None:
         """Both Initiative chits (3.6212)."""
@@ -157,7 +136,7 @@ def idle_14pm_then_night_14n(d: Director) -> None:
     buy_and_settle(d, (AXIS, "I1", "entry"))  # 14N: the fourth coy of July 14 (note m)
     d.to("3.620")
     d.do(type="roll", table="3.620", side=BRITISH,
-         drm=[{"value": 5, "reason": "beneficial Recon drm"}])
+         drm=[{"id": "3.620-beneficial"}])
     d.to("3.621")
     d.chits("attack", "attack")  # a Night Dual Attack
     d.do(type="roll", table="3.6213", side=BRITISH)

@@ -7,12 +7,13 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from domain.errors import ModuleFileError
 from domain.modules import DATA_FILE, PACKAGES, module_class
-from domain.rules import Module, ModulePatch
+from domain.rules import Module, ModulePatch, Table
 
 
 def packaged_modules() -> dict[str, Module]:
@@ -83,3 +84,27 @@ def install_file(source: Path, module_dir: Path) -> Path:
     module_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
     return target
+
+
+def describe(module: Module) -> dict[str, Any]:
+    """A module as `GET /modules` and `refit module list` show it: CGs, sides, calendar,
+    steps, and each table with the DRM it lists (what a roll may claim, by id)."""
+    return {"id": module.id, "name": module.name, "cgs": sorted(module.cgs),
+            "sides": module.sides, "calendar": [d.date for d in module.calendar],
+            "steps": [s.model_dump() for s in module.steps],
+            "tables": [describe_table(table) for table in module.tables],
+            "missing_tables": module.missing_tables(),
+            "missing_cg_parameters": module.missing_cg_parameters()}
+
+
+def describe_table(table: Table) -> dict[str, Any]:
+    """A table's id, rule and roll, and each DRM it lists."""
+    return {"id": table.id, "title": table.title, "rule": table.rule, "roll": table.roll,
+            "secret": table.secret,
+            "drm": [{"id": spec.id, "value": spec.value, "reason": spec.reason,
+                     "rule": spec.rule or table.rule, "kind": spec.kind,
+                     "excludes": spec.excludes,
+                     "qualifies": spec.qualifies.model_dump(exclude_defaults=True),
+                     "derive": spec.derive,
+                     "count": spec.count.model_dump() if spec.count is not None else None,
+                     "cpp_cost": spec.cpp_cost, "doubt": spec.doubt} for spec in table.drm]}

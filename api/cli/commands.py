@@ -14,15 +14,16 @@ app = typer.Typer()
 
 
 def parse_drm(items: list[str]) -> list[dict[str, Any]]:
-    """`-1:Heroic` -> {"value": -1, "reason": "Heroic"}."""
-    parsed = []
+    """`3.610-heroic` -> {"id": "3.610-heroic"}; `3.613-hexes:7` -> {"id": ..., "count": 7}."""
+    parsed: list[dict[str, Any]] = []
     for item in items:
-        value, _, reason = item.partition(":")
+        drm_id, colon, count = item.partition(":")
         try:
-            parsed.append({"value": int(value), "reason": reason})
+            parsed.append({"id": drm_id} | ({"count": int(count)} if colon else {}))
         except ValueError:
-            raise typer.BadParameter(f"{item!r}: write a DRM as VALUE:REASON, e.g. -1:Heroic",
-                                     param_hint="--drm") from None
+            raise typer.BadParameter(f"{item!r}: claim a DRM by its id (refit module list), "
+                                     "with :COUNT where the rules compute it, e.g. "
+                                     "3.613-hexes:7", param_hint="--drm") from None
     return parsed
 
 
@@ -31,7 +32,9 @@ def roll(
     campaign: Id,
     table: Annotated[str, typer.Option(help="The table's rule number, e.g. 9.6101.")],
     side: Annotated[str, typer.Option(help="The rolling side.")],
-    drm: Annotated[list[str] | None, typer.Option(help="Situational DRM VALUE:REASON.")] = None,
+    drm: Annotated[list[str] | None, typer.Option(
+        help="An optional DRM claimed by id (ID, or ID:COUNT); the ledger derives the rest.")]
+    = None,
     dice: Annotated[list[int] | None, typer.Option(help="Entered mode: each die.")] = None,
     subject: Annotated[str, typer.Option(help="What is rolled for.")] = "",
     target: Annotated[int | None, typer.Option(help="Target number, if the table has one.")]

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from api.cli.core import Db, Json, emit, guarded, print_table, settings
-from infra.modules import install_file, load_modules
+from infra.modules import describe, install_file, load_modules
 
 app = typer.Typer(name="module", help="Rules modules and owners' table files.",
                   no_args_is_help=True)
@@ -18,14 +18,11 @@ app = typer.Typer(name="module", help="Rules modules and owners' table files.",
 def module_list(db: Db = None, as_json: Json = False) -> None:
     """The registered modules with their sides, CGs and tables."""
     modules = guarded(as_json, lambda: load_modules(settings(db).module_dir))
-    rows = [{"id": m.id, "name": m.name, "sides": m.sides, "cgs": sorted(m.cgs),
-             "calendar": [d.date for d in m.calendar], "tables": [t.id for t in m.tables],
-             "missing": m.missing_tables(), "missing_cg_parameters": m.missing_cg_parameters()}
-            for m in modules.values()]
+    rows = [describe(m) for m in modules.values()]
     emit(as_json, rows, lambda: print_table(
         ["id", "name", "sides", "CG Dates", "tables"],
-        [[r["id"], r["name"], "/".join(r["sides"]),
-          f"{r['calendar'][0]}..{r['calendar'][-1]}", ", ".join(r["tables"])] for r in rows]))
+        [[r["id"], r["name"], "/".join(r["sides"]), f"{r['calendar'][0]}..{r['calendar'][-1]}",
+          ", ".join(t["id"] for t in r["tables"])] for r in rows]))
 
 
 @app.command("load")

@@ -10,25 +10,13 @@ from domain.campaign import determination
 from domain.campaign.dice import DiceRolled
 from domain.campaign.points import CPPCredited, CPPSpent
 from domain.campaign.scenario import CONDITIONS, ReconRolled, ScenarioRecorded
-from domain.drm import Facts, derived_drm, situational_drm
+from domain.campaign.subject_facts import subject_facts
+from domain.drm import claimed_drm, derived_drm
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import Table
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
-
-
-def facts(campaign: Campaign, side: str) -> Facts:
-    """What the ledger knows of a side, for the DRM it derives (e.g. 9.6202)."""
-    initiative, scenario, points = campaign.initiative, campaign.scenario, campaign.points
-    return Facts(san=points.san[side], levels=dict(points.levels),
-                 enemy_cvp=scenario.inflicted(side),
-                 idle_dates_since_scenario=initiative.idle_dates_since_scenario,
-                 scenarios_since_idle=initiative.scenarios_since_idle,
-                 attack_chits_since_idle=initiative.attack_chits_since_idle[side],
-                 attack_chits_in_cg=initiative.attack_chits_in_cg[side],
-                 previous_scenario=dict(scenario.previous_conditions),
-                 this_scenario=dict(scenario.conditions))
 
 
 def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
@@ -40,11 +28,13 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     step = reph.step or reph.phase
     key = campaign.dice.next_key(reph.cg_date, step, table.id, side)
     dice = campaign.dice.dice(key, table.roll, command.dice)
-    drm = derived_drm(table, side, module.date(reph.cg_date), facts(campaign, side)) + \
-        situational_drm(table, side, command.drm)
+    subject = subject_facts(campaign, side, command.purchase, None)
+    derived = derived_drm(table, subject)
+    drm = derived + claimed_drm(table, subject, command.drm, derived)
     if table.halved_by_balance and side == campaign.balance:  # the DR halved, FRD (8.31)
-        drm.append({"value": sum(dice) // 2 - sum(dice), "reason": "CG Balance: DR halved "
-                    "(FRD)", "rule": module.balance_rule, "auto": True})
+        drm.append({"id": None, "value": sum(dice) // 2 - sum(dice),
+                    "reason": "CG Balance: DR halved (FRD)", "rule": module.balance_rule,
+                    "auto": True})
     reph.check_in_step([s for s in module.steps if table.id in s.tables],
                        f"table {table.id} ({table.title})")
     check_when(campaign, table, side)
@@ -132,9 +122,8 @@ def _write_result(campaign: Campaign, table: Table, side: str, final: int, resul
 
 def _cost(campaign: Campaign, table: Table, side: str, drm: list[dict[str, Any]]) -> int:
     """CPP a roll costs (3.620 Recon: 1, or 2 for its +5), checked against the side's."""
-    taken = {item["reason"].casefold() for item in drm if not item["auto"]}
-    cost = table.cpp_cost + sum(spec.cpp_cost for spec in table.drm
-                                if spec.reason.casefold() in taken)
+    taken = {item["id"] for item in drm if not item["auto"]}
+    cost = table.cpp_cost + sum(spec.cpp_cost for spec in table.drm if spec.id in taken)
     have = campaign.points.cpp[side]
     if cost > have:
         raise RuleViolation(f"table {table.id} costs {cost} CPP; {side} has {have}",

@@ -15,6 +15,7 @@ from domain.rules.charts import (
     SWChart,
     rg_letters,
 )
+from domain.rules.drm_specs import Condition, Count, DeriveDRM, DRMSpec, Qualifies
 from domain.rules.module import Module, ModulePatch
 from domain.rules.procedures import (
     AttackNeedsTarget,
@@ -31,10 +32,7 @@ from domain.rules.procedures import (
     WalkingWounded,
 )
 from domain.rules.tables import (
-    AutoDRM,
     Band,
-    Condition,
-    DRMSpec,
     Effect,
     FollowUp,
     LossPoints,
@@ -43,11 +41,11 @@ from domain.rules.tables import (
 )
 
 __all__ = [
-    "AttackNeedsTarget", "AutoDRM", "Band", "CGParams", "CPPForgo", "CalendarDate",
-    "Condition", "Coordination", "DRMSpec", "Effect", "EntryArea", "FollowUp",
+    "AttackNeedsTarget", "Band", "CGParams", "CPPForgo", "CalendarDate", "Condition",
+    "Coordination", "Count", "DRMSpec", "DeriveDRM", "Effect", "EntryArea", "FollowUp",
     "FortificationChart", "FortificationRow", "LevelPenalty", "LevelSpec", "LossPoints",
-    "MatrixEntry", "Module", "ModulePatch", "OBGroup", "PointsEffect", "PriceMode", "PriceOption",
-    "PurchaseLimit", "RGChart", "RGRow", "ReinforcementSchedule", "ReserveRule", "SANFloor",
-    "SWAllotment", "SWChart", "ScheduledReinforcement", "Step", "Strict", "Table", "Target",
-    "WalkingWounded", "rg_letters",
+    "MatrixEntry", "Module", "ModulePatch", "OBGroup", "PointsEffect", "PriceMode",
+    "PriceOption", "PurchaseLimit", "Qualifies", "RGChart", "RGRow", "ReinforcementSchedule",
+    "ReserveRule", "SANFloor", "SWAllotment", "SWChart", "ScheduledReinforcement", "Step",
+    "Strict", "Table", "Target", "WalkingWounded", "rg_letters",
 ]

@@ -24,6 +24,7 @@ class RGRow(Strict):
     kgs: list[str] | None = None  # KGs that may buy it (ABtF German); None: any
     leader_rolls: int = Field(default=1, ge=1)  # Leader Table rolls it makes (PBr coy: 3)
     bought_by: str | None = None  # bought by rolling this table, not in 3.617 (PBr M2)
+    traits: list[str] = []  # what its DRM qualify on (e.g. "Airborne", "Italian", "VG")
     notes: list[str] = []
 
 

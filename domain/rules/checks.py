@@ -27,6 +27,7 @@ def check_module(module: Module) -> None:
     _check_initiative(module)
     for table in module.tables:
         _check_table(module, table, dates)
+    _check_drm_ids(module)
 
 
 def _check_rg_charts(module: Module) -> None:
@@ -169,5 +170,20 @@ def _check_table(module: Module, table: Table, dates: list[str]) -> None:
             if effect.target.startswith("level:") and level not in module.levels:
                 raise ValueError(f"table {table.id}: no level {level!r} to change")
     for drm in table.drm:
-        if drm.side is not None and drm.side not in module.sides:
-            raise ValueError(f"table {table.id}: DRM side {drm.side!r} is not a side")
+        if not set(drm.qualifies.sides or []) <= set(module.sides):
+            raise ValueError(f"table {table.id}: DRM {drm.id} names a side the module "
+                             f"does not have ({drm.qualifies.sides})")
+        if drm.level is not None and drm.level not in module.levels:
+            raise ValueError(f"table {table.id}: DRM {drm.id} counts a level the module "
+                             f"does not have ({drm.level})")
+
+
+def _check_drm_ids(module: Module) -> None:
+    """A DRM id names one DRM of the module: a claim by id cannot mean two things."""
+    seen: dict[str, str] = {}
+    for table in module.tables:
+        for drm in table.drm:
+            if drm.id in seen:
+                raise ValueError(f"module {module.id}: DRM id {drm.id!r} is listed by "
+                                 f"table {seen[drm.id]} and table {table.id}")
+            seen[drm.id] = table.id

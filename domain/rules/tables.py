@@ -1,4 +1,4 @@
-"""Dice tables as data: result bands, targets and the DRM each table lists."""
+"""Dice tables as data: result bands, targets and the DRM each table lists (drm_specs)."""
 
 from __future__ import annotations
 
@@ -9,15 +9,7 @@ from pydantic import Field, model_validator
 
 from domain.errors import InvalidCommand
 from domain.rules.base import Strict
-
-AutoDRM = Literal["side", "night", "exhaustion", "exhaustion_half", "san_over", "level",
-                  "enemy_cvp",
-                  "idle_dates_since_scenario", "scenarios_since_idle",
-                  "attack_chits_since_idle", "attack_chits_in_cg_less_one",
-                  "previous_scenario", "this_scenario"]
-
-
-Condition = Literal["weather", "ec", "wind"]
+from domain.rules.drm_specs import DRMSpec
 
 
 class Effect(Strict):
@@ -41,43 +33,6 @@ class Band(Strict):
     def holds(self, final: int) -> bool:
         """True when the Final roll falls in this band."""
         return (self.min is None or final >= self.min) and (self.max is None or final <= self.max)
-
-
-class DRMSpec(Strict):
-    """A DRM a table lists: automatic ones say how the ledger derives them."""
-
-    value: int = 0
-    reason: str
-    aliases: list[str] = []  # other names a player may give it (recorded as `reason`)
-    rule: str | None = None
-    auto: AutoDRM | None = None
-    side: str | None = None
-    over: int | None = None
-    per: int | None = None
-    level: str | None = None
-    cpp_cost: int = Field(default=0, ge=0)  # CPP spent when a player takes it (3.620 +5)
-    condition: Condition | None = None  # weather, EC or wind of the previous/this scenario
-    values: list[str] = []  # ... when it is one of these (e.g. "Wet", "Moist")
-    variable: bool = False
-    doubt: str | None = None
-
-    @model_validator(mode="after")
-    def _auto_has_what_it_needs(self) -> DRMSpec:
-        if self.auto == "side" and self.side is None:
-            raise ValueError(f"DRM {self.reason!r}: auto 'side' needs `side`")
-        if self.auto == "san_over" and self.over is None:
-            raise ValueError(f"DRM {self.reason!r}: auto 'san_over' needs `over`")
-        if self.auto == "level" and not self.level:
-            raise ValueError(f"DRM {self.reason!r}: auto 'level' needs `level`")
-        if self.auto == "enemy_cvp" and not self.per:
-            raise ValueError(f"DRM {self.reason!r}: auto 'enemy_cvp' needs `per`")
-        if self.auto in ("previous_scenario", "this_scenario") and \
-                (self.condition is None or not self.values):
-            raise ValueError(f"DRM {self.reason!r}: auto {self.auto!r} needs `condition` "
-                             "and `values`")
-        if self.auto is not None and self.variable:
-            raise ValueError(f"DRM {self.reason!r}: a derived DRM is not player-supplied")
-        return self
 
 
 class FollowUp(Strict):
@@ -157,6 +112,13 @@ class Table(Strict):
             raise ValueError(f"table {self.id}: give either result bands or a target, not both")
         if self.determines == "strength" and {b.records for b in bands} != {"F", "D"}:
             raise ValueError(f"table {self.id}: a strength table's bands record F or D")
+        ids = [spec.id for spec in self.drm]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"table {self.id}: a DRM id appears twice")
+        for spec in self.drm:
+            if not set(spec.excludes) <= set(ids):
+                raise ValueError(f"table {self.id}: DRM {spec.id} excludes an id the table "
+                                 f"does not list ({', '.join(set(spec.excludes) - set(ids))})")
         if not bands:
             return self
         if bands[0].min is not None or bands[-1].max is not None:

@@ -52,7 +52,7 @@ def test_a_campaign_is_created_rolled_on_and_read_back(db: str) -> None:
         refit("advance", campaign, "--db", db)
     assert refit("status", campaign, "--db", db)["step"] == "9.610"  # type: ignore[index]
     rolled = refit("roll", campaign, "--table", "9.6101", "--side", "British",
-                   "--drm", "-1:Heroic", "--subject", "Lt. Grayburn", "--db", db)
+                   "--drm", "9.6101-heroic", "--subject", "Lt. Grayburn", "--db", db)
     assert isinstance(rolled, dict)
     data = rolled["events"][0]["data"]
     assert [d["reason"] for d in data["drm"]] == ["British", "Heroic"]
@@ -129,7 +129,10 @@ def test_modules_are_listed_with_sides_and_calendars() -> None:
     by_id = {m["id"]: m for m in listed}
     assert by_id["abtf"]["sides"] == ["British", "German"]
     assert by_id["pbr"]["calendar"][:3] == ["14AM", "14PM", "14N"]
-    assert by_id["kgp"]["tables"] == ["CG23"]
+    assert [t["id"] for t in by_id["kgp"]["tables"]] == ["CG23"]
+    (night,) = by_id["kgp"]["tables"][0]["drm"]
+    assert (night["id"], night["value"], night["kind"], night["rule"]) == (
+        "CG23-night", 1, "automatic", "CG23")
 
 
 def test_an_unusable_database_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:

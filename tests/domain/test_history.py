@@ -34,7 +34,7 @@ def rolled_campaign(refit: Refit, secret: bool = True) -> UUID:
     to_reph_step(refit, campaign, "9.610")
     for subject in ("Lt. Grayburn", "Maj. Crawley"):
         do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "British",
-                             "drm": [{"value": -1, "reason": "Heroic"}], "subject": subject})
+                             "drm": [{"id": "9.6101-heroic"}], "subject": subject})
     do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German", "secret": secret,
                          "subject": "Hptstf. Brinkmann"})
     return campaign
@@ -186,7 +186,7 @@ def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
     campaign = refit.commands.create_campaign("pbr", "I", "Table", "entered").id
     to_reph_step(refit, campaign, "3.610")
     result = do(refit, campaign, {"type": "roll", "table": "3.610", "side": "British",
-                                  "dice": [4], "drm": [{"value": 1, "reason": "Isolated"}]},
+                                  "dice": [4], "drm": [{"id": "3.610-isolated"}]},
                 actor="British player")
     data = result.events[0]["data"]
     assert (data["dice"], data["final"], data["result"]) == ([4], 5, "Eliminated (evacuated)")

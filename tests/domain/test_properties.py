@@ -20,9 +20,9 @@ SIDES = st.sampled_from(["Axis", "British", "Italians"])
 COMMANDS = st.one_of(
     st.builds(lambda side, drm, secret: {"type": "roll", "table": "T1", "side": side,
                                          "drm": drm, "secret": secret},
-              SIDES, st.lists(st.sampled_from([{"value": 1, "reason": "Isolated"},
-                                               {"value": -1, "reason": "Heroic"},
-                                               {"value": 2, "reason": "Heroic"}]), max_size=2),
+              SIDES, st.lists(st.sampled_from([{"id": "T1-isolated"}, {"id": "T1-heroic"},
+                                               {"id": "T1-british"}, {"id": "lucky"}]),
+                       max_size=2),
               st.booleans()),
     st.builds(lambda table, side: {"type": "roll", "table": table, "side": side},
               st.sampled_from(["3.610", "T2"]), SIDES),

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from domain.commands import DRMClaim
+from domain.drm import SubjectFacts, claimed_drm
 from domain.errors import InvalidCommand, MissingTable
 from domain.rules import Table
 from infra.modules import ModuleFileError, install_file, load_modules, packaged_modules
@@ -64,8 +66,9 @@ def test_the_9_6101_wounded_leader_table(final: int, result: str) -> None:
 
 def test_the_3_610_table_lists_its_drm() -> None:
     table = MODULES["pbr"].table("3.610")
-    assert {(d.value, d.reason) for d in table.drm} == {
-        (1, "Isolated"), (-1, "Heroic"), (-1, "part of British Airborne RG")}
+    assert {(d.id, d.value, d.reason, d.kind) for d in table.drm} == {
+        ("3.610-isolated", 1, "Isolated", "optional"), ("3.610-heroic", -1, "Heroic", "optional"),
+        ("3.610-british-airborne", -1, "part of British Airborne RG", "optional")}
     assert table.result(5) == "Eliminated (evacuated)"
 
 
@@ -146,8 +149,25 @@ def test_a_band_whose_min_is_above_its_max_is_refused() -> None:
      "appears twice"),
     ({"tables": [{"id": "9.6101", "title": "t", "rule": "9.6101", "roll": "dr",
                   "bands": [{"result": "x"}],
-                  "drm": [{"value": -1, "reason": "Martian", "auto": "side",
-                           "side": "Martian"}]}]}, "is not a side"),
+                  "drm": [{"id": "m", "kind": "automatic", "value": -1, "reason": "Martian",
+                           "qualifies": {"sides": ["Martian"]}}]}]}, "names a side"),
+    ({"tables": [{"id": "9.6101", "title": "t", "rule": "9.6101", "roll": "dr",
+                  "bands": [{"result": "x"}],
+                  "drm": [{"id": "a", "kind": "optional", "value": -1, "reason": "A"},
+                          {"id": "a", "kind": "optional", "value": 1, "reason": "B"}]}]},
+     "a DRM id appears twice"),
+    ({"tables": [{"id": "9.6101", "title": "t", "rule": "9.6101", "roll": "dr",
+                  "bands": [{"result": "x"}],
+                  "drm": [{"id": "a", "kind": "optional", "value": -1, "reason": "A",
+                           "excludes": ["b"]}]}]}, "excludes an id the table does not list"),
+    ({"tables": [{"id": "X9", "title": "t", "rule": "X9", "roll": "dr",
+                  "bands": [{"result": "x"}],
+                  "drm": [{"id": "9.6101-heroic", "kind": "optional", "value": -1,
+                           "reason": "Heroic"}]}]}, "is listed by table 9.6101 and table X9"),
+    ({"tables": [{"id": "9.6101", "title": "t", "rule": "9.6101", "roll": "dr",
+                  "bands": [{"result": "x"}],
+                  "drm": [{"id": "a", "kind": "optional", "derive": "night", "value": -1,
+                           "reason": "A"}]}]}, "an optional DRM is claimed, not derived"),
 ])
 def test_an_owner_file_that_contradicts_the_module_is_refused(
         tmp_path: Path, patch: dict, complaint: str) -> None:
@@ -171,15 +191,17 @@ def test_a_new_file_is_validated_in_the_order_files_load(tmp_path: Path) -> None
     assert sorted(p.name for p in modules_dir.iterdir()) == ["z-new-module.json"]
 
 
-def test_a_per_unit_drm_comes_in_whole_units_and_reasons_match_loosely() -> None:
-    from domain.commands import SituationalDRM
-    from domain.drm import situational_drm
-
-    table = Table(id="T", title="t", rule="T", roll="DR", bands=[{"result": "x"}], drm=[
-        {"value": -3, "reason": "Per Idle CG Date", "variable": True}])
+def test_a_counted_drm_is_computed_from_the_count_the_side_states() -> None:
+    table = MODULES["pbr"].table("3.613")
+    subject = SubjectFacts(side="Axis")
+    for hexes, drm in ((4, 0), (5, 1), (9, 1), (10, 2)):
+        (item,) = claimed_drm(table, subject, [DRMClaim(id="3.613-hexes", count=hexes)], [])
+        assert (item["value"], item["count"], item["rule"]) == (drm, hexes, "3.613")
     with pytest.raises(InvalidCommand) as refused:
-        situational_drm(table, "German", [SituationalDRM(value=-2, reason="Per Idle CG Date")])
-    assert "steps of -3" in refused.value.message
-    (item,) = situational_drm(table, "German",
-                              [SituationalDRM(value=-6, reason="per idle CG date.")])
-    assert (item["value"], item["rule"]) == (-6, "T")
+        claimed_drm(table, subject, [DRMClaim(id="3.613-hexes")], [])
+    assert "give `count`" in refused.value.message and refused.value.rule == "3.613"
+    with pytest.raises(InvalidCommand) as refused:
+        claimed_drm(table, subject, [DRMClaim(id="3.613-road", count=2)], [])
+    assert "give no `count`" in refused.value.message
+
+

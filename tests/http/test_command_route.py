@@ -233,7 +233,7 @@ def test_the_openapi_schema_documents_the_body_headers_and_token(client: TestCli
     assert {"Roll", "PurchaseRG", "CreditCPP", "SelectInitiative"} <= set(refs)
     assert set(refs) <= set(schema["components"]["schemas"])
     assert body["discriminator"]["mapping"]["credit_cpp"] == "#/components/schemas/CreditCPP"
-    assert "SituationalDRM" in schema["components"]["schemas"]  # a command's own part
+    assert "DRMClaim" in schema["components"]["schemas"]  # a command's own part
     headers = {p["name"]: p for p in route["parameters"] if p["in"] == "header"}
     assert set(headers) == {"if-match", "idempotency-key"}
     assert "117" in headers["if-match"]["description"]

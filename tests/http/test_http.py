@@ -21,8 +21,26 @@ def test_get_modules_lists_sides_calendars_steps_and_tables(client: TestClient) 
     assert answer.status_code == 200
     abtf = next(m for m in answer.json() if m["id"] == "abtf")
     assert abtf["sides"] == ["British", "German"] and abtf["cgs"] == ["I", "II", "III"]
-    assert abtf["calendar"][:2] == ["17N", "18AM"] and "9.6101" in abtf["tables"]
+    assert abtf["calendar"][:2] == ["17N", "18AM"]
+    assert "9.6101" in [table["id"] for table in abtf["tables"]]
     assert abtf["steps"][9]["rule"] == "9.610"
+
+
+def test_get_modules_lists_each_tables_drm_with_id_kind_and_exclusions(
+        client: TestClient) -> None:
+    pbr = next(m for m in client.get("/modules").json() if m["id"] == "pbr")
+    tables = {table["id"]: table for table in pbr["tables"]}
+    drm = {item["id"]: item for item in tables["3.606-personnel"]["drm"]}
+    adjacent = drm["3.606-p-adjacent"]
+    assert (adjacent["value"], adjacent["kind"], adjacent["rule"]) == (-2, "optional", "3.606")
+    assert adjacent["excludes"] == ["3.606-p-two-hexes"] and adjacent["doubt"]
+    signal = next(item for item in tables["3.6183-personnel"]["drm"]
+                  if item["id"] == "3.6183-signal")
+    assert (signal["value"], signal["kind"], signal["reason"]) == (
+        -4, "automatic", "1st Signal Coy RG Leader Roll")
+    assert signal["qualifies"] == {"sides": ["Axis"], "traits": ["Signal"], "leader_rolls": [1]}
+    hexes = next(item for item in tables["3.613"]["drm"] if item["id"] == "3.613-hexes")
+    assert hexes["count"]["per"] == 5
 
 
 def test_only_the_admin_creates_and_lists_campaigns(client: TestClient) -> None:

@@ -34,9 +34,8 @@ def roll(refit: Refit, campaign: UUID, table: str, side: str, dice: list[int],
     return data
 
 
-PANTHER = [{"value": -1, "reason": "vehicular-mounted"},
-           {"value": -1, "reason": "Weapon Repair Number"}]
-ARMOR_LEADER_9_2 = {"value": -2, "reason": "Armor Leader Leadership Rating"}
+PANTHER = [{"id": "9.6142-vehicular"}, {"id": "9.6142-repair", "count": 1}]
+ARMOR_LEADER_9_2 = {"id": "9.6142-leader", "count": -2}  # a 9-2: leadership DRM -2
 
 
 @pytest.mark.parametrize("die,result", [(3, "Repaired"), (4, "Eliminated*")])
@@ -57,12 +56,12 @@ def test_9_6142_ex_with_a_9_2_armor_leader_any_dr_but_6_repairs(
         "vehicular-mounted", "Weapon Repair Number", "Armor Leader Leadership Rating"]
 
 
-def test_a_variable_drm_keeps_its_printed_sign(refit: Refit) -> None:
+def test_a_counted_drm_keeps_its_printed_sign(refit: Refit) -> None:
     campaign = at_step(refit, "9.614")
     with pytest.raises(InvalidCommand) as refused:
-        roll(refit, campaign, "9.6142", "German", [3],
-             [{"value": 2, "reason": "Armor Leader Leadership Rating"}])
+        roll(refit, campaign, "9.6142", "German", [3], [{"id": "9.6142-leader", "count": 2}])
     assert refused.value.rule == "9.6142" and refused.value.field == "drm[0]"
+    assert "-3 to 0, not 2" in refused.value.message
 
 
 def test_9_6122_san_drm_is_derived_from_the_sides_san(refit: Refit) -> None:
@@ -103,12 +102,12 @@ def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
     assert set(owners) == {t.id for t in module.tables} - {"CG4"}  # CG4: during play
 
 
-def test_a_one_sided_drm_is_refused_for_the_other_side(refit: Refit) -> None:
+def test_a_derived_drm_claimed_by_hand_is_refused(refit: Refit) -> None:
     campaign = at_step(refit, "9.613")
     with pytest.raises(InvalidCommand) as refused:
-        roll(refit, campaign, "9.613", "German", [3, 3],
-             [{"value": -1, "reason": "Previous CG Date was Idle (British only)"}])
-    assert "for the British only" in refused.value.message
+        roll(refit, campaign, "9.613", "German", [3, 3], [{"id": "9.613-after-idle"}])
+    assert "the ledger derives it" in refused.value.message
+    assert refused.value.rule == "9.613"
 
 
 def choose(refit: Refit, campaign: UUID, chit: str) -> None:

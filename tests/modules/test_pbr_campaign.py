@@ -17,8 +17,6 @@ from tests.helpers.refusals import refused
 from tests.helpers.story import advance_to, do
 
 AXIS, BRITISH = "Axis", "British"
-AIRBORNE = {"value": 1, "reason": "British Airlanding/Airborne"}
-NOT_AIRBORNE = {"value": -1, "reason": "Non-Airborne/Airlanding British"}
 
 
 class Table:
@@ -93,16 +91,14 @@ def initial_14am(t: Table) -> None:
     t.to("3.618")
     t.roll("3.6181", AXIS, [3, 3], 1)  # 6: Full
     t.roll("3.6181", AXIS, [5, 6], 2)  # 11: Depleted
-    t.roll("3.6181", BRITISH, [4, 4], 3, AIRBORNE)  # 9: Full
-    t.roll("3.6181", BRITISH, [5, 5], 4, AIRBORNE)  # 11: Depleted
+    t.roll("3.6181", BRITISH, [4, 4], 3)  # 9 with the Airborne +1 the ledger derives: Full
+    t.roll("3.6181", BRITISH, [5, 5], 4)  # 11: Depleted
     t.sw(AXIS, 2, LMG=3)  # <= 3: received
     t.sw(BRITISH, 3, LMG=1, **{"51mm_MTR": 2}, PIAT=5)  # a Full I2 rolls too: <= 3
     t.sw(BRITISH, 4, LMG=2)  # a Depleted I4: <= 2
-    alert = {"value": 1, "reason": "Alert Coy RG"}
-    for dice in ([2, 2], [3, 3], [6, 6]):  # a coy rolls three times: 5, 7, 13
-        t.roll("3.6183-personnel", AXIS, dice, 1, alert)
-    t.roll("3.6183-personnel", BRITISH, [3, 4], 3,
-           {"value": -1, "reason": "Airborne/Fallschirmjäger RG"})  # 6: 8-1
+    for dice in ([2, 2], [3, 3], [6, 6]):  # a coy rolls three times, Alert +1: 5, 7, 13
+        t.roll("3.6183-personnel", AXIS, dice, 1)
+    t.roll("3.6183-personnel", BRITISH, [3, 4], 3)  # Airborne -1: 6, 8-1
     t.to(None)
     t.lose(AXIS, "4-4-7", 2, times=5)
     t.lose(AXIS, "3-4-6", 2, times=5)  # the Axis lose 20 CVP
@@ -123,12 +119,12 @@ def idle_14pm_and_night_14n(t: Table) -> None:
     t.buy(BRITISH, "I2")  # 18 - 8 = 10, lost too
     t.to("3.618")
     t.roll("3.6181", AXIS, [2, 3], 5)  # Full
-    t.roll("3.6181", BRITISH, [6, 6], 8, AIRBORNE)  # 13: Depleted
+    t.roll("3.6181", BRITISH, [6, 6], 8)  # 13: Depleted
     t.sw(BRITISH, 8, LMG=3, **{"51mm_MTR": 1}, PIAT=2)  # <= 2: MTR and PIAT
-    signal = {"value": -4, "reason": "1st Signal Coy RG Leader Roll"}
-    t.roll("3.6183-personnel", AXIS, [3, 3], 5, signal)  # 2: 10-2
-    t.roll("3.6183-personnel", AXIS, [4, 4], 5)  # 8: 8-0
-    t.roll("3.6183-personnel", AXIS, [5, 5], 5)  # 10: 7-0
+    # Fallschirmjäger -1 on each roll, Signal Coy -4 on the first only (both derived)
+    t.roll("3.6183-personnel", AXIS, [3, 3], 5)  # 1: 10-2
+    t.roll("3.6183-personnel", AXIS, [4, 4], 5)  # 7: 8-1
+    t.roll("3.6183-personnel", AXIS, [5, 5], 5)  # 9: 8-0
     t.to("3.621")
     t.chits("idle", "idle")
     t.to("3.617")  # 14N: Base # Axis 42, British 4
@@ -163,11 +159,10 @@ def british_attack_15am(t: Table) -> None:
     t.no(type="purchase_rg", side=BRITISH, rg="G3", mode="reserve")  # 3.6175: Axis only
     t.buy(AXIS, "G3", "reserve")  # 7 x 0.8 = 5.6, FRD 5
     t.to("3.618")
-    t.roll("3.6181", BRITISH, [2, 2], 11, NOT_AIRBORNE)  # 3: Full
-    t.roll("3.6181", BRITISH, [6, 5], 12, NOT_AIRBORNE)  # 10: Depleted
-    t.roll("3.6181", BRITISH, [3, 3], 13, NOT_AIRBORNE,
-           {"value": -1, "reason": '"G" and "V" type RG'})  # 4: Full
-    t.roll("3.6181", AXIS, [6, 6], 14, {"value": -1, "reason": '"G" and "V" type RG'})
+    t.roll("3.6181", BRITISH, [2, 2], 11)  # non-Airborne British -1: 3, Full
+    t.roll("3.6181", BRITISH, [6, 5], 12)  # 10: Depleted
+    t.roll("3.6181", BRITISH, [3, 3], 13)  # and "G" -1: 4, Full
+    t.roll("3.6181", AXIS, [6, 6], 14)  # "G" -1: 11, Depleted
     t.sw(BRITISH, 12, LMG=1)  # a Depleted I1's first LMG: received
     for die in (4, 2):
         t.roll("3.6182", BRITISH, [die], 12, subject="LMG")  # 4: lost, 2: received
@@ -230,7 +225,7 @@ HAND_KEPT_PURCHASES = [  # #, side, CG Date, RG, CPP, #P, #R, F/D, units, SW, le
     (2, AXIS, "14AM", "I7", 12, 1, 2, "D", "9x 3-4-6", ["LMG"], None),
     (3, BRITISH, "14AM", "I2", 7, 1, 1, "F", "4x 6-4-8", ["LMG", "51mm MTR"], "8-1"),
     (4, BRITISH, "14AM", "I4", 4, 1, 0, "D", "1x 6-4-8", ["LMG"], None),
-    (5, AXIS, "14PM", "I4", 15, 1, 0, "F", "12x 4-6-7", ["LMG"], "10-2, 8-0, 7-0"),
+    (5, AXIS, "14PM", "I4", 15, 1, 0, "F", "12x 4-6-7", ["LMG"], "10-2, 8-1, 8-0"),
     (6, AXIS, "14PM", "M1", 2, 1, 7, None, None, [], None),
     (7, BRITISH, "14PM", "F1", 1, 1, 0, None, None, [], None),
     (8, BRITISH, "14PM", "I2", 7, 2, 0, "D", "3x 6-4-8", ["51mm MTR", "PIAT"], None),

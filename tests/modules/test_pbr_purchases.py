@@ -162,7 +162,7 @@ def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID
     assert isinstance(poor, RuleViolation) and "costs 1 CPP; British has 0" in poor.message
     cpp(refit, at_14am, AXIS, 2)
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [3],
-                        "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})  # 8
+                        "drm": [{"id": "3.620-beneficial"}]})  # 8
     assert refit.store.campaign(at_14am).points.cpp[AXIS] == 0
     next_date(refit, at_14am, "3.620", ("idle", "idle"))  # an Idle 14PM: 14N repeats
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [2]})

@@ -75,21 +75,21 @@ def test_a_side_the_campaign_lacks_is_named(refit: Refit, server_campaign: UUID)
     assert isinstance(error, InvalidCommand) and error.field == "side"
 
 
-def test_a_listed_drm_with_the_wrong_value_names_the_rule(refit: Refit,
-                                                          server_campaign: UUID) -> None:
+def test_a_drm_is_claimed_by_id_not_by_value_and_reason(refit: Refit,
+                                                         server_campaign: UUID) -> None:
     error = refused(refit, server_campaign, {
         "type": "roll", "table": "9.6101", "side": "German",
         "drm": [{"value": -2, "reason": "Heroic"}]})
-    assert isinstance(error, InvalidCommand) and error.rule == "9.6101"
-    assert error.field == "drm[0]"
+    assert isinstance(error, ValidationError)
 
 
 def test_a_drm_the_ledger_derives_may_not_be_supplied_again(refit: Refit,
                                                             server_campaign: UUID) -> None:
     error = refused(refit, server_campaign, {
         "type": "roll", "table": "9.6101", "side": "British",
-        "drm": [{"value": -1, "reason": "British"}]})
-    assert isinstance(error, InvalidCommand) and "derived by the ledger" in error.message
+        "drm": [{"id": "9.6101-british"}]})
+    assert isinstance(error, InvalidCommand) and "the ledger derives it" in error.message
+    assert (error.rule, error.field) == ("9.6101", "drm[0]")
 
 
 def test_a_purchase_without_an_rg_chart_names_the_missing_chart(refit: Refit) -> None:
@@ -137,8 +137,8 @@ def test_an_unknown_module_or_cg_is_named(refit: Refit) -> None:
 
 def test_commands_parse_from_json_bodies() -> None:
     parsed = cmd.parse_command({"type": "roll", "table": "9.6101", "side": "British",
-                                "drm": [{"value": -1, "reason": "Heroic"}]})
-    assert isinstance(parsed, cmd.Roll) and parsed.drm[0].value == -1
+                                "drm": [{"id": "9.6101-heroic"}]})
+    assert isinstance(parsed, cmd.Roll) and parsed.drm[0].id == "9.6101-heroic"
 
 
 def test_control_characters_in_text_are_refused(refit: Refit, server_campaign: UUID) -> None:
@@ -147,9 +147,9 @@ def test_control_characters_in_text_are_refused(refit: Refit, server_campaign: U
     assert isinstance(error, ValidationError) and error.errors()[0]["loc"][-1] == "location"
 
 
-def test_a_boolean_is_not_a_drm_value(refit: Refit, server_campaign: UUID) -> None:
+def test_a_boolean_is_not_a_drm_count(refit: Refit, server_campaign: UUID) -> None:
     error = refused(refit, server_campaign, {"type": "roll", "table": "9.6101", "side": "German",
-                                             "drm": [{"value": True, "reason": "Heroic"}]})
+                                             "drm": [{"id": "9.6101-heroic", "count": True}]})
     assert isinstance(error, ValidationError)
 
 

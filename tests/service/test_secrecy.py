@@ -263,7 +263,7 @@ def test_the_open_recon_dr_shows_its_drm_but_not_the_cpp_spent_on_it(
     game.ok("director", {"type": "credit_cpp", "side": "British", "amount": 3,
                          "reason": "CPP left"})
     game.ok("British", {"type": "roll", "table": "3.620", "side": "British", "dice": [3],
-                        "drm": [{"value": 5, "reason": "2 CPP spent for Recon"}]})
+                        "drm": [{"id": "3.620-beneficial"}]})
 
     for role in ("Axis", "observer"):
         recon = game.read(role, "/rolls").json()[-1]  # open: 3.6223 has the Axis reveal
@@ -283,9 +283,8 @@ def test_the_recon_plus_five_is_taken_once_for_its_one_extra_cpp(client: TestCli
     game.ok("director", {"type": "credit_cpp", "side": "British", "amount": 3,
                          "reason": "CPP left"})
     version = game.version()
-    for twice in ([{"value": 5, "reason": "beneficial Recon drm"}] * 2,
-                  [{"value": 5, "reason": "beneficial Recon drm"},
-                   {"value": 5, "reason": "2 CPP spent for Recon"}]):
+    for twice in ([{"id": "3.620-beneficial"}] * 2,
+                  [{"id": "3.620-beneficial"}, {"id": "3.620-beneficial", "count": 2}]):
         refused = game.do("British", {"type": "roll", "table": "3.620", "side": "British",
                                       "dice": [3], "drm": twice})
         assert refused.status_code == 422
