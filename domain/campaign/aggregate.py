@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
-from domain.campaign import audit, cgstart, determination, rolls, steps, upcasts
+from domain.campaign import audit, cgstart, determination, results, rolls, steps, upcasts
 from domain.campaign.access import Access, TokenReplaced
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
@@ -233,6 +233,7 @@ class Campaign(Aggregate):
         self.reph.check_not_ended()
         side = self.check_side(command.side)
         self._record(RGPurchased, actor, secret_for=side, **rg_purchase(self, side, command))
+        results.purchased(self, side, command.rg, actor)  # M1 SAN +1, M3 20 FPP (3.617)
 
     @handles(cmd.ReceiveRG)
     def receive_rg(self, command: cmd.ReceiveRG, actor: str) -> None:
@@ -372,6 +373,7 @@ class Campaign(Aggregate):
                      chit=command.chit, cg_date=self.reph.cg_date)
         if not self.initiative.waiting():
             self._record(ChitsRevealed, actor, **revealed_chits(self))
+            results.chits_revealed(self, actor)  # an Assault's order (3.6213c/d)
 
     @handles(cmd.RecordScenario)
     def record_scenario(self, command: cmd.RecordScenario, actor: str) -> None:
