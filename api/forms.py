@@ -142,6 +142,8 @@ PURCHASE_COLUMNS = (
     Column("Option", lambda p: p.option, optional=True),
     Column("Reserve", lambda p: p.reserve, optional=True),
     Column("Removed", lambda p: p.removed, optional=True),
+    Column("Casualties", lambda p: _each(p.casualties, lambda c: (
+        f"{c.get('unit')} ({_text(c.get('cvp'))} CVP, {c.get('scenario')})")), optional=True),
 )
 
 RETAINED_COLUMNS = (

@@ -168,6 +168,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "SANAnnounced": lambda d: f"SAN announced: {_value(d['san'])}{_rule(d)}",
     "RGAreaRecorded": lambda d: (f"{d['side']} RG #{d['purchase']} sets up/enters in "
                                  f"{d['area']}"),
+    "RGCasualty": lambda d: (f"{d['side']} RG #{d['purchase']} lost {d['unit']}: "
+                             f"{d['cvp']} CVP (scenario {d['scenario']})"),
     "UnitsRetained": lambda d: (f"{d['side']} Retained"
                                 + (" (sealed part)" if d.get("sealed_part") else "") + ": "
                                 + ("; ".join(f"{u['count']} x {u['unit']} in {u['area']}"

@@ -167,6 +167,7 @@ class RecordCasualty(Command):
     unit: Name
     cvp: StrictInt = Field(ge=0, le=100)
     ww_half_squads: StrictInt = Field(default=0, ge=0, le=100)  # CG19 WW box: squad 2, HS 1
+    purchase: StrictInt | None = Field(default=None, ge=1, le=100_000)  # its RG line
 
 
 class ChangeControl(Command):

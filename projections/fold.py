@@ -250,6 +250,16 @@ def _rg_area(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
+def _rg_casualty(rows: Rows, record: Record) -> None:
+    """A casualty on its RG's (secret) line of the RG Purchase Record."""
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    row.setdefault("casualties", []).append(
+        {"unit": data["unit"], "cvp": data["cvp"], "scenario": data["scenario"]})
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
 def _points_adjusted(rows: Rows, record: Record) -> None:
     """Points halved or forfeit as a step is left (3.617 on 14PM, 3.619): the loss is on
     the CG Date's line, beside Left."""
@@ -535,6 +545,7 @@ _HANDLERS: dict[str, Fold] = {
     "PointsAdjusted": _points_adjusted,
     "CPPForgone": _forgone,
     "RGAreaRecorded": _rg_area,
+    "RGCasualty": _rg_casualty,
     "OrderDecided": _order_decided,
     "SANAnnounced": _san_announced,
     "UnitsRetained": _retained,

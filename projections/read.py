@@ -99,6 +99,7 @@ class PurchaseRow(BaseModel):
     removed: str | None = None  # when and why it left the OB
     sw_received: dict[str, int] | None = None  # the number of each SW type (3.6182)
     leaders: list[str] | None = None  # each leader's Strength Factor, e.g. "9-1" (3.6183)
+    casualties: list[dict[str, Any]] | None = None  # its units lost: unit, CVP, scenario
 
 
 class RetainedRow(BaseModel):

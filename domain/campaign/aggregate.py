@@ -51,14 +51,13 @@ from domain.campaign.purchases import (
 )
 from domain.campaign.reph import RePh
 from domain.campaign.scenario import (
-    CasualtyRecorded,
     ControlChanged,
     OnMapRecorded,
     Scenario,
     ScenarioRecorded,
     UnitsWithdrawn,
 )
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import secret_content
 from domain.rules import Module
@@ -310,19 +309,6 @@ class Campaign(Aggregate):
         self._record(UnitsWithdrawn, actor, side=side, units=command.units,
                      rule=command.rule, retained_off_map=command.retained_off_map,
                      cg_date=self.reph.cg_date)
-
-    @handles(cmd.RecordCasualty)
-    def record_casualty(self, command: cmd.RecordCasualty, actor: str) -> None:
-        """Casualties count for the CG Scenario in play or just played (9.12)."""
-        self.reph.check_not_ended()
-        side = self.check_side(command.side)
-        scenario = self.scenario.check_casualty()
-        box = self.rules.walking_wounded
-        if command.ww_half_squads and (box is None or box.side != side):
-            raise RuleViolation(f"{self.rules.id} keeps no Walking Wounded box for the {side}",
-                                rule=box.rule if box else None)
-        self._record(CasualtyRecorded, actor, side=side, unit=command.unit, cvp=command.cvp,
-                     scenario=scenario, ww_half_squads=command.ww_half_squads)
 
     @handles(cmd.ChangeControl)
     def change_control(self, command: cmd.ChangeControl, actor: str) -> None:

@@ -156,3 +156,22 @@ def test_retained_units_name_only_their_own_sides_rg_lines(refit: Refit,
     error = refused(refit, at_14am, {"type": "retain_units", "side": BRITISH, "units": [
         {"unit": "6-4-8", "area": "Z", "purchase": 1}]})
     assert isinstance(error, InvalidCommand) and error.field == "purchase"
+
+
+def test_a_casualty_tied_to_its_rg_shows_on_that_line_for_its_side_only(
+        refit: Refit, at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")
+    advance_to(refit, at_14am, None)  # the Initial Scenario in play
+    events = do(refit, at_14am, {"type": "record_casualty", "side": AXIS, "unit": "4-4-7",
+                                 "cvp": 2, "purchase": 1}).events
+    assert [(e["type"], e["sealed"] is not None) for e in events] == [
+        ("CasualtyRecorded", False), ("RGCasualty", True)]
+    (line,) = refit.reads.purchase_record(at_14am, viewer=AXIS)
+    assert line.casualties == [{"unit": "4-4-7", "cvp": 2, "scenario": "14AM"}]
+    assert "4-4-7 (2 CVP, 14AM)" in purchases_csv([line])
+    assert refit.reads.cvp(at_14am).totals[AXIS] == 2  # CVP stay open (A26.2)
+    (seen,) = refit.reads.purchase_record(at_14am, viewer=BRITISH)
+    assert seen.hidden and seen.casualties is None
+    error = refused(refit, at_14am, {"type": "record_casualty", "side": BRITISH,
+                                     "unit": "6-4-8", "cvp": 3, "purchase": 1})
+    assert isinstance(error, InvalidCommand) and error.field == "purchase"
