@@ -12,8 +12,9 @@ import pytest
 from api.forms import purchases_csv, retained_csv, roster_csv
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
+from tests.helpers.paths import FIXTURE_PBR_CGS
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance, advance_to, do
+from tests.helpers.story import advance, advance_to, do, load_fixture_chart
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -101,13 +102,13 @@ def test_the_purchase_record_shows_f_d_sw_received_leaders_and_the_setup_area(
         do(refit, at_14am, {"type": "roll", "table": "3.6183-personnel", "side": AXIS,
                             "dice": dice, "purchase": 1, "drm": [alert]})
     (line,) = refit.reads.purchase_record(at_14am, viewer=AXIS)
-    assert (line.strength, line.sw_received, line.leaders, line.area) == (
+    assert (line.strength, line.sw_received, line.leaders, line.setup_area) == (
         "F", {"LMG": 1}, ["9-1", "8-1", "6+1"], "Q16")
     printed = purchases_csv([line]).splitlines()
     assert printed[0].endswith("F/D,Units,SW Received,Leader(s),Setup/Entry Area")
     assert printed[1].endswith('F,12x 4-4-7,1 LMG,"9-1, 8-1, 6+1",Q16')
     (seen,) = refit.reads.purchase_record(at_14am, viewer=BRITISH)
-    assert seen.hidden and (seen.area, seen.sw_received, seen.leaders) == (None, None, None)
+    assert seen.hidden and (seen.setup_area, seen.sw_received, seen.leaders) == (None, None, None)
     assert purchases_csv([seen]).splitlines()[1].endswith("(secret),(secret),(secret)")
 
 
@@ -175,3 +176,13 @@ def test_a_casualty_tied_to_its_rg_shows_on_that_line_for_its_side_only(
     error = refused(refit, at_14am, {"type": "record_casualty", "side": BRITISH,
                                      "unit": "6-4-8", "cvp": 3, "purchase": 1})
     assert isinstance(error, InvalidCommand) and error.field == "purchase"
+
+
+def test_the_area_a_side_records_for_an_ob_given_rg_stays_its_own(refit: Refit) -> None:
+    load_fixture_chart(refit, FIXTURE_PBR_CGS)  # CG II's OB gives the Axis an I1 (line 1)
+    campaign = refit.commands.create_campaign("pbr", "II", "Primosole", "entered").id
+    do(refit, campaign, {"type": "record_rg_area", "side": AXIS, "purchase": 1,
+                         "area": "Q16"})
+    given = refit.reads.purchase_record(campaign, viewer=BRITISH)[0]
+    assert (given.rg, given.setup_area) == ("I1", "north of the river")  # the OB's, public
+    assert refit.reads.purchase_record(campaign, viewer=AXIS)[0].setup_area == "Q16"
