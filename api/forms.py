@@ -9,10 +9,17 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from projections.read import CVPAnswer, ELRAnswer, PaperForms, PurchaseRow, RosterRow
+from projections.read import (
+    CVPAnswer,
+    ELRAnswer,
+    PaperForms,
+    PurchaseRow,
+    RetainedRow,
+    RosterRow,
+)
 
 SECRET = "(secret)"  # a cell the rules let another side keep from this viewer
-FORMS = ("roster", "purchases", "cvp", "elr", "html")
+FORMS = ("roster", "purchases", "cvp", "elr", "retained", "html")
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,8 @@ ROW_COLUMNS = (
     Column("Played", lambda r: "yes" if r.scenario_played else "no"),
     Column("Levels", lambda r: "; ".join(f"{k} {v}" for k, v in r.levels.items()),
            optional=True),
+    Column("Sets up first", lambda r: r.sets_up_first, optional=True),  # 3.6213
+    Column("Moves first", lambda r: r.moves_first, optional=True),  # 3.623
 )
 
 # The chit is no column of secrets: a blank chit is all a viewer may know of one not shown.
@@ -94,9 +103,14 @@ SIDE_COLUMNS = (
     Column("+CPP", lambda c: c.cpp_credited, secret=True),
     Column("CPP spent", lambda c: c.cpp_spent, secret=True),
     Column("CPP left", lambda c: c.cpp_left, secret=True),
+    # Zero is no entry: the column is printed once some line has one.
+    Column("CPP forfeited", lambda c: c.cpp_forfeited or None, secret=True, optional=True),
+    Column("CPP forgone", lambda c: c.cpp_forgone or None, optional=True),
+    Column("Recon CPP", lambda c: c.recon_cpp or None, secret=True, optional=True),
     Column("RG purchased", lambda c: _each(c.rg_purchased, _bought), secret=True),
     Column("FPP", lambda c: c.fpp, secret=True),
     Column("Fortifications", lambda c: _each(c.fortifications, _fortification), secret=True),
+    Column("FPP forfeited", lambda c: c.fpp_forfeited or None, secret=True, optional=True),
     Column("ELR", lambda c: c.elr),
     Column("SAN", lambda c: c.san),
     Column("Chit", lambda c: c.chit),
@@ -120,16 +134,38 @@ PURCHASE_COLUMNS = (
     Column("#R", lambda p: p.r, secret=True),
     Column("F/D", lambda p: p.strength, secret=True),
     Column("Units", lambda p: p.units, secret=True),
-    Column("SW", lambda p: p.sw, secret=True),
-    Column("Leader", lambda p: p.leader, secret=True),
+    Column("SW Received", lambda p: _counts(p.sw_received), secret=True),  # 3.6182
+    Column("Leader(s)", lambda p: p.leaders, secret=True),  # Strength Factors (3.6183)
+    Column("Setup/Entry Area", lambda p: p.setup_area, secret=True),  # 3.6179
     Column("Composition", lambda p: p.composition, optional=True),
     Column("Given", lambda p: p.given, optional=True),
     Column("Option", lambda p: p.option, optional=True),
     Column("Reserve", lambda p: p.reserve, optional=True),
     Column("Removed", lambda p: p.removed, optional=True),
+    Column("Casualties", lambda p: _each(p.casualties, lambda c: (
+        f"{c.get('unit')} ({_text(c.get('cvp'))} CVP, {c.get('scenario')})")), optional=True),
+)
+
+RETAINED_COLUMNS = (
+    Column("CG Date", lambda u: u.cg_date),
+    Column("Side", lambda u: u.side),
+    Column("Unit", lambda u: u.unit),
+    Column("Count", lambda u: u.count),
+    Column("Setup/Entry Area", lambda u: u.area),
+    Column("RG #", lambda u: u.purchase, optional=True),
+    Column("Hex", lambda u: u.hex, optional=True),
+    Column("HIP", lambda u: u.hip, optional=True),
+    Column("Fortification", lambda u: u.fortification, optional=True),
+    Column("Off map", lambda u: u.off_map, optional=True),
+    Column("Isolated", lambda u: u.isolated, optional=True),
+    Column("Shifted from", lambda u: u.shifted_from, optional=True),
 )
 
 ELR_HEADER = ["v", "CG Date", "Side", "From", "To", "Cause", "Rule"]
+
+
+def _counts(received: dict[str, int] | None) -> str | None:
+    return None if received is None else ", ".join(f"{n} {sw}" for sw, n in received.items())
 
 
 def roster_grid(rows: Sequence[RosterRow]) -> Grid:
@@ -153,6 +189,13 @@ def purchases_grid(rows: Sequence[PurchaseRow]) -> Grid:
     columns = _kept(PURCHASE_COLUMNS, ((row, row.hidden) for row in rows))
     return Grid([c.label for c in columns], [],
                 [[_cell(c, row, row.hidden) for c in columns] for row in rows])
+
+
+def retained_grid(rows: Sequence[RetainedRow]) -> Grid:
+    """The Retained units: one line per unit type, side and CG Date."""
+    columns = _kept(RETAINED_COLUMNS, ((row, False) for row in rows))
+    return Grid([c.label for c in columns], [],
+                [[_cell(c, row, False) for c in columns] for row in rows])
 
 
 def _casualties(casualties: list[dict[str, Any]]) -> str:
@@ -197,6 +240,11 @@ def roster_csv(rows: Sequence[RosterRow]) -> str:
 def purchases_csv(rows: Sequence[PurchaseRow]) -> str:
     """The RG Purchase Record as CSV: a line per RG."""
     return _csv(purchases_grid(rows))
+
+
+def retained_csv(rows: Sequence[RetainedRow]) -> str:
+    """The Retained units as CSV: a line per unit type, side and CG Date."""
+    return _csv(retained_grid(rows))
 
 
 def cvp_csv(answer: CVPAnswer) -> str:
@@ -271,8 +319,10 @@ def _elr_now(answer: ELRAnswer) -> str:
 
 
 def forms_html(title: str, roster: Sequence[RosterRow], purchases: Sequence[PurchaseRow],
-               cvp: CVPAnswer, elr: ELRAnswer, subtitle: str = "") -> str:
-    """One self-contained printable page: CG Roster, RG Purchase Record, CVP, ELR history."""
+               cvp: CVPAnswer, elr: ELRAnswer, subtitle: str = "",
+               retained: Sequence[RetainedRow] = ()) -> str:
+    """One self-contained printable page: CG Roster, RG Purchase Record, Retained units,
+    CVP, ELR history."""
     sub = f'<p class="sub">{escape(subtitle)}</p>' if subtitle else ""
     return "\n".join([
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -280,6 +330,7 @@ def forms_html(title: str, roster: Sequence[RosterRow], purchases: Sequence[Purc
         f"<header><h1>{escape(title)}</h1>{sub}</header>",
         _section("CG Roster", roster_grid(roster)),
         _section("RG Purchase Record", purchases_grid(purchases), page=True),
+        _section("Retained units", retained_grid(retained), page=True),
         _section("CVP", cvp_grid(cvp), page=True),
         _section("ELR history", elr_grid(elr), _elr_now(elr)),
         "</body></html>", ""])
@@ -288,7 +339,8 @@ def forms_html(title: str, roster: Sequence[RosterRow], purchases: Sequence[Purc
 def check_form(form: str) -> None:
     """Refuse a form that is none of FORMS."""
     if form not in FORMS:
-        raise ValueError(f"form is roster, purchases, cvp, elr or html, not {form!r}")
+        raise ValueError(f"form is roster, purchases, cvp, elr, retained or html, not "
+                         f"{form!r}")
 
 
 def render_form(forms: PaperForms, form: str) -> str:
@@ -302,6 +354,8 @@ def render_form(forms: PaperForms, form: str) -> str:
         return cvp_csv(forms.cvp)
     if form == "elr":
         return elr_csv(forms.elr)
+    if form == "retained":
+        return retained_csv(forms.retained)
     return forms_html(forms.name, forms.roster, forms.purchases, forms.cvp, forms.elr,
                       subtitle=f"{forms.module.upper()} CG {forms.cg}, "
-                               f"as of version {forms.version}")
+                               f"as of version {forms.version}", retained=forms.retained)

@@ -13,6 +13,7 @@ from projections.read import (
     ObjectiveRow,
     PurchaseRow,
     RatingChange,
+    RetainedRow,
     RollRow,
     RosterRow,
 )
@@ -74,12 +75,28 @@ def roll_rows(rows: list[RollRow]) -> tuple[list[str], list[list[Any]]]:
 def purchase_rows(rows: list[PurchaseRow]) -> tuple[list[str], list[list[Any]]]:
     """The RG Purchase Record: one line per RG, `(secret)` where hidden."""
     headers = ["#", "side", "CG Date", "RG", "group type", "CPP", "#P", "#R", "F/D", "units",
-               "SW", "leader"]
+               "SW received", "leader(s)", "Setup/Entry Area"]
     body = [[r.purchase, r.side, r.cg_date,
              (r.rg + (f"({r.kg})" if r.kg else "")) if r.rg else "(secret)", r.group_type,
-             r.cpp, r.p, r.r, r.strength, r.units, ", ".join(r.sw or []), r.leader]
+             r.cpp, r.p, r.r, r.strength, r.units, sw_text(r.sw_received),
+             ", ".join(r.leaders or []), r.setup_area]
             for r in rows]
     return headers, body
+
+
+def sw_text(received: dict[str, int] | None) -> str:
+    """3.6182's SW Received: the number of each type, e.g. `2 LMG, 1 PIAT`."""
+    return ", ".join(f"{count} {sw}" for sw, count in (received or {}).items())
+
+
+def retained_rows(rows: list[RetainedRow]) -> tuple[list[str], list[list[Any]]]:
+    """Retained units: one line per unit type, CG Date and side."""
+    return (["CG Date", "side", "unit", "count", "area", "RG #", "hex", "HIP", "fort.",
+             "off map", "Isolated", "shifted from"],
+            [[r.cg_date, r.side, r.unit, r.count, r.area, r.purchase, r.hex,
+              "yes" if r.hip else "", "yes" if r.fortification else "",
+              "yes" if r.off_map else "", "yes" if r.isolated else "", r.shifted_from]
+             for r in rows])
 
 
 def control_rows(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
@@ -164,5 +181,6 @@ TEXT: dict[str, Callable[[Any], str]] = {
     "control": _table(control_rows),
     "lvp": _table(lvp_rows),
     "objectives": _table(objective_rows),
+    "retained": _table(retained_rows),
     "rolls": _table(roll_rows),
 }

@@ -162,6 +162,18 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                          + (f" ({d['events']} events undone)" if d.get("events") else "")
                          + f": {d['reason']}"),
     "RulingRecorded": _ruling,
+    "OrderDecided": lambda d: ", ".join(
+        f"{d[k]} {v}" for k, v in (("sets_up_first", "set up first"),
+                                   ("moves_first", "move first")) if d.get(k)) + _rule(d),
+    "SANAnnounced": lambda d: f"SAN announced: {_value(d['san'])}{_rule(d)}",
+    "RGAreaRecorded": lambda d: (f"{d['side']} RG #{d['purchase']} sets up/enters in "
+                                 f"{d['area']}"),
+    "RGCasualty": lambda d: (f"{d['side']} RG #{d['purchase']} lost {d['unit']}: "
+                             f"{d['cvp']} CVP (scenario {d['scenario']})"),
+    "UnitsRetained": lambda d: (f"{d['side']} Retained"
+                                + (" (sealed part)" if d.get("sealed_part") else "") + ": "
+                                + ("; ".join(f"{u['count']} x {u['unit']} in {u['area']}"
+                                             for u in d["units"]) or "none")),
     "RerollAuthorized": lambda d: (f"re-roll of {d['key']} authorized"
                                    + (f" (epoch {d['epoch']})" if d.get("epoch") else "")
                                    + f": {d['reason']}"),

@@ -123,9 +123,9 @@ def _reading_routes(app: APIRouter, refit: Refit) -> None:
     @app.get("/campaigns/{campaign}/forms", response_model=None,
              responses={200: {"content": {"text/csv": {}, "text/html": {}}}})
     def forms(campaign: str, credentials: Credentials, as_of: AsOf = None,
-              form: Literal["html", "roster", "purchases", "cvp", "elr"] = "html",
+              form: Literal["html", "roster", "purchases", "cvp", "elr", "retained"] = "html",
               ) -> HTMLResponse | PlainTextResponse:
-        """The paper forms: CSV per form, or one printable HTML page of all four. Who: the
+        """The paper forms: CSV per form, or one printable HTML page of them all. Who: the
         director, each side and the observers (another side's secrets read `(secret)`)."""
         ident, caller = caller_for(refit, campaign, credentials)
         version = refit.views.version_at(ident, as_of)

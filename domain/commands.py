@@ -168,6 +168,7 @@ class RecordCasualty(Command):
     unit: Name
     cvp: StrictInt = Field(ge=0, le=100)
     ww_half_squads: StrictInt = Field(default=0, ge=0, le=100)  # CG19 WW box: squad 2, HS 1
+    purchase: StrictInt | None = Field(default=None, ge=1, le=100_000)  # its RG line
 
 
 class ChangeControl(Command):
@@ -296,6 +297,42 @@ class RemoveRG(Command):
     purchase: StrictInt = Field(ge=1, le=100_000)
     reason: Name
     rule: str | None = Field(default=None, max_length=30)
+
+
+class RecordRGArea(Command):
+    """3.6179: the Setup Area or Eligible Entry Area ID recorded for an RG on its CG Date of
+    purchase (an Entry Area by the hex of its center arrow)."""
+
+    type: Literal["record_rg_area"] = "record_rg_area"
+    by = "side"
+    side: Name
+    purchase: StrictInt = Field(ge=1, le=100_000)
+    area: str = Field(min_length=1, max_length=40)
+
+
+class RetainedUnit(Strict):
+    """One line of a side's Retained units (3.6055, 3.6061, 3.613, 3.619): a unit or a
+    Fortification, where it is Retained, and the RG line it came with."""
+
+    unit: Name  # e.g. "4-6-8", "8-1 leader", "A-P mines 6", "Foxhole 2S"
+    count: StrictInt = Field(default=1, ge=1, le=500)
+    area: str = Field(min_length=1, max_length=40)  # its Setup/Entry Area ID
+    purchase: StrictInt | None = Field(default=None, ge=1, le=100_000)  # its RG line
+    hex: str | None = Field(default=None, max_length=20)  # where it set up (Fortifications)
+    fortification: bool = False  # a Fortification (mines, Foxhole, ...): location secret
+    hip: bool = False  # set up using HIP (3.619): secret
+    off_map: bool = False  # Retained off map, in an Entry Area
+    isolated: bool = False  # Isolated (3.6052): Ammunition Shortage in the scenario
+    shifted_from: str | None = Field(default=None, max_length=40)  # its Area before a Shift
+
+
+class RetainUnits(Command):
+    """A side's Retained units for the CG Date, replacing those it recorded before on it."""
+
+    type: Literal["retain_units"] = "retain_units"
+    by = "side"
+    side: Name
+    units: list[RetainedUnit] = Field(max_length=500)
 
 
 class SelectInitiative(Command):

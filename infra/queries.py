@@ -101,8 +101,15 @@ class Queries:
     @exposed("/san", "Each SAN change", "san")
     def san(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> list[read.RatingChange]:
-        """Each SAN change with its cause (public)."""
-        return read.san(self.views.rows(campaign_id, as_of))
+        """Each SAN change with its cause (one a secret purchase made only to its side)."""
+        return read.san(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/retained", "Retained units per CG Date", "retained")
+    def retained(self, campaign_id: UUID, as_of: Point = None,
+                 viewer: str | None = None) -> list[read.RetainedRow]:
+        """Each side's Retained units per CG Date, with their Setup/Entry Area and RG line
+        (HIP units, Fortifications and units off map only to their side)."""
+        return read.retained(self.views.rows(campaign_id, as_of), viewer)
 
     @exposed("/control", "Control of Locations", "control")
     def control(self, campaign_id: UUID, as_of: Point = None,

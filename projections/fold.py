@@ -22,6 +22,7 @@ CONTROL = "control"
 LVP = "lvp"
 OBJECTIVE = "objective"
 HOLDING = "holding"
+RETAINED = "retained"  # each side's Retained units per CG Date: its open and sealed parts
 STEP = "step"  # each RePh step (and CG Scenario) done: the versions it began and ended at
 
 
@@ -85,11 +86,15 @@ def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> di
             "cpp_start": cpp.get(side, 0), "cpp_credited": 0, "cpp_spent": 0,
             "cpp_left": cpp.get(side, 0), "rg_purchased": [], "fpp": 0,
             "fortifications": [], "elr": meta["elr"][side], "san": meta["san"][side],
-            "chit": None, "ww_received": None, "recon": None,
+            "chit": None, "ww_received": None, "recon": None, "recon_cpp": 0,
+            "cpp_forfeited": 0, "fpp_forfeited": 0, "cpp_forgone": 0,
+            "shown": {kind: meta[f"shown_{kind}"][side] for kind in (ELR, SAN)
+                      if side in meta.get(f"shown_{kind}", {})},
         }
         for side in meta["sides"]
     }
     return {"cg_date": meta["cg_date"], "order": order, "levels": dict(meta["levels"]),
+            "sets_up_first": None, "moves_first": None,
             "scenario_type": None, "weather": None, "ec": None, "wind": None,
             "chits_revealed": False, "scenario_played": False, "sides": sides}
 
@@ -153,6 +158,12 @@ def _ruling(rows: Rows, record: Record) -> None:
     rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
 
 
+def _left(meta: dict[str, Any], cell: dict[str, Any], side: str) -> None:
+    """The Left and FPP columns: 3.620 Recon CPP come off Left into the next Start."""
+    cell["cpp_left"] = meta["cpp"][side] + cell.get("recon_cpp", 0)
+    cell["fpp"] = meta["fpp"][side]
+
+
 def _points(pool: str, column: str | None, sign: int) -> Fold:
     def handle(rows: Rows, record: Record) -> None:
         data, meta = record["data"], _meta(rows)
@@ -162,9 +173,11 @@ def _points(pool: str, column: str | None, sign: int) -> Fold:
         if column == "fortifications":
             cell["fortifications"].append({"item": data["reason"], "count": data.get("count", 1),
                                            "fpp": data["amount"]})
+        elif column == "cpp_spent" and data.get("column") == "recon":
+            cell["recon_cpp"] = cell.get("recon_cpp", 0) + data["amount"]
         elif column is not None:
             cell[column] += data["amount"]
-        cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
+        _left(meta, cell, side)
         _put_roster(rows, row)
         _put_meta(rows, meta, record)
     return handle
@@ -176,7 +189,7 @@ def _rg_purchased(rows: Rows, record: Record) -> None:
     meta["cpp"][side] -= data["cost"]
     row, cell = _cell(rows, meta, side)
     cell["cpp_spent"] += data["cost"]
-    cell["cpp_left"] = meta["cpp"][side]
+    _left(meta, cell, side)
     cell["rg_purchased"].append({"rg": data["rg"], "kg": data["kg"], "cpp": data["cost"]})
     _put_roster(rows, row)
     _put_meta(rows, meta, record)
@@ -229,14 +242,44 @@ def _rg_removed(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
+def _rg_area(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    row["recorded_area"] = data["area"]  # the side's own: never read as the OB's public one
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
+def _rg_casualty(rows: Rows, record: Record) -> None:
+    """A casualty on its RG's (secret) line of the RG Purchase Record."""
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    row.setdefault("casualties", []).append(
+        {"unit": data["unit"], "cvp": data["cvp"], "scenario": data["scenario"]})
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
 def _points_adjusted(rows: Rows, record: Record) -> None:
+    """Points halved or forfeit as a step is left (3.617 on 14PM, 3.619): the loss is on
+    the CG Date's line, beside Left."""
     data, meta = record["data"], _meta(rows)
     side = data["side"]
     meta[data["pool"]][side] = data["after"]
     row, cell = _cell(rows, meta, side)
-    cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
+    lost = f"{data['pool']}_forfeited"
+    cell[lost] = cell.get(lost, 0) + max(0, data["before"] - data["after"])
+    _left(meta, cell, side)
     _put_roster(rows, row)
     _put_meta(rows, meta, record)
+
+
+def _forgone(rows: Rows, record: Record) -> None:
+    """3.616 EXC: CPP a side forgoes, open (the other side's Base # loses them)."""
+    data, meta = record["data"], _meta(rows)
+    row, cell = _cell(rows, meta, data["side"])
+    cell["cpp_forgone"] = cell.get("cpp_forgone", 0) + data["amount"]
+    _put_roster(rows, row)
 
 
 def _casualty(rows: Rows, record: Record) -> None:
@@ -255,15 +298,43 @@ def _casualty(rows: Rows, record: Record) -> None:
 def _rating(kind: str) -> Fold:
     def handle(rows: Rows, record: Record) -> None:
         data, meta = record["data"], _meta(rows)
-        meta[kind][data["side"]] = data["after"]
-        row, cell = _cell(rows, meta, data["side"])
+        side, sealed = data["side"], record.get("sealed") is not None
+        meta[kind][side] = data["after"]
+        # While a sealed change waits to be announced (3.623), others see the value before.
+        shown = meta.setdefault(f"shown_{kind}", {})
+        if sealed:
+            shown.setdefault(side, data["before"])
+        else:
+            shown.pop(side, None)
+        row, cell = _cell(rows, meta, side)
         cell[kind] = data["after"]
+        _show(cell, kind, shown, side)
         _put_roster(rows, row)
         _put_meta(rows, meta, record)
         change = {k: data[k] for k in ("side", "before", "after", "cause", "rule", "cg_date")}
-        change["version"] = record["version"]
+        change |= {"version": record["version"], "secret_for": side if sealed else None}
         rows.put(kind, f"{record['version']:09d}", record["version"], change)
     return handle
+
+
+def _show(cell: dict[str, Any], kind: str, shown: dict[str, Any], side: str) -> None:
+    """Note on the cell what others see of a rating while a sealed change waits."""
+    cell.setdefault("shown", {}).pop(kind, None)
+    if side in shown:
+        cell["shown"][kind] = shown[side]
+
+
+def _san_announced(rows: Rows, record: Record) -> None:
+    """3.623: each side announces its SAN; what a secret purchase changed is open now."""
+    meta = _meta(rows)
+    shown = meta.setdefault(f"shown_{SAN}", {})
+    row = rows.get(ROSTER, meta["cg_date"])
+    assert row is not None
+    for side in record["data"]["san"]:
+        shown.pop(side, None)
+        _show(row["sides"][side], SAN, shown, side)
+    _put_roster(rows, row)
+    _put_meta(rows, meta, record)
 
 
 def _level(rows: Rows, record: Record) -> None:
@@ -274,6 +345,30 @@ def _level(rows: Rows, record: Record) -> None:
     row["levels"] = dict(meta["levels"])
     _put_roster(rows, row)
     _put_meta(rows, meta, record)
+
+
+def _order_decided(rows: Rows, record: Record) -> None:
+    """Who sets up and who moves first in the CG Date's scenario (3.6213, 3.623)."""
+    data = record["data"]
+    row = rows.get(ROSTER, data["cg_date"])
+    assert row is not None
+    for field in ("sets_up_first", "moves_first"):
+        if data[field] is not None:
+            row[field] = data[field]
+    _put_roster(rows, row)
+
+
+def _retained(rows: Rows, record: Record) -> None:
+    """A side's Retained units on a CG Date: each part replaces the same part before."""
+    data = record["data"]
+    part = "sealed" if data["sealed_part"] else "open"
+    key = f"{data['cg_date']}|{data['side']}|{part}"
+    before = rows.get(RETAINED, key)
+    order = before["order"] if before is not None else record["version"]
+    rows.put(RETAINED, key, order, {
+        "cg_date": data["cg_date"], "side": data["side"], "units": data["units"],
+        "order": order, "version": record["version"],
+        "secret_for": data["side"] if data["sealed_part"] else None})
 
 
 def _walking_wounded(rows: Rows, record: Record) -> None:
@@ -448,6 +543,12 @@ _HANDLERS: dict[str, Fold] = {
     "FPPCredited": _points("fpp", None, +1),  # the roster's FPP column is the balance
     "FortificationPurchased": _points("fpp", "fortifications", -1),
     "PointsAdjusted": _points_adjusted,
+    "CPPForgone": _forgone,
+    "RGAreaRecorded": _rg_area,
+    "RGCasualty": _rg_casualty,
+    "OrderDecided": _order_decided,
+    "SANAnnounced": _san_announced,
+    "UnitsRetained": _retained,
     "CasualtyRecorded": _casualty,
     "ControlChanged": _control,
     "WalkingWoundedRecovered": _walking_wounded,
@@ -479,7 +580,6 @@ _HANDLERS: dict[str, Fold] = {
 NOT_FOLDED: dict[str, str] = {
     "CGDecided": "the CGEnded recorded with it ends the CG on the forms; who conceded or "
                  "won is read from the log",
-    "CPPForgone": "the CPP forgone show in the CPPCredited of the Base # it lowers (3.616)",
     "OnMapRecorded": "a note commands are checked against (3.6212 *), on no form",
     "ScenarioEnded": "the StepAdvanced recorded with it ends the scenario on the forms",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",

@@ -16,6 +16,7 @@ from projections.fold import (
     META,
     OBJECTIVE,
     PURCHASE,
+    RETAINED,
     ROLL,
     ROSTER,
     SAN,
@@ -47,6 +48,10 @@ class RosterCell(BaseModel):
     chit: str | None
     ww_received: dict[str, Any] | None = None  # CG19 Walking Wounded MMC (public)
     recon: int | None = None  # Locations to reconnoitre next scenario (3.620, public)
+    recon_cpp: int | None = None  # CPP spent on Recon: off Left into the next Start (3.620)
+    cpp_forfeited: int | None = None  # CPP lost as a step was left (3.617 on 14PM; 9.617)
+    fpp_forfeited: int | None = None  # FPP unspent as 3.619 / 9.619 ended
+    cpp_forgone: int | None = None  # CPP forgone (3.616 EXC), open to both sides
     withdrawn: list[dict[str, Any]] = []  # units a rule removed from play (PBr 3.6074)
     lvp_current: int | None = None  # KGP 8.2: Current-LVP Total at CG-Scenario End
     lvp_cg: int | None = None  # KGP 8.2: CG-LVP Total
@@ -63,6 +68,8 @@ class RosterRow(BaseModel):
     wind: str | None = None
     scenario_played: bool
     levels: dict[str, int] = {}
+    sets_up_first: str | None = None  # 3.6213 (a dr in a Dual Attack; else the matrix)
+    moves_first: str | None = None  # 3.623
     sides: dict[str, RosterCell]
 
 
@@ -86,10 +93,31 @@ class PurchaseRow(BaseModel):
     composition: str | None = None
     given: str | None = None
     mode: str | None = None  # entry, reserve, on_map (PBr 3.6175); paradrop (OB-given)
-    setup_area: str | None = None  # as the Initial Scenario OB prints it (3.6179)
+    setup_area: str | None = None  # Setup/Entry Area ID: the OB's, or the side's (3.6179)
     reserve: bool = False  # sets up in Reserve (KGP CG7a)
     option: str | None = None  # a chart note's option (PBr a, e)
     removed: str | None = None  # when and why it left the OB
+    sw_received: dict[str, int] | None = None  # the number of each SW type (3.6182)
+    leaders: list[str] | None = None  # each leader's Strength Factor, e.g. "9-1" (3.6183)
+    casualties: list[dict[str, Any]] | None = None  # its units lost: unit, CVP, scenario
+
+
+class RetainedRow(BaseModel):
+    """One line of a side's Retained units on a CG Date (3.6055, 3.613, 3.619)."""
+
+    cg_date: str
+    side: str
+    unit: str
+    count: int
+    area: str
+    purchase: int | None = None  # its RG line: only its own side sees it (3.6179)
+    hex: str | None = None
+    fortification: bool = False
+    hip: bool = False
+    off_map: bool = False
+    isolated: bool = False
+    shifted_from: str | None = None
+    secret: bool = False  # sealed to its side (HIP, Fortifications, off map)
 
 
 class CVPRow(BaseModel):
@@ -220,8 +248,8 @@ def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
         side: {
             "cpp": meta["cpp"][side] if _sees(meta, viewer, side) else None,
             "fpp": meta["fpp"][side] if _sees(meta, viewer, side) else None,
-            "elr": meta["elr"][side],
-            "san": meta["san"][side],
+            "elr": _rating(meta, "elr", side, viewer),
+            "san": _rating(meta, "san", side, viewer),
         }
         for side in meta["sides"]
     }
@@ -234,6 +262,16 @@ def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
             for side, h in meta.get("pf_halves", {}).items() if h},
         fanaticism=meta.get("fanaticism", []), massacre=meta.get("massacre"),
     )
+
+
+def _rating(meta: dict[str, Any], kind: str, side: str, viewer: str | None) -> int | None:
+    """A side's ELR or SAN as the viewer may know it: while a change a secret purchase made
+    waits to be announced (3.623), others see the value before it."""
+    shown: dict[str, int | None] = meta.get(f"shown_{kind}", {})
+    if side in shown and not _sees(meta, viewer, side):
+        return shown[side]
+    rating: int | None = meta[kind][side]
+    return rating
 
 
 def roster(source: RowSource, viewer: str | None = DIRECTOR) -> list[RosterRow]:
@@ -251,8 +289,10 @@ def _roster_row(meta: dict[str, Any], row: dict[str, Any], viewer: str | None) -
         hide = not _sees(meta, viewer, side)
         if hide:
             for field in ("cpp_start", "cpp_credited", "cpp_spent", "cpp_left",
-                          "rg_purchased", "fpp", "fortifications"):
+                          "rg_purchased", "fpp", "fortifications", "recon_cpp",
+                          "cpp_forfeited", "fpp_forfeited"):
                 shown[field] = None
+            shown |= cell.get("shown", {})  # a SAN not announced yet (3.623)
         if not row["chits_revealed"] and not _sees(meta, viewer, side):
             shown["chit"] = None
         shown["hidden"] = hide
@@ -260,7 +300,8 @@ def _roster_row(meta: dict[str, Any], row: dict[str, Any], viewer: str | None) -
     return RosterRow(cg_date=row["cg_date"], scenario_type=row["scenario_type"],
                      weather=row["weather"], ec=row.get("ec"), wind=row.get("wind"),
                      scenario_played=row["scenario_played"],
-                     levels=row.get("levels", {}), sides=cells)
+                     levels=row.get("levels", {}), sets_up_first=row.get("sets_up_first"),
+                     moves_first=row.get("moves_first"), sides=cells)
 
 
 def purchases(source: RowSource, viewer: str | None = DIRECTOR) -> list[PurchaseRow]:
@@ -269,7 +310,7 @@ def purchases(source: RowSource, viewer: str | None = DIRECTOR) -> list[Purchase
     out = []
     for row in source.select_rows(PURCHASE):
         if _sees(meta, viewer, row["side"]):
-            out.append(PurchaseRow.model_validate(row))
+            out.append(PurchaseRow.model_validate(row | _received(row)))
         elif row["secret_for"] is None:  # OB-given: the OB is public, the side's rolls not
             out.append(PurchaseRow.model_validate(
                 {k: v for k, v in row.items() if k in _PUBLIC_LINE}))
@@ -280,6 +321,33 @@ def purchases(source: RowSource, viewer: str | None = DIRECTOR) -> list[Purchase
 
 _PUBLIC_LINE = {"purchase", "side", "cg_date", "rg", "kg", "group_type", "given", "mode",
                 "setup_area"}  # what an OB prints of a given RG (3.6179)
+
+
+def _received(row: dict[str, Any]) -> dict[str, Any]:
+    """3.6179's SW Received (the number of each type), Leader(s) (each one's Strength
+    Factor) and Setup/Entry Area (the side's, secret, else the OB's), for its side."""
+    counted: dict[str, int] = {}
+    for weapon in row.get("sw") or []:
+        counted[weapon] = counted.get(weapon, 0) + 1
+    leader = row.get("leader")
+    return {"sw_received": counted or None,
+            "leaders": leader.split(", ") if leader else None,
+            "setup_area": row.get("recorded_area") or row.get("setup_area")}
+
+
+def retained(source: RowSource, viewer: str | None = DIRECTOR) -> list[RetainedRow]:
+    """Each side's Retained units per CG Date; of another side's, only the open part, and
+    not the RG line each came with (the RG Purchase Record is secret, 3.6172)."""
+    meta, out = _meta(source), []
+    for row in source.select_rows(RETAINED):
+        sees = _sees(meta, viewer, row["side"])
+        if row["secret_for"] is not None and not sees:
+            continue
+        for unit in row["units"]:
+            line = unit | {"cg_date": row["cg_date"], "side": row["side"],
+                           "secret": row["secret_for"] is not None}
+            out.append(RetainedRow.model_validate(line if sees else line | {"purchase": None}))
+    return out
 
 
 def cvp(source: RowSource) -> CVPAnswer:
@@ -299,9 +367,11 @@ def elr(source: RowSource) -> ELRAnswer:
     return ELRAnswer(current=meta["elr"], changes=changes)
 
 
-def san(source: RowSource) -> list[RatingChange]:
-    """Each SAN change with its cause."""
-    return [RatingChange.model_validate(row) for row in source.select_rows(SAN)]
+def san(source: RowSource, viewer: str | None = DIRECTOR) -> list[RatingChange]:
+    """Each SAN change with its cause; one a secret purchase made (M1) only to its side."""
+    meta = _meta(source)
+    return [RatingChange.model_validate(row) for row in source.select_rows(SAN)
+            if row.get("secret_for") is None or _sees(meta, viewer, row["secret_for"])]
 
 
 def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
@@ -359,6 +429,7 @@ class PaperForms(BaseModel):
     purchases: list[PurchaseRow]
     cvp: CVPAnswer
     elr: ELRAnswer
+    retained: list[RetainedRow] = []
 
 
 class _Once:
@@ -375,12 +446,14 @@ class _Once:
 
 
 def paper_forms(source: RowSource, viewer: str | None = DIRECTOR) -> PaperForms:
-    """The CG Roster, RG Purchase Record, CVP and ELR, as the viewer may read them."""
+    """The CG Roster, RG Purchase Record, CVP, ELR and Retained units, as the viewer may
+    read them."""
     rows = _Once(source)
     meta = _meta(rows)
     return PaperForms(name=meta["name"], module=meta["module"], cg=meta["cg"],
                       version=meta["version"], roster=roster(rows, viewer),
-                      purchases=purchases(rows, viewer), cvp=cvp(rows), elr=elr(rows))
+                      purchases=purchases(rows, viewer), cvp=cvp(rows), elr=elr(rows),
+                      retained=retained(rows, viewer))
 
 
 class StepRow(BaseModel):

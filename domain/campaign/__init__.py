@@ -4,6 +4,7 @@ from domain.campaign.access import token_hash
 from domain.campaign.aggregate import Campaign, campaign_id
 from domain.campaign.events import EVENTS, CampaignEvent
 from domain.campaign.handlers import HANDLERS, handles
+from domain.campaign.retained import retain_units  # its handler registers as it is imported
 
 __all__ = ["EVENTS", "HANDLERS", "Campaign", "CampaignEvent", "campaign_id", "handles",
-           "token_hash"]
+           "retain_units", "token_hash"]

@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
-from domain.campaign import audit, cgstart, determination, rolls, steps, upcasts
+from domain.campaign import audit, cgstart, determination, results, rolls, steps, upcasts
 from domain.campaign.access import Access, TokenReplaced
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
@@ -51,14 +51,13 @@ from domain.campaign.purchases import (
 )
 from domain.campaign.reph import RePh
 from domain.campaign.scenario import (
-    CasualtyRecorded,
     ControlChanged,
     OnMapRecorded,
     Scenario,
     ScenarioRecorded,
     UnitsWithdrawn,
 )
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
 from domain.history import secret_content
 from domain.rules import Module
@@ -233,6 +232,7 @@ class Campaign(Aggregate):
         self.reph.check_not_ended()
         side = self.check_side(command.side)
         self._record(RGPurchased, actor, secret_for=side, **rg_purchase(self, side, command))
+        results.purchased(self, side, command.rg, actor)  # M1 SAN +1, M3 20 FPP (3.617)
 
     @handles(cmd.ReceiveRG)
     def receive_rg(self, command: cmd.ReceiveRG, actor: str) -> None:
@@ -310,19 +310,6 @@ class Campaign(Aggregate):
                      rule=command.rule, retained_off_map=command.retained_off_map,
                      cg_date=self.reph.cg_date)
 
-    @handles(cmd.RecordCasualty)
-    def record_casualty(self, command: cmd.RecordCasualty, actor: str) -> None:
-        """Casualties count for the CG Scenario in play or just played (9.12)."""
-        self.reph.check_not_ended()
-        side = self.check_side(command.side)
-        scenario = self.scenario.check_casualty()
-        box = self.rules.walking_wounded
-        if command.ww_half_squads and (box is None or box.side != side):
-            raise RuleViolation(f"{self.rules.id} keeps no Walking Wounded box for the {side}",
-                                rule=box.rule if box else None)
-        self._record(CasualtyRecorded, actor, side=side, unit=command.unit, cvp=command.cvp,
-                     scenario=scenario, ww_half_squads=command.ww_half_squads)
-
     @handles(cmd.ChangeControl)
     def change_control(self, command: cmd.ChangeControl, actor: str) -> None:
         """Record a control change; `side` None means no one controls it now. An LVP
@@ -372,6 +359,7 @@ class Campaign(Aggregate):
                      chit=command.chit, cg_date=self.reph.cg_date)
         if not self.initiative.waiting():
             self._record(ChitsRevealed, actor, **revealed_chits(self))
+            results.chits_revealed(self, actor)  # an Assault's order (3.6213c/d)
 
     @handles(cmd.RecordScenario)
     def record_scenario(self, command: cmd.RecordScenario, actor: str) -> None:

@@ -18,6 +18,10 @@ class Points(Part):
     """CPP, FPP, ELR and SAN per side, the tracked levels, and CPP forgone today."""
 
     name = "points"
+    # Sides whose SAN a secret purchase changed, until announced (3.623). Always reassigned,
+    # never changed in place: the class default stands in for states stored before it.
+    unannounced: list[str] = []  # noqa: RUF012
+
 
     def __init__(self, sides: list[str], elr: dict[str, int] | None,
                  san: dict[str, int] | None, levels: dict[str, int] | None,
@@ -119,6 +123,8 @@ class CPPCredited(PointsEvent):
 class CPPSpent(PointsEvent):
     """CPP spent on something other than an RG."""
 
+    column: str = "spent"  # the CG Roster column it counts in: "recon" (3.620) is not Spent
+
     def apply(self, campaign: Any) -> None:
         campaign.points.cpp[self.side] -= self.amount
 
@@ -178,10 +184,14 @@ class ELRChanged(RatingChanged):
 
 
 class SANChanged(RatingChanged):
-    """A side's SAN changed."""
+    """A side's SAN changed (sealed when a secret purchase changed it: open at 3.623)."""
 
     def apply(self, campaign: Any) -> None:
-        campaign.points.san[self.side] = self.after
+        points: Points = campaign.points
+        points.san[self.side] = self.after
+        if self.secret_for or self.side in points.unannounced:  # else leave it as it was
+            others = [side for side in points.unannounced if side != self.side]
+            points.unannounced = others + ([self.side] if self.secret_for else [])
 
 
 class LevelChanged(CampaignEvent):

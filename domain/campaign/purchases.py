@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
+from domain.campaign import results
 from domain.campaign.events import CampaignEvent
 from domain.campaign.part import Part
 from domain.campaign.points import PointsEvent
@@ -188,6 +189,7 @@ def rg_purchase(campaign: Campaign, side: str, command: cmd.PurchaseRG) -> dict[
     if have < cost:
         raise RuleViolation(f"{row.id} costs {cost} CPP; {side} has {have}", rule=chart.rule)
     number, cg_max = purchases.check_maximums(chart, row, side, kg, cg, cg_date)
+    results.check_purchase(campaign, side, row)
     if kg is not None:
         purchases.check_coordination(module, chart, side, row, kg, cg, cg_date)
     return {"side": side, "purchase": len(purchases.lines) + 1, "rg": row.id, "kg": kg,

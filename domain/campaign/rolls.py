@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import determination
+from domain.campaign import determination, results
 from domain.campaign.dice import DiceRolled
 from domain.campaign.points import CPPCredited, CPPSpent
 from domain.campaign.scenario import CONDITIONS, ReconRolled, ScenarioRecorded
@@ -73,6 +73,7 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
         if fields["after"] != fields["before"]:
             campaign._record(event_class, actor, cause=cause, rule=table.rule,
                              cg_date=reph.cg_date, **fields)
+    results.rolled(campaign, table, final, actor)  # who sets up, moves first (3.6213, 3.623)
 
 
 def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:
@@ -101,9 +102,10 @@ def _credit_and_spend(campaign: Campaign, table: Table, side: str, base: int | N
         campaign._record(CPPCredited, actor, secret_for=side, side=side, amount=final,
                          reason=f"{table.title}: dr {final}", rule=table.rule,
                          cg_date=cg_date)
-    if cost:
+    if cost:  # 3.620: Recon CPP come off the Left total, not into Spent
         campaign._record(CPPSpent, actor, secret_for=side, side=side, amount=cost,
-                         reason=table.title, rule=table.rule, cg_date=cg_date)
+                         reason=table.title, rule=table.rule, cg_date=cg_date,
+                         column="recon" if table.determines == "recon" else "spent")
 
 
 def _write_result(campaign: Campaign, table: Table, side: str, final: int, result: str,

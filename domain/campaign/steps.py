@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from domain import commands as cmd
+from domain.campaign import results
 from domain.campaign.dice import SeedRevealed
 from domain.campaign.points import CPPCredited, FPPCredited, PointsAdjusted, SANChanged
 from domain.campaign.purchases import RGReceived
@@ -134,7 +135,9 @@ def _scheduled(campaign: Campaign) -> list[ScheduledReinforcement]:
 
 
 def _enter_step(campaign: Campaign, actor: str) -> None:
-    """A SAN below the floor is raised as the RePh enters its step (e.g. 9.6122)."""
+    """A SAN below the floor is raised as the RePh enters its step (e.g. 9.6122); each
+    side announces its SAN (3.623)."""
+    results.entering(campaign, actor)
     floor = campaign.rules.san_floor
     if floor is None or floor.step != campaign.reph.step:
         return

@@ -11,6 +11,16 @@ from domain.errors import InvalidCommand
 from domain.rules.base import Strict
 
 
+class RGEffect(Strict):
+    """What buying an RG does to the record at once (PBr M3: 20 FPP; M1: SAN +1)."""
+
+    target: Literal["fpp", "cpp", "san", "elr"]
+    change: int
+    rule: str
+    maximum: int | None = None  # a rating is never raised above it
+    doubt: str | None = None
+
+
 class RGRow(Strict):
     """One line of an RG chart."""
 
@@ -25,6 +35,7 @@ class RGRow(Strict):
     leader_rolls: int = Field(default=1, ge=1)  # Leader Table rolls it makes (PBr coy: 3)
     bought_by: str | None = None  # bought by rolling this table, not in 3.617 (PBr M2)
     traits: list[str] = []  # what its DRM qualify on (e.g. "Airborne", "Italian", "VG")
+    effects: list[RGEffect] = []  # applied as it is bought (PBr M1, M3)
     notes: list[str] = []
 
 

@@ -79,7 +79,7 @@ def _check_schedules(module: Module, dates: list[str]) -> None:
             if line.rg is not None and not line.group_type:
                 raise ValueError(f"module {module.id}: {schedule.rule} {line.rg} needs "
                                  "its group_type")
-    for extra in (module.walking_wounded, module.san_floor):
+    for extra in (module.walking_wounded, module.san_floor, module.san_announced):
         if extra is not None and extra.step not in rules:
             raise ValueError(f"module {module.id}: {extra.rule} names step {extra.step}, "
                              "which the module does not have")
@@ -142,7 +142,8 @@ def _check_steps(module: Module, dates: list[str]) -> None:
 
 def _check_initiative(module: Module) -> None:
     for entry in module.initiative_matrix:
-        if set(entry.chits) != set(module.sides):
+        if set(entry.chits) != set(module.sides) or \
+                not set(entry.order.values()) <= set(module.sides):
             raise ValueError(f"module {module.id}: an Initiative Matrix line names "
                              "other sides than the module's")
     for cg, chits in module.initial_chits.items():
@@ -161,7 +162,8 @@ def _check_table(module: Module, table: Table, dates: list[str]) -> None:
                              f"does not have ({follows.table}: {follows.results})")
     if table.from_date is not None and table.from_date not in dates:
         raise ValueError(f"table {table.id}: from_date {table.from_date!r} is no CG Date")
-    for side in [*(table.sides or []), *(table.min_san or {})]:
+    ordered = [side for band in table.bands for side in band.order.values()]
+    for side in [*(table.sides or []), *(table.min_san or {}), *ordered]:
         if side not in module.sides:
             raise ValueError(f"table {table.id}: {side!r} is not a side")
     for band in table.bands:

@@ -22,6 +22,7 @@ from domain.rules.procedures import (
     MatrixEntry,
     ReinforcementSchedule,
     ReserveRule,
+    SANAnnouncement,
     SANFloor,
     WalkingWounded,
 )
@@ -61,6 +62,7 @@ class Module(Strict):
     coordination: Coordination | None = None
     walking_wounded: WalkingWounded | None = None
     san_floor: SANFloor | None = None
+    san_announced: SANAnnouncement | None = None
     cpp_forgo: CPPForgo | None = None
     attack_needs_target: AttackNeedsTarget | None = None
     reserve: ReserveRule | None = None

@@ -50,6 +50,9 @@ class MatrixEntry(Strict):
     chits: dict[str, Literal["attack", "idle"]]
     scenario_type: str
     night_type: str | None = None  # e.g. PBr's Night Dual Attack (3.6213b)
+    # An Assault's set-up and move order, given without a dr (3.6213c/d, 9.62133b/c)
+    order: dict[Literal["sets_up_first", "moves_first"], str] = {}
+    order_rule: str | None = None
 
 
 class ScheduledReinforcement(Strict):
@@ -120,6 +123,15 @@ class SANFloor(Strict):
     step: str
     minimum: int
     rule: str
+
+
+class SANAnnouncement(Strict):
+    """Each side announces its SAN as the RePh enters `step` (PBr 3.623): a SAN a secret
+    purchase changed (M1) is open from then on."""
+
+    step: str
+    rule: str
+    doubt: str | None = None
 
 
 class EntryArea(Strict):

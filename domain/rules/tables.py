@@ -29,6 +29,8 @@ class Band(Strict):
     result: str
     records: str | None = None  # what a roll for an RG writes on its record (e.g. "F")
     effects: list[Effect] = []
+    # Who sets up or moves first in the CG Scenario (3.6213, 3.623): role -> side
+    order: dict[Literal["sets_up_first", "moves_first"], str] = {}
 
     def holds(self, final: int) -> bool:
         """True when the Final roll falls in this band."""

@@ -313,3 +313,26 @@ def test_the_service_freezes_its_start_up_heap_until_it_stops(settings: Settings
     with TestClient(create_app(settings)):
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_retained_hip_units_fortifications_and_rg_areas_stay_the_axis_own_on_every_read(
+        client: TestClient) -> None:
+    campaign = secrets_played(client)  # the Axis bought X1: its RG line #1
+    axis = campaign["tokens"]["sides"]["Axis"]
+    for body in ({"type": "record_rg_area", "side": "Axis", "purchase": 1, "area": "AreaQ16"},
+                 {"type": "retain_units", "side": "Axis", "units": [
+                     {"unit": "4-6-8", "count": 3, "area": "A", "purchase": 1},
+                     {"unit": "HiddenSquad", "area": "A", "purchase": 1, "hip": True},
+                     {"unit": "MinesSix", "area": "A", "hex": "HexP9",
+                      "fortification": True}]}):
+        assert send(client, campaign, axis, body).status_code == 200, body
+    for path in ("/retained", "/forms?form=retained", "/forms?form=purchases", "/forms",
+                 "/purchase-record", "/events", "/export", "/report"):
+        for token in (campaign["tokens"]["sides"]["British"], campaign["tokens"]["observer"]):
+            shown = read_as(client, campaign, path, token)
+            for secret in ("AreaQ16", "HiddenSquad", "MinesSix", "HexP9"):
+                assert secret not in shown, (path, secret)
+        assert "HiddenSquad" in read_as(client, campaign, "/retained", axis)
+    seen = json.loads(read_as(client, campaign, "/retained",
+                              campaign["tokens"]["sides"]["British"]))
+    assert [(u["unit"], u["count"], u["purchase"]) for u in seen] == [("4-6-8", 3, None)]

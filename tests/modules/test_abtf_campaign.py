@@ -185,14 +185,16 @@ def third_reph_into_the_night(t: Table) -> None:
 
 def cell(cpp: tuple[int, int, int, int], rg: list[dict[str, Any]], fpp: int, elr: int,
          san: int, chit: str | None, forts: list[dict[str, Any]] | None = None,
-         ww: dict[str, Any] | None = None) -> dict[str, Any]:
-    """One side's line of the hand-kept CG Roster."""
+         ww: dict[str, Any] | None = None, fpp_lost: int = 0) -> dict[str, Any]:
+    """One side's line of the hand-kept CG Roster: what 9.617's halving (FRU) took is
+    what Start, +CPP and Spent leave beyond Left."""
     start, credited, spent, left = cpp
     return {"cpp_start": start, "cpp_credited": credited, "cpp_spent": spent,
             "cpp_left": left, "rg_purchased": rg, "fpp": fpp, "fortifications": forts or [],
             "elr": elr, "san": san, "chit": chit, "ww_received": ww, "recon": None, "withdrawn": [],
-            "lvp_current": None, "lvp_cg": None,
-            "hidden": False}
+            "lvp_current": None, "lvp_cg": None, "recon_cpp": 0,
+            "cpp_forfeited": start + credited - spent - left, "fpp_forfeited": fpp_lost,
+            "cpp_forgone": 0, "hidden": False}
 
 
 def rg(rg_id: str, cpp: int, kg: str | None = None) -> dict[str, Any]:
@@ -208,7 +210,8 @@ HAND_KEPT_ROSTER = [
     ("18AM", "British Assault", ("Clear", "Moderate", "No Wind"), True, {
         BRITISH: cell((0, 25, 4, 11), [rg("G9", 4)], 0, 4, 5, "attack"),
         GERMAN: cell((4, 18, 14, 4), [rg("A3", 7, "K"), rg("I2", 7, "B")], 0, 3, 3, "idle",
-                     forts=[{"item": "A-P minefield factor", "count": 4, "fpp": 12}])}),
+                     forts=[{"item": "A-P minefield factor", "count": 4, "fpp": 12}],
+                     fpp_lost=20 - 12)}),  # 9.6152's 20 FPP, 12 spent: the rest forfeit (9.619)
     ("18PM", "Idle CG Date", (None, None, None), False, {
         BRITISH: cell((11, 27, 6, 16), [rg("I1", 6)], 0, 4, 4, "idle"),
         GERMAN: cell((4, 27, 7, 12), [rg("I6", 3, "H"), rg("A5", 4, "H")], 0, 3, 5, "idle")}),

@@ -261,3 +261,14 @@ def test_a_hit_and_a_miss_leave_the_same_sealed_trace(refit: Refit,
     assert [e["type"] for e in hit] == [e["type"] for e in miss] == [
         "DiceRolled", "RGDetermined"]
     assert all(e["sealed"] for e in hit + miss)
+
+
+def test_an_owners_fpp_rg_credits_its_fpp_as_it_is_bought_sealed_like_the_rg(
+        refit: Refit, at_purchase: UUID) -> None:
+    with_cpp(refit, at_purchase, 5)
+    events = do(refit, at_purchase, {"type": "purchase_rg", "side": "German", "rg": "M9",
+                                     "kg": "K"}).events
+    assert [(e["type"], e["data"].get("amount"), e["data"].get("rule")) for e in events] == [
+        ("RGPurchased", None, None), ("FPPCredited", 10, "9.617")]
+    assert events[1]["sealed"] is not None
+    assert refit.store.campaign(at_purchase).points.fpp["German"] == 20 + 10  # 9.6152's 20

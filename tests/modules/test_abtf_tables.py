@@ -266,6 +266,20 @@ def test_both_attack_chits_make_a_dual_assault_with_its_set_up_dr(refit: Refit) 
     assert refit.reads.roster(campaign)[-1].scenario_type == "Dual Assault"
     assert roll(refit, campaign, "9.62133", "German", [3])["result"] == "British sets up first"
     assert roll(refit, campaign, "9.6215", "German", [5])["result"] == "British moves first"
+    line = refit.reads.roster(campaign, viewer="German")[-1]  # the drs are open
+    assert (line.sets_up_first, line.moves_first) == ("British", "British")
+
+
+def test_a_german_assault_has_the_british_set_up_first_and_the_germans_move_first(
+        refit: Refit) -> None:
+    campaign = at_step(refit, "9.621")  # 18AM
+    do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "idle"})
+    decided = do(refit, campaign, {"type": "select_initiative", "side": "German",
+                                   "chit": "attack"}).events[-1]
+    assert (decided["type"], decided["data"]["rule"]) == ("OrderDecided", "9.62133b")
+    line = refit.reads.roster(campaign, viewer="British")[-1]
+    assert (line.scenario_type, line.sets_up_first, line.moves_first) == (
+        "German Assault", "British", "German")
 
 
 def roll_with_target(refit: Refit, campaign: UUID, table: str, side: str, dice: list[int],

@@ -287,10 +287,11 @@ def test_the_initiative_matrix_names_the_scenario_type_night_dual_attack_include
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.621")  # 14PM
     do(refit, campaign, {"type": "select_initiative", "side": "Axis", "chit": "attack"})
-    revealed = do(refit, campaign, {"type": "select_initiative", "side": "British",
-                                    "chit": "idle"}).events[-1]
+    _, revealed, order = do(refit, campaign, {"type": "select_initiative", "side": "British",
+                                              "chit": "idle"}).events
     assert (revealed["type"], revealed["data"]["scenario_type"]) == ("ChitsRevealed",
                                                                      "Axis Attack")
+    assert (order["type"], order["data"]["rule"]) == ("OrderDecided", "3.6213c")
     advance_to(refit, campaign, None)
     do(refit, campaign, {"type": "end_scenario"})
     advance_to(refit, campaign, "3.621")  # 14N, a Night CG Date

@@ -80,6 +80,7 @@ def initial_14am(t: Table) -> None:
     """The ! steps of 3.6 before the Initial Scenario, which is then played."""
     for side, elr in ((AXIS, 3), (BRITISH, 5)):  # the Initial Scenario's OB (3.51, owner data)
         t(type="change_elr", side=side, value=elr, cause="Initial Scenario OB")
+        t(type="change_san", side=side, value=2, cause="Initial Scenario OB")  # M1 needs it
     t(type="credit_cpp", side=AXIS, amount=39, reason="Initial Scenario: 3.6161 Base #")
     t(type="credit_cpp", side=BRITISH, amount=17, reason="Initial Scenario: 3.6161 Base #")
     t.buy(AXIS, "I5")
@@ -198,7 +199,7 @@ HAND_KEPT_ROSTER = [  # CG Date, scenario, played, {side: (start, +CPP, spent, l
     ("14PM", "Idle CG Date", False, {AXIS: (13, 34, 17, 0, rgs(("I4", 15), ("M1", 2))),
                                      BRITISH: (6, 12, 8, 0, rgs(("F1", 1), ("I2", 7)))}),
     ("14N", "Night Dual Attack", True, {AXIS: (0, 42, 21, 21, rgs(("I1", 21))),
-                                        BRITISH: (0, 4, 4, 0, rgs(("M1", 3)))}),
+                                        BRITISH: (0, 4, 3, 1, rgs(("M1", 3)))}),
     ("15AM", "British Attack", True, {
         AXIS: (21, 30, 5, 46, rgs(("G3", 5))),
         BRITISH: (0, 80, 44, 36, rgs(("I1", 18), ("I1", 18), ("G1", 8)))}),
@@ -217,6 +218,34 @@ def test_the_cg_roster_matches_the_forms_kept_by_hand(story: Table) -> None:
             assert (cell.cpp_start, cell.cpp_credited, cell.cpp_spent, cell.cpp_left,
                     cell.rg_purchased) == (start, credited, spent, left, bought), (date, side)
     assert roster[2].sides[BRITISH].recon == 4 and roster[2].sides[AXIS].recon is None
+
+
+def test_recon_comes_off_left_into_the_next_start_and_14pm_shows_what_it_lost(
+        story: Table) -> None:
+    roster = story.refit.reads.roster(story.campaign)
+    pm, night, morning = (row.sides for row in roster[1:4])
+    # 3.617 EXC: what was left after 3.617 on 14PM is lost, on that CG Date's line.
+    assert (pm[AXIS].cpp_forfeited, pm[BRITISH].cpp_forfeited) == (30, 10)
+    # 3.620: the British 1 CPP of Recon is not Spent; Left 1 less it starts 15AM at 0.
+    assert (night[BRITISH].cpp_spent, night[BRITISH].cpp_left) == (3, 1)
+    assert night[BRITISH].recon_cpp == 1 and morning[BRITISH].cpp_start == 0
+    assert story.refit.reads.roster(story.campaign, viewer=AXIS)[2].sides[
+        BRITISH].recon_cpp is None  # what a side spends is its own (3.617)
+
+
+def test_the_dual_attack_drs_decide_who_sets_up_and_who_moves_first(story: Table) -> None:
+    roster = story.refit.reads.roster(story.campaign, viewer=AXIS)
+    night, morning, afternoon = roster[2:5]
+    assert (night.sets_up_first, night.moves_first) == (BRITISH, AXIS)  # 3.6213 dr 2, 3.623 5
+    assert (morning.sets_up_first, morning.moves_first) == (AXIS, BRITISH)  # 3.6213d
+    assert (afternoon.sets_up_first, afternoon.moves_first) == (BRITISH, AXIS)  # 3.6213c
+
+
+def test_each_m1_raised_its_sides_san_as_it_was_bought(story: Table) -> None:
+    changes = story.refit.reads.san(story.campaign)
+    bought = [(c.cg_date, c.side, c.before, c.after, c.rule) for c in changes
+              if c.cause == "M1 Sniper: SAN +1"]
+    assert bought == [("14PM", AXIS, 2, 3, "3.617"), ("14N", BRITISH, 2, 3, "3.617")]
 
 
 I1_FULL = "4x 4-5-8 + 4x 4-5-7 + 4x 4-4-7"

@@ -27,6 +27,8 @@ def test_cg_iii_british_forgo_14pm_cpp_and_the_axis_base_loses_as_many(refit: Re
     assert isinstance(too_many, RuleViolation) and "5 already forgone" in too_many.message
     advance_to(refit, campaign, "3.617")
     assert refit.store.campaign(campaign).points.cpp == {AXIS: 29 - 5, BRITISH: 12 - 5}
+    line = refit.reads.roster(campaign, viewer=AXIS)[1]  # open: the Axis Base # loses them
+    assert (line.cg_date, line.sides[BRITISH].cpp_forgone) == ("14PM", 5)
 
 
 def test_only_the_british_of_cg_iii_forgo_and_only_on_14pm(refit: Refit) -> None:

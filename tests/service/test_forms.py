@@ -58,7 +58,7 @@ def test_the_purchase_record_csv_has_one_line_per_rg_as_the_read_model_has_it(
     assert (mtr["Side"], mtr["CG Date"], mtr["CPP"], mtr["Mode"]) == ("Axis", "15AM", "5",
                                                                       "reserve")
     for line, row in zip(printed, record, strict=True):
-        assert (line["F/D"], line["Leader"]) == (row.strength or "", row.leader or "")
+        assert (line["F/D"], line["Leader(s)"]) == (row.strength or "", row.leader or "")
 
 
 def test_a_british_viewers_forms_show_no_axis_cpp_nor_axis_rg(played: Played) -> None:

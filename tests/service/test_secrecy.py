@@ -65,7 +65,7 @@ def test_a_chit_stays_secret_until_both_are_chosen(refit: Refit) -> None:
     assert refit.reads.roster(campaign, viewer="British")[1].sides["Axis"].chit is None
     result = do(refit, campaign, {"type": "select_initiative", "side": "British",
                                   "chit": "idle"})
-    assert result.events[-1]["type"] == "ChitsRevealed"
+    assert [e["type"] for e in result.events[1:]] == ["ChitsRevealed", "OrderDecided"]
     row = refit.reads.roster(campaign, viewer="British")[1]
     assert (row.sides["Axis"].chit, row.sides["British"].chit) == ("attack", "idle")
 

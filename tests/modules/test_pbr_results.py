@@ -1,0 +1,187 @@
+"""Results applied and the forms completed (PBr): what an RG does as it is bought (M3 20 FPP,
+M1 SAN +1, 3.617), the SAN announced at 3.623, the RG Purchase Record's 3.6179 columns,
+FPP forfeited as 3.619 ends, and the roster of Retained units, each as the opponent sees it."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import pytest
+
+from api.forms import purchases_csv, retained_csv, roster_csv
+from domain.errors import InvalidCommand, RuleViolation
+from infra.application import Refit
+from tests.helpers.paths import FIXTURE_PBR_CGS
+from tests.helpers.refusals import refused
+from tests.helpers.story import advance, advance_to, do, load_fixture_chart
+
+AXIS, BRITISH = "Axis", "British"
+
+
+@pytest.fixture
+def at_14am(refit: Refit) -> UUID:
+    """PBr CG I at the 14AM Initial Scenario's purchases, SAN 2 each, the Axis 39 CPP."""
+    campaign = refit.commands.create_campaign("pbr", "I", "Ranville", "entered").id
+    for side in (AXIS, BRITISH):
+        do(refit, campaign, {"type": "change_san", "side": side, "value": 2, "cause": "OB"})
+    do(refit, campaign, {"type": "credit_cpp", "side": AXIS, "amount": 39,
+                         "reason": "3.6161 Base #"})
+    return campaign
+
+
+def buy(refit: Refit, campaign: UUID, rg: str, side: str = AXIS) -> list[dict[str, Any]]:
+    """A purchase (3.617); the events it appended."""
+    return do(refit, campaign, {"type": "purchase_rg", "side": side, "rg": rg}).events
+
+
+def test_an_m3_credits_its_20_fpp_as_it_is_bought_sealed_like_the_purchase(
+        refit: Refit, at_14am: UUID) -> None:
+    bought, credited = buy(refit, at_14am, "M3")
+    assert bought["type"] == "RGPurchased" and credited["type"] == "FPPCredited"
+    assert (credited["data"]["amount"], credited["data"]["rule"]) == (20, "3.617")
+    assert credited["sealed"] is not None and credited["data"]["secret_for"] == AXIS
+    assert refit.reads.status(at_14am, viewer=AXIS).sides[AXIS]["fpp"] == 20
+    assert refit.reads.status(at_14am, viewer=BRITISH).sides[AXIS]["fpp"] is None
+
+
+def test_fpp_left_unspent_as_3_619_ends_are_forfeit_on_the_roster(refit: Refit,
+                                                                   at_14am: UUID) -> None:
+    buy(refit, at_14am, "M3")
+    advance_to(refit, at_14am, "3.619")
+    do(refit, at_14am, {"type": "purchase_fortification", "side": AXIS, "reason": "Roadblock",
+                        "amount": 10})
+    advance(refit, at_14am)
+    own = refit.reads.roster(at_14am, viewer=AXIS)[0].sides[AXIS]
+    assert (own.fpp, own.fpp_forfeited) == (0, 10)
+    assert refit.reads.roster(at_14am, viewer=BRITISH)[0].sides[AXIS].fpp_forfeited is None
+    printed = roster_csv(refit.reads.roster(at_14am, viewer=AXIS))
+    assert "Axis FPP forfeited" in printed.splitlines()[0]
+
+
+def test_an_m1_raises_the_san_by_one_announced_to_the_opponent_at_3_623(
+        refit: Refit, at_14am: UUID) -> None:
+    _, raised = buy(refit, at_14am, "M1")
+    assert raised["type"] == "SANChanged" and raised["sealed"] is not None
+    assert (raised["data"]["before"], raised["data"]["after"], raised["data"]["rule"]) == (
+        2, 3, "3.617")
+    assert refit.reads.status(at_14am, viewer=AXIS).sides[AXIS]["san"] == 3
+    # 3.617: the RG bought may be kept secret; the SAN is announced at 3.623.
+    assert refit.reads.status(at_14am, viewer=BRITISH).sides[AXIS]["san"] == 2
+    assert refit.reads.roster(at_14am, viewer=BRITISH)[0].sides[AXIS].san == 2
+    assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH)] == ["OB", "OB"]
+    assert refit.reads.san(at_14am, viewer=AXIS)[-1].cause == "M1 Sniper: SAN +1"
+    advance_to(refit, at_14am, "3.623")
+    assert refit.reads.status(at_14am, viewer=BRITISH).sides[AXIS]["san"] == 3
+    assert refit.reads.roster(at_14am, viewer=BRITISH)[0].sides[AXIS].san == 3
+    announced = [e for e in refit.reads.events(at_14am, viewer=BRITISH)
+                 if e["type"] == "SANAnnounced"]
+    assert [(e["data"]["san"], e["data"]["rule"]) for e in announced] == [({AXIS: 3}, "3.623")]
+    # The change's cause names the RG bought: still the Axis' own until CG End.
+    assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH)] == ["OB", "OB"]
+
+
+def test_an_m1_is_refused_while_the_san_it_raises_is_not_recorded(refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "No SAN", "entered").id
+    do(refit, campaign, {"type": "credit_cpp", "side": BRITISH, "amount": 17,
+                         "reason": "3.6161 Base #"})
+    error = refused(refit, campaign, {"type": "purchase_rg", "side": BRITISH, "rg": "M1"})
+    assert isinstance(error, RuleViolation) and error.rule == "3.617"
+    assert "record it first (change_san)" in error.message
+
+
+def test_the_purchase_record_shows_f_d_sw_received_leaders_and_the_setup_area(
+        refit: Refit, at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")  # Alert Infantry Coy
+    do(refit, at_14am, {"type": "record_rg_area", "side": AXIS, "purchase": 1, "area": "Q16"})
+    advance_to(refit, at_14am, "3.618", rolls=False)
+    do(refit, at_14am, {"type": "roll", "table": "3.6181", "side": AXIS, "dice": [2, 3],
+                        "purchase": 1})  # 5: Full
+    for dice in ([2, 2], [3, 3], [6, 6]):  # a coy rolls three times; Alert Coy +1 derived
+        do(refit, at_14am, {"type": "roll", "table": "3.6183-personnel", "side": AXIS,
+                            "dice": dice, "purchase": 1})
+    (line,) = refit.reads.purchase_record(at_14am, viewer=AXIS)
+    assert (line.strength, line.sw_received, line.leaders, line.setup_area) == (
+        "F", {"LMG": 1}, ["9-1", "8-1", "6+1"], "Q16")
+    printed = purchases_csv([line]).splitlines()
+    assert printed[0].endswith("F/D,Units,SW Received,Leader(s),Setup/Entry Area")
+    assert printed[1].endswith('F,12x 4-4-7,1 LMG,"9-1, 8-1, 6+1",Q16')
+    (seen,) = refit.reads.purchase_record(at_14am, viewer=BRITISH)
+    assert seen.hidden and (seen.setup_area, seen.sw_received, seen.leaders) == (None, None, None)
+    assert purchases_csv([seen]).splitlines()[1].endswith("(secret),(secret),(secret)")
+
+
+def test_an_rg_area_is_recorded_by_its_side_on_its_own_line_only(refit: Refit,
+                                                                at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")
+    error = refused(refit, at_14am, {"type": "record_rg_area", "side": BRITISH,
+                                     "purchase": 1, "area": "Q16"})
+    assert isinstance(error, InvalidCommand) and error.field == "purchase"
+
+
+RETAINED = [
+    {"unit": "4-4-7", "count": 9, "area": "A", "purchase": 1},
+    {"unit": "4-4-7", "count": 1, "area": "A", "purchase": 1, "hip": True},
+    {"unit": "Foxhole 2S", "area": "A", "hex": "Q16", "fortification": True},
+    {"unit": "8-1 leader", "area": "B", "purchase": 1, "shifted_from": "A"},
+]
+
+
+def test_retained_units_are_read_by_their_side_and_the_opponent_sees_what_is_open(
+        refit: Refit, at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")
+    do(refit, at_14am, {"type": "retain_units", "side": AXIS, "units": RETAINED[:1]})
+    do(refit, at_14am, {"type": "retain_units", "side": AXIS, "units": RETAINED})  # replaces
+    own = refit.reads.retained(at_14am, viewer=AXIS)
+    assert [(u.unit, u.count, u.area, u.purchase, u.secret) for u in own] == [
+        ("4-4-7", 9, "A", 1, False), ("8-1 leader", 1, "B", 1, False),
+        ("4-4-7", 1, "A", 1, True), ("Foxhole 2S", 1, "A", None, True)]
+    seen = refit.reads.retained(at_14am, viewer=BRITISH)
+    # HIP and Fortification locations are secret (3.619, 3.6223); so is the RG line (3.6172).
+    assert [(u.unit, u.count, u.area, u.purchase) for u in seen] == [
+        ("4-4-7", 9, "A", None), ("8-1 leader", 1, "B", None)]
+    header = retained_csv(own).splitlines()[0]
+    assert header == ("CG Date,Side,Unit,Count,Setup/Entry Area,RG #,Hex,HIP,Fortification,"
+                      "Shifted from")
+    assert retained_csv(seen).splitlines()[0] == \
+        "CG Date,Side,Unit,Count,Setup/Entry Area,Shifted from"
+    sealed = [e for e in refit.reads.events(at_14am, viewer=BRITISH)
+              if e["type"] == "UnitsRetained" and e["sealed"] is not None]
+    assert sealed and all("units" not in e["data"] for e in sealed)
+
+
+def test_retained_units_name_only_their_own_sides_rg_lines(refit: Refit,
+                                                          at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")
+    error = refused(refit, at_14am, {"type": "retain_units", "side": BRITISH, "units": [
+        {"unit": "6-4-8", "area": "Z", "purchase": 1}]})
+    assert isinstance(error, InvalidCommand) and error.field == "purchase"
+
+
+def test_a_casualty_tied_to_its_rg_shows_on_that_line_for_its_side_only(
+        refit: Refit, at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")
+    advance_to(refit, at_14am, None)  # the Initial Scenario in play
+    events = do(refit, at_14am, {"type": "record_casualty", "side": AXIS, "unit": "4-4-7",
+                                 "cvp": 2, "purchase": 1}).events
+    assert [(e["type"], e["sealed"] is not None) for e in events] == [
+        ("CasualtyRecorded", False), ("RGCasualty", True)]
+    (line,) = refit.reads.purchase_record(at_14am, viewer=AXIS)
+    assert line.casualties == [{"unit": "4-4-7", "cvp": 2, "scenario": "14AM"}]
+    assert "4-4-7 (2 CVP, 14AM)" in purchases_csv([line])
+    assert refit.reads.cvp(at_14am).totals[AXIS] == 2  # CVP stay open (A26.2)
+    (seen,) = refit.reads.purchase_record(at_14am, viewer=BRITISH)
+    assert seen.hidden and seen.casualties is None
+    error = refused(refit, at_14am, {"type": "record_casualty", "side": BRITISH,
+                                     "unit": "6-4-8", "cvp": 3, "purchase": 1})
+    assert isinstance(error, InvalidCommand) and error.field == "purchase"
+
+
+def test_the_area_a_side_records_for_an_ob_given_rg_stays_its_own(refit: Refit) -> None:
+    load_fixture_chart(refit, FIXTURE_PBR_CGS)  # CG II's OB gives the Axis an I1 (line 1)
+    campaign = refit.commands.create_campaign("pbr", "II", "Primosole", "entered").id
+    do(refit, campaign, {"type": "record_rg_area", "side": AXIS, "purchase": 1,
+                         "area": "Q16"})
+    given = refit.reads.purchase_record(campaign, viewer=BRITISH)[0]
+    assert (given.rg, given.setup_area) == ("I1", "north of the river")  # the OB's, public
+    assert refit.reads.purchase_record(campaign, viewer=AXIS)[0].setup_area == "Q16"
