@@ -7,10 +7,13 @@ import shutil
 import tempfile
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
+from domain.campaign.pinning import ModuleData
 from domain.errors import ModuleFileError
+from domain.hashing import data_hash
 from domain.modules import DATA_FILE, PACKAGES, module_class
 from domain.rules import Module, ModulePatch
 
@@ -83,3 +86,20 @@ def install_file(source: Path, module_dir: Path) -> Path:
     module_dir.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
     return target
+
+
+def module_data(module: Module) -> ModuleData:
+    """A loaded module as data to pin: its document and the content hash of it."""
+    doc = module.model_dump(mode="json")
+    return ModuleData(module.id, data_hash(doc), doc, module)
+
+
+def read_module_data(pin: str, doc: dict[str, Any]) -> ModuleData:
+    """Pinned data read back from the store, as this release reads its module (None if it
+    cannot: the campaign then refuses commands, saying so, until it is upgraded)."""
+    module_id = str(doc.get("id"))
+    try:
+        module: Module | None = module_class(module_id).model_validate(doc)
+    except (ValidationError, KeyError):
+        module = None
+    return ModuleData(module_id, pin, doc, module)
