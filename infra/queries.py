@@ -186,7 +186,8 @@ class Queries:
         """
         damaged: list[tuple[int, str]] = []
         pins = PinWatch()
-        records = (pins.see(r) for r in self.store.readable(campaign_id, damaged))
+        records: Iterator[dict[str, Any]] = (
+            pins.see(r) for r in self.store.readable(campaign_id, damaged))
         if viewer is not None:
             records = redacted(records, viewer,
                                self.store.campaign(campaign_id).reph.phase == "ended")

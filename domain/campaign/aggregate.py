@@ -134,9 +134,9 @@ class Campaign(Aggregate):
         start_date: str | None, balance: str | None = None,
         token_hashes: dict[str, str] | None = None,
     ) -> Campaign:
-        """Create a campaign of a module's CG, drawing the dice seed in server mode; it
-        pins the module data it is created with."""
-        module = pinning.rules_of(pinning.Binding(data.module_id, data, data), data.module_id)
+        """Create a campaign of a module's CG, pinned to `data`; server mode draws a seed."""
+        binding = pinning.Binding(data.module_id, data, data)
+        module = pinning.rules_of(binding, data.module_id)
         _check_start(module, cg, name, dice, balance)
         params = module.cgs[cg]
         cg_date = start_date or (params.start if params else module.calendar[0].date)
@@ -156,14 +156,13 @@ class Campaign(Aggregate):
             san=dict(params.san) if params and params.san else None,
             balance=balance, token_hashes=token_hashes, module_hash=data.hash,
         ))
-        campaign.bind(pinning.Binding(data.module_id, data, data))
+        campaign.bind(binding)
         return campaign
 
     # -- the rules module, the record, the sides ---------------------------------
 
     def bind(self, binding: pinning.Binding) -> None:
-        """Hold the campaign's module data: pinned, and loaded here (the application binds
-        it on loading)."""
+        """Hold the campaign's module data, pinned and loaded (the application binds it)."""
         if binding.module_id != self.module_id:
             raise InvalidCommand(f"campaign {self.id} plays {self.module_id}, not "
                                  f"{binding.module_id}", field="module")
@@ -184,8 +183,7 @@ class Campaign(Aggregate):
         directly, several times faster than copy.deepcopy's generic walk."""
         twin = object.__new__(type(self))
         twin.__dict__.update(copied(self.__dict__))
-        binding = self.binding
-        if binding is not None:
+        if (binding := self.binding) is not None:
             twin._binding = binding
         return twin
 
