@@ -15,6 +15,7 @@ import psycopg
 import pytest
 
 from api.access import Caller
+from api.report import history_report
 from domain.campaign.pinning import FIRST_PIN
 from domain.errors import Forbidden, ImportRefused, InvalidCommand
 from domain.hashing import GENESIS_HASH
@@ -107,6 +108,9 @@ def test_an_upgrade_records_what_changed_and_the_rules_change_from_then_on(
     assert event["data"]["changes"] == [{"at": "rg_charts.Axis.rows[I7].cost",
                                          "change": "changed", "before": 12, "after": 13}]
     assert refit.reads.status(campaign).module_data == event["data"]["new_hash"]
+    assert f"pbr module data {old[:12]} -> {event['data']['new_hash'][:12]}: errata: I7 is " \
+        "13 (rg_charts.Axis.rows[I7].cost changed 12 -> 13)" \
+        in history_report(refit.store.records(campaign))
     assert price_of_i7(refit, campaign) == 13
     assert refit.reads.verify(campaign).ok
 
