@@ -79,6 +79,7 @@ class ModuleUpgraded(CampaignEvent):
 def upgrade_module(campaign: Any, command: cmd.UpgradeModule, actor: str) -> None:
     """Move the campaign to the module data loaded here, recording what changed; refused
     when it already plays that data."""
+    campaign.reph.check_not_ended()
     binding: Binding | None = campaign.binding
     loaded = binding.loaded if binding is not None else None
     if loaded is None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.hashing import canonical
+from domain.hashing import canonical, is_plain
 
 MAX_CHANGES = 200  # an upgrade event stays small: past this the list says how many more
 MAX_VALUE = 300  # a value up to this many characters of JSON is shown; a larger one is not
@@ -69,6 +69,7 @@ def _by_id(items: list[Any]) -> dict[str, Any] | None:
 def _change(at: str, change: str, before: Any, after: Any) -> dict[str, Any]:
     entry: dict[str, Any] = {"at": at, "change": change}
     for name, value in (("before", before), ("after", after)):
-        if value is not _ABSENT and len(canonical(value)) <= MAX_VALUE:
+        # An event holds no float (README, 'Canonical JSON'): such a value is not shown.
+        if value is not _ABSENT and is_plain(value) and len(canonical(value)) <= MAX_VALUE:
             entry[name] = value
     return entry
