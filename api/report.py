@@ -124,6 +124,17 @@ def _ruling(d: Data) -> str:
     return f"ruling on roll {d['key']}{roll}: {d['verdict']}{corrected}: {d['reason']}"
 
 
+def _upgraded(d: Data) -> str:
+    """The module data a campaign plays from here: which, and what changed (README)."""
+    old = d["old_hash"][:12] if d.get("old_hash") else "unpinned"
+    changes = [f"{c['at']} {c['change']}" + (f" {_value(c['before'])} -> {_value(c['after'])}"
+                                            if "before" in c and "after" in c else "")
+               for c in d["changes"] if c.get("change") != "more"]
+    shown = "; ".join(changes[:5]) + ("; ..." if len(d["changes"]) > 5 else "")
+    return (f"{d['module']} module data {old} -> {d['new_hash'][:12]}: {d['reason']}"
+            + (f" ({shown})" if shown else ""))
+
+
 DESCRIBE: dict[str, Callable[[Data], str]] = {
     "Created": _created,
     "DiceRolled": _roll,
@@ -158,6 +169,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                             f"{d['winner']} win{_rule(d)}"),
     "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
     "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
+    "ModuleUpgraded": _upgraded,
     "Undone": lambda d: (f"UNDO back to version {d['to_version']}"
                          + (f" ({d['events']} events undone)" if d.get("events") else "")
                          + f": {d['reason']}"),

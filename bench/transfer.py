@@ -110,8 +110,9 @@ def cloned(lines: list[dict[str, Any]], campaign: str) -> Iterator[dict[str, Any
             record = line | {"campaign": campaign, "prev_hash": prev}
             prev, count = record_hash(record), count + 1
             yield record
-        else:
-            yield {"events": count, "head_hash": prev}
+        else:  # the tail: the module data the history pins travels on unchanged
+            yield {k: v for k, v in line.items() if k == "module_data"} | {
+                "events": count, "head_hash": prev}
 
 
 def write_clone(lines: list[dict[str, Any]], path: Path) -> str:

@@ -381,6 +381,14 @@ class RevealSeed(Command):
     type: Literal["reveal_seed"] = "reveal_seed"
 
 
+class UpgradeModule(Command):
+    """The director moves the campaign to the module data loaded now (errata): from here
+    on its rules are that data (README, 'Module data pinned per campaign')."""
+
+    type: Literal["upgrade_module"] = "upgrade_module"
+    reason: Annotated[str, Field(max_length=200)] = ""
+
+
 if TYPE_CHECKING:
     AnyCommand = Command
 else:  # the union of every command class above, told apart by `type`

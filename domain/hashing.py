@@ -72,3 +72,9 @@ def commitment(content: dict[str, Any], salt: str) -> str:
 def link_hash(record: dict[str, Any]) -> str:
     """Hash of one event's hashed form (see README, 'Canonical JSON')."""
     return sha256_hex(canonical(record))
+
+
+def data_hash(doc: Any) -> str:
+    """A module's data's content hash: SHA-256 of its canonical JSON (README, 'Module data
+    pinned per campaign')."""
+    return sha256_hex(canonical(doc))

@@ -14,6 +14,7 @@ from typing import Any
 from domain.dice import DICE_PER_KIND, dice_from_seed, roll_key
 from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import first_bad_version, is_undone, undone_ranges
+from domain.pins import PinWatch
 
 
 @dataclass(frozen=True)
@@ -26,10 +27,22 @@ class VerifyReport:
     first_bad_version: int | None
     head_hash: str
     problem: str | None = None
+    note: str | None = None  # e.g. that the history pins no module data (made before pins)
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able data."""
         return asdict(self)
+
+    def with_pins(self, watch: PinWatch, lookup: Any) -> VerifyReport:
+        """This report, failing at the first version whose pinned module data is missing
+        or altered if that comes first; noting a history that pins none."""
+        found = watch.problem(lookup)
+        if found is not None and (self.first_bad_version is None
+                                  or found[0] < self.first_bad_version):
+            return VerifyReport(False, self.events, self.rolls_verified, found[0],
+                                self.head_hash, found[1])
+        return VerifyReport(self.ok, self.events, self.rolls_verified, self.first_bad_version,
+                            self.head_hash, self.problem, watch.note)
 
 
 _ROLL_FIELDS = ("dice", "key", "kind", "original", "final", "drm", "cg_date", "step", "table",
@@ -229,15 +242,19 @@ def verify_export(lines: Iterable[dict[str, Any]]) -> VerifyReport:
         return VerifyReport(False, 0, 0, None, GENESIS_HASH,
                             "the first line is not a refit-export/1 header")
     tail: dict[str, Any] = {}
+    pins = PinWatch()
 
     def records() -> Iterator[dict[str, Any]]:
         for line in events:
             if "head_hash" in line and "events" in line and "version" not in line:
                 tail.update(line)
                 return
-            yield line
+            yield pins.see(line)
 
     report = verify_records(records())
+    if report.ok and tail:  # the module data it pins travels in the tail, by hash
+        kept = tail.get("module_data")
+        report = report.with_pins(pins, (kept if isinstance(kept, dict) else {}).get)
     if not report.ok:
         return report
     if not tail:

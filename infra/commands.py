@@ -96,7 +96,9 @@ class Commands:
         rules = self.store.module(module)
         tokens = Tokens(director=new_token(), observer=new_token(),
                         sides={side: new_token() for side in rules.sides})
-        campaign = Campaign.start(rules, cg, name, dice, actor, start_date, balance,
+        # It pins the module data loaded now, stored with its first event (infra/store.py).
+        campaign = Campaign.start(self.store.loaded_data(module), cg, name, dice, actor,
+                                  start_date, balance,
                                   {role: token_hash(t) for role, t in tokens.by_role().items()})
         self.store.save(campaign)
         return campaign, tokens

@@ -11,7 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from domain.campaign.pinning import ModuleData
 from domain.errors import ModuleFileError
+from domain.hashing import data_hash
 from domain.modules import DATA_FILE, PACKAGES, module_class
 from domain.rules import Module, ModulePatch, Table
 
@@ -88,13 +90,15 @@ def install_file(source: Path, module_dir: Path) -> Path:
 
 def describe(module: Module) -> dict[str, Any]:
     """A module as `GET /modules` and `refit module list` show it: CGs, sides, calendar,
-    steps, and each table with the DRM it lists (what a roll may claim, by id)."""
+    steps, each table with the DRM it lists (what a roll may claim, by id), and the hash
+    of its data (what a new campaign pins; an upgrade moves a campaign to it)."""
     return {"id": module.id, "name": module.name, "cgs": sorted(module.cgs),
             "sides": module.sides, "calendar": [d.date for d in module.calendar],
             "steps": [s.model_dump() for s in module.steps],
             "tables": [describe_table(table) for table in module.tables],
             "missing_tables": module.missing_tables(),
-            "missing_cg_parameters": module.missing_cg_parameters()}
+            "missing_cg_parameters": module.missing_cg_parameters(),
+            "data_hash": module_data(module).hash}
 
 
 def describe_table(table: Table) -> dict[str, Any]:
@@ -108,3 +112,20 @@ def describe_table(table: Table) -> dict[str, Any]:
                      "derive": spec.derive,
                      "count": spec.count.model_dump() if spec.count is not None else None,
                      "cpp_cost": spec.cpp_cost, "doubt": spec.doubt} for spec in table.drm]}
+
+
+def module_data(module: Module) -> ModuleData:
+    """A loaded module as data to pin: its document and the content hash of it."""
+    doc = module.model_dump(mode="json")
+    return ModuleData(module.id, data_hash(doc), doc, module)
+
+
+def read_module_data(pin: str, doc: dict[str, Any]) -> ModuleData:
+    """Pinned data read back from the store, as this release reads its module (None if it
+    cannot: the campaign then refuses commands, saying so, until it is upgraded)."""
+    module_id = str(doc.get("id"))
+    try:
+        module: Module | None = module_class(module_id).model_validate(doc)
+    except (ValidationError, KeyError):
+        module = None
+    return ModuleData(module_id, pin, doc, module)

@@ -3,6 +3,7 @@ commands and the web pages serve every read from its declaration in READS."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -10,6 +11,7 @@ from uuid import UUID
 
 from domain.errors import CampaignNotFound
 from domain.history import redacted
+from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_records
 from infra.store import CampaignStore
 from infra.views import Point, Views, check_as_of
@@ -64,7 +66,7 @@ class Queries:
         the rolls its step still waits for."""
         answer = read.status(self.views.rows(campaign_id, as_of), viewer)
         state = self.store.campaign(campaign_id, version=answer.version)
-        answer.head_hash = state.head_hash
+        answer.head_hash, answer.module_data = state.head_hash, state.module_hash
         module = state.rules
         answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
             f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
@@ -178,6 +180,11 @@ class Queries:
         yield from redacted(self.store.records(campaign_id, lte), viewer,
                             state.reph.phase == "ended")
 
+    def _stored_doc(self, pin: str) -> Any:
+        """The module data the store keeps for a hash, parsed (None: none is kept)."""
+        text = self.store.stored_module_data(pin)
+        return None if text is None else json.loads(text)
+
     def verify(self, campaign_id: UUID, viewer: str | None = None) -> VerifyReport:
         """Recompute the hash chain and every server roll whose seed is revealed: of the
         history as the viewer reads it (so a finding never names another side's secret).
@@ -185,13 +192,17 @@ class Queries:
         A stored event too damaged to read is reported at its version, not raised.
         """
         damaged: list[tuple[int, str]] = []
-        records = self.store.readable(campaign_id, damaged)
+        pins = PinWatch()
+        records: Iterator[dict[str, Any]] = (
+            pins.see(r) for r in self.store.readable(campaign_id, damaged))
         if viewer is not None:
             records = redacted(records, viewer,
                                self.store.campaign(campaign_id).reph.phase == "ended")
         report = verify_records(records)
         if report.events == 0 and not damaged:
             raise CampaignNotFound(f"no campaign {campaign_id}")
+        # The module data it pins, as the store keeps it now (never a cached copy).
+        report = report.with_pins(pins, self._stored_doc)
         if damaged:
             version, why = damaged[0]
             if report.first_bad_version is None or version <= report.first_bad_version:

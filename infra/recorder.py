@@ -1,13 +1,46 @@
-"""eventsourcing's PostgreSQL recorder, its insert one statement the server commits."""
+"""eventsourcing's application recorders (PostgreSQL's insert one statement the server
+commits), with the table of module data pinned by campaigns: a document per content hash,
+written in the transaction of the events that pin it (README, 'Module data pinned per
+campaign')."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
 from psycopg import Cursor
 from psycopg.rows import DictRow
 from psycopg.sql import SQL, Identifier, Literal
+
+MODULE_DATA = "refit_module_data"  # hash -> module id and document (canonical JSON text)
+Pin = tuple[str, str, str]  # hash, module id, document
+
+
+class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
+    """eventsourcing's SQLite application recorder, with the module data table."""
+
+    def construct_create_table_statements(self) -> list[str]:
+        """eventsourcing's tables, and the module data's."""
+        return [*super().construct_create_table_statements(),
+                f"CREATE TABLE IF NOT EXISTS {MODULE_DATA} (hash TEXT PRIMARY KEY, "
+                "module TEXT NOT NULL, doc TEXT NOT NULL)"]
+
+    def _insert_events(self, c: SQLiteCursor, stored_events: Sequence[StoredEvent],
+                       **kwargs: Any) -> Sequence[int] | None:
+        """The events, and in their transaction the module data they pin (once a hash)."""
+        c.executemany(f"INSERT OR IGNORE INTO {MODULE_DATA} VALUES (?, ?, ?)",
+                      kwargs.get("module_data") or [])
+        return super()._insert_events(c, stored_events, **kwargs)
+
+    def select_module_data(self, pin: str) -> str | None:
+        """The document stored for a hash, as stored (None if there is none)."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT doc FROM {MODULE_DATA} WHERE hash=?", (pin,))
+            row = c.fetchone()
+        return None if row is None else str(row["doc"])
 
 # The body of eventsourcing's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS), with the
 # table lock its two-step insert takes. Without the lock, notification ids could commit
@@ -52,6 +85,35 @@ class LedgerRecorder(PostgresApplicationRecorder):
                               channel=Identifier(self.channel_name))
         self._create_lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
             Literal(f"{datastore.schema}.{self.events_table_name}.create"))
+        data = Identifier(datastore.schema), Identifier(MODULE_DATA)
+        self.sql_create_statements.append(SQL(
+            "CREATE TABLE IF NOT EXISTS {0}.{1} (hash text PRIMARY KEY, module text NOT NULL, "
+            "doc text NOT NULL)").format(*data))
+        self._insert_data = SQL(
+            "INSERT INTO {0}.{1} VALUES (%s, %s, %s) ON CONFLICT (hash) DO NOTHING").format(*data)
+        self._select_data = SQL("SELECT doc FROM {0}.{1} WHERE hash=%s").format(*data)
+
+    def insert_events(self, stored_events: Sequence[StoredEvent],
+                      **kwargs: Any) -> Sequence[int] | None:
+        """The events; with module data to keep, that data and the events in one
+        transaction (a campaign's creation, an upgrade, an import's first page)."""
+        pins: list[Pin] = kwargs.get("module_data") or []
+        if not pins:
+            return super().insert_events(stored_events, **kwargs)
+        events = [self.construct_pg_stored_event(e.originator_id, e.originator_version,
+                                                 e.topic, e.state) for e in stored_events]
+        with self.datastore.get_connection() as conn, conn.transaction(), \
+                conn.cursor() as curs:
+            curs.executemany(self._insert_data, pins)
+            curs.execute(self.sql_invoke_pg_function_insert_events, (events,))
+            return [r[self.pg_function_name_insert_events] for r in curs.fetchall()]
+
+    def select_module_data(self, pin: str) -> str | None:
+        """The document stored for a hash, as stored (None if there is none)."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_data, (pin,))
+            row = curs.fetchone()
+        return None if row is None else str(row["doc"])
 
     def _create_table(self, curs: Cursor[DictRow]) -> None:
         """eventsourcing's, one process at a time: processes starting together (`--jobs`,

@@ -55,6 +55,8 @@ class Settings(BaseSettings):
             # again on the stored campaign (infra/commands.py, Commands._attempts).
             env |= {"AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache),
                     "AGGREGATE_CACHE_FASTFORWARD": "n"}
+        # The module data table beside the events (infra/recorder.py).
+        env["APPLICATION_RECORDER_TOPIC"] = "infra.recorder:SQLiteLedgerRecorder"
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
             env |= {"POSTGRES_POOL_SIZE": str(self.pool_size),
                     "POSTGRES_MAX_OVERFLOW": str(self.max_overflow),

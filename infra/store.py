@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import logging
 import threading
 from collections.abc import Iterator
@@ -17,10 +18,12 @@ from eventsourcing.persistence import Mapper, StoredEvent
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.dice import DiceRolled
 from domain.campaign.events import event_record
+from domain.campaign.pinning import Binding, ModuleData, new_pins
 from domain.errors import CampaignNotFound, InvalidCommand
+from domain.hashing import canonical, data_hash
 from domain.rules import Module
 from infra.mapper import LedgerMapper, decoded, plain_fields
-from infra.modules import load_modules
+from infra.modules import load_modules, module_data, read_module_data
 from infra.settings import Settings
 from projections.runner import CampaignLog
 
@@ -43,6 +46,8 @@ class CampaignStore(CampaignLog):
         super().__init__(settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(settings.module_dir)
         self._cache_guard = threading.Lock()
+        self._loaded: dict[str, ModuleData] = {}  # the loaded modules as data, by id
+        self._pinned: dict[str, ModuleData] = {}  # data read back from the store, by hash
 
     def construct_mapper(self) -> Mapper[UUID]:
         """eventsourcing's mapper, storing no empty idempotency envelope."""
@@ -50,8 +55,10 @@ class CampaignStore(CampaignLog):
                                    mapper_class=LedgerMapper)
 
     def reload_modules(self) -> None:
-        """Read the rules modules again (an owner has installed a file)."""
+        """Read the rules modules again (an owner has installed a file). Campaigns keep
+        the data they are pinned to; new campaigns, and upgrades, take the new data."""
         self.modules = load_modules(self.settings.module_dir)
+        self._loaded = {}
 
     def module(self, module_id: str) -> Module:
         """A registered module by id (abtf, pbr, kgp, ...)."""
@@ -60,10 +67,45 @@ class CampaignStore(CampaignLog):
                                  field="module")
         return self.modules[module_id]
 
+    def loaded_data(self, module_id: str) -> ModuleData:
+        """A registered module as the data a new campaign (or an upgrade) pins."""
+        found = self._loaded.get(module_id)
+        if found is None or found.module is not self.module(module_id):
+            found = self._loaded[module_id] = module_data(self.module(module_id))
+        return found
+
+    def stored_module_data(self, pin: str) -> str | None:
+        """The module data stored for a hash, as stored (canonical JSON text), if any."""
+        return cast(Any, self.recorder).select_module_data(pin)  # type: ignore[no-any-return]
+
+    def binding(self, module_id: str, pin: str | None) -> Binding:
+        """The data a campaign of this module pinned to `pin` plays (infra binds it)."""
+        loaded = self.loaded_data(module_id) if module_id in self.modules else None
+        if pin is None or (loaded is not None and loaded.hash == pin):
+            return Binding(module_id, loaded if pin else None, loaded)
+        pinned = self._pinned.get(pin)
+        if pinned is None:
+            text = self.stored_module_data(pin)
+            doc = None if text is None else json.loads(text)
+            if doc is None or data_hash(doc) != pin:
+                why = "is missing from the store" if doc is None else "no longer hashes to its pin"
+                return Binding(module_id, None, loaded,
+                               f"the {module_id} module data this campaign is pinned to "
+                               f"({pin[:12]}) {why}: see `refit verify`")
+            pinned = self._pinned.setdefault(pin, read_module_data(pin, doc))
+        problem = None if pinned.module is not None else (
+            f"this release cannot read the {module_id} module data this campaign is pinned "
+            f"to ({pin[:12]}): its director upgrades it (`upgrade_module`)")
+        return Binding(module_id, pinned, loaded, problem)
+
     # -- saving -----------------------------------------------------------------
 
     def save(self, *objs: Any, **kwargs: Any) -> list[Any]:
         """eventsourcing's save; then a snapshot of each campaign saved that is due one."""
+        pins = [data for saved in objs if isinstance(saved, Campaign)
+                for data in new_pins(saved)]
+        if pins:  # stored in the transaction of the events that pin them
+            kwargs["module_data"] = [pin_row(data) for data in pins]
         recordings = super().save(*objs, **kwargs)
         for saved in objs:
             if not isinstance(saved, Campaign):
@@ -89,10 +131,12 @@ class CampaignStore(CampaignLog):
         if self.snapshots is not None:
             self.snapshots.put([Campaign.Snapshot.take(campaign)])
 
-    def insert(self, stored: list[StoredEvent]) -> None:
-        """Write stored events as they are (an import's pages)."""
+    def insert(self, stored: list[StoredEvent], pins: list[tuple[str, str, str]] | None = None
+               ) -> None:
+        """Write stored events as they are (an import's pages), and in their transaction
+        the module data they pin (hash, module id, canonical JSON)."""
         if stored:
-            self.recorder.insert_events(stored)
+            self.recorder.insert_events(stored, module_data=pins or [])
 
     # -- loading ----------------------------------------------------------------
 
@@ -111,9 +155,8 @@ class CampaignStore(CampaignLog):
                 campaign = cast(CampaignEvent, event).mutate(campaign)
             if newer:
                 self._cache_newer(campaign)
-        module = self.modules.get(campaign.module_id)
-        if module is not None:  # else it is read, and refuses commands naming its module
-            campaign.bind(module)
+        # Its own pinned data (else it is read, and refuses commands, saying why).
+        campaign.bind(self.binding(campaign.module_id, campaign.module_hash))
         return campaign
 
     def _cache_newer(self, campaign: Campaign) -> None:
@@ -203,3 +246,8 @@ class CampaignStore(CampaignLog):
         """What each roll's key showed after `version` (an undo keeps them for a redo)."""
         return {event.key: list(event.dice) for event in self.events.get(campaign_id, gt=version)
                 if isinstance(event, DiceRolled)}
+
+
+def pin_row(data: ModuleData) -> tuple[str, str, str]:
+    """Module data as its table stores it: hash, module id, canonical JSON text."""
+    return data.hash, data.module_id, canonical(data.doc).decode("utf-8")

@@ -3,6 +3,7 @@ from one, verified first, so that export -> import -> export gives the same byte
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
@@ -16,8 +17,9 @@ from eventsourcing.utils import get_topic
 from domain.campaign import EVENTS, Campaign, CampaignEvent
 from domain.campaign.audit import undo_state
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
-from domain.hashing import GENESIS_HASH, is_plain, sha256_hex, sorted_json
+from domain.hashing import GENESIS_HASH, canonical, data_hash, is_plain, sha256_hex, sorted_json
 from domain.history import record_hash, redacted
+from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_export
 from infra.results import Imported
 from infra.store import CampaignStore
@@ -26,7 +28,9 @@ FORMAT = "refit-export/1"
 # The shape of the events an export carries. The campaign's state layout (its
 # class_version, 6 since it was split into parts) is never exported: its Undone states are
 # worked out again on import, so an export stays readable by any service of this schema.
-SCHEMA = 5
+# 6: `Created` names the module data it pins, and the tail carries that data (and any
+# upgrade's) by hash; a schema 5 export (no pins) still imports, unpinned.
+SCHEMA = 6
 PAGE = 1000  # events written at a time: an import runs in constant memory
 PRIVATE = {"Created": "seed", "SeedRevealed": "next_seed"}  # the server's own secret
 
@@ -95,7 +99,7 @@ class Transfer:
         rows = self.store.stored_records(state.id)
         created, first = next(rows)
         yield header_of(state, created["data"]["seed_commitment"], viewer, private)
-        count, last = 0, None
+        count, last, pins = 0, None, PinWatch()
 
         def records() -> Iterator[dict[str, Any]]:
             yield created | _private(created["type"], first, private)
@@ -105,14 +109,20 @@ class Transfer:
                 yield record
         for record in redacted(records(), viewer, state.reph.phase == "ended"):
             count, last = count + 1, record
-            yield record
-        yield {"events": count, "head_hash": record_hash(last) if last else GENESIS_HASH}
+            yield pins.see(record)
+        tail: dict[str, Any] = {"events": count,
+                                "head_hash": record_hash(last) if last else GENESIS_HASH}
+        if pins.pins:  # the module data the history pins, as the store keeps it, by hash
+            tail["module_data"] = {pin: json.loads(text) for pin in pins.pins
+                                   if (text := self.store.stored_module_data(pin)) is not None}
+        yield tail
 
     def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]]) -> Imported:
         """Rebuild a campaign from an export: verified in full, and every event rebuilt to
         its exact record, before anything is written; then written a page at a time."""
+        kept: dict[str, Any] = {}  # the tail's module data, by hash
         try:
-            report = verify_export(self._rebuildable(lines()))
+            report = verify_export(self._rebuildable(lines(), kept))
         except (KeyError, TypeError, AttributeError, ValueError, OverflowError,
                 RecursionError) as error:
             raise ImportRefused(f"the export is malformed: {error!r}", field="export") from None
@@ -122,11 +132,12 @@ class Transfer:
                                 field="export")
         iterator = iter(lines())
         header = next(iterator)
-        return self._write(iterator, header, report)
+        return self._write(iterator, header, report, _pin_rows(kept))
 
-    def _rebuildable(self, lines: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    def _rebuildable(self, lines: Iterable[dict[str, Any]],
+                     kept: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """The lines, each event first rebuilt (nothing written) to the very same record:
-        a refusal names its version."""
+        a refusal names its version. The tail's module data is noted in `kept`."""
         iterator = iter(lines)
         header = next(iterator, None)
         if isinstance(header, dict) and header.get("format") == FORMAT:
@@ -139,6 +150,8 @@ class Transfer:
                 if ident is None:
                     ident = UUID(str(header.get("campaign") if header else ""))
                 self._event(ident, line, dry=True)
+            elif isinstance(line.get("module_data"), dict):
+                kept.update(line["module_data"])
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> None:
@@ -164,7 +177,7 @@ class Transfer:
         raise CampaignExists(f"campaign {ident} is already here", field="campaign")
 
     def _write(self, lines: Iterator[dict[str, Any]], header: dict[str, Any],
-               report: VerifyReport) -> Imported:
+               report: VerifyReport, pins: list[tuple[str, str, str]]) -> Imported:
         ident = UUID(header["campaign"])
         batch: list[StoredEvent] = []
         campaign, seed = None, False
@@ -172,23 +185,25 @@ class Transfer:
             if "version" not in line:
                 break  # the tail
             if line["type"] == "Undone":  # its state is worked out from what is written
-                self._flush(batch)
+                self._flush(batch, pins)
             event = self._event(ident, line)
             seed = seed or line.get("private") is not None
             # Stored before it is applied: applying may share its data with the aggregate.
             batch.append(self.store.mapper.to_stored_event(event))
             campaign = event.mutate(campaign)
             if len(batch) >= PAGE:
-                self._flush(batch)
-        self._flush(batch)
+                self._flush(batch, pins)
+        self._flush(batch, pins)
         self._snapshot(campaign)
         return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
                         seed)
 
-    def _flush(self, batch: list[StoredEvent]) -> None:
+    def _flush(self, batch: list[StoredEvent], pins: list[tuple[str, str, str]]) -> None:
+        """Write a page of events; the module data goes with the first."""
         if batch:
-            self.store.insert(batch)
+            self.store.insert(batch, pins)
             batch.clear()
+            pins.clear()
 
     def _snapshot(self, campaign: Campaign | None) -> None:
         """A snapshot of the campaign folded while it was written (as `take_snapshot` would
@@ -220,6 +235,8 @@ class Transfer:
         except TypeError as error:
             raise ImportRefused(f"version {line['version']} ({kind}) cannot be rebuilt: "
                                 f"{error}", field="data") from None
+        for name in _unset(cls, fields):  # as the store keeps an event older than the field
+            del event.__dict__[name]
         # Checked once, in the verifying pass. Values are carried as they are (true stays
         # true), so equal records give equal bytes; a version must be a plain int, since
         # the store keeps true as 1.
@@ -248,6 +265,27 @@ class Transfer:
             redo = self.store.dice_after(ident, target)
             return undo_state(before) | {"redo_dice": redo}
         return {}
+
+
+def _unset(cls: type[Any], fields: dict[str, Any]) -> list[str]:
+    """The content fields an event's record did not carry (it was recorded before they
+    existed, e.g. a schema 5 `Created` without `module_hash`): left unset, not defaulted."""
+    return [f.name for f in dataclasses.fields(cls) if f.name not in fields
+            and f.name not in cls.not_data and f.default is not dataclasses.MISSING]
+
+
+def _pin_rows(kept: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """An export's module data as the store keeps it; only documents that hash to the hash
+    they are kept under (the history's pins were verified so)."""
+    return [(pin, str(doc.get("id")), canonical(doc).decode("utf-8"))
+            for pin, doc in kept.items() if isinstance(doc, dict) and _hashes_to(doc, pin)]
+
+
+def _hashes_to(doc: dict[str, Any], pin: str) -> bool:
+    try:
+        return data_hash(doc) == pin
+    except ValueError:  # NaN: no canonical form, so no hash
+        return False
 
 
 def _seed(seed: Any, commitment: Any) -> str | None:

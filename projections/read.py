@@ -201,6 +201,7 @@ class CampaignStatus(BaseModel):
     sides: dict[str, dict[str, int | None]]
     to_roll: list[str] = []  # rolls the current RePh step waits for (e.g. "9.6162 German")
     head_hash: str | None = None  # the hash the next event will name
+    module_data: str | None = None  # the content hash of the module data it plays (pinned)
     balance: str | None = None  # the side given the CG Balance (KGP 8.31)
     pf: dict[str, str] = {}  # KGP CG13: PF available, e.g. "7½"
     fanaticism: list[str] = []  # KGP CG14: the scenarios declared Fanatic

@@ -30,7 +30,11 @@ def module_load(
     file: Annotated[Path, typer.Argument(help="A module or table file (README, 'Module files').")],
     db: Db = None, as_json: Json = False,
 ) -> None:
-    """Validate an owner's table file and install it in REFIT_MODULE_DIR."""
+    """Validate an owner's table file and install it in REFIT_MODULE_DIR. Campaigns made
+    from then on play it; a running campaign keeps the data it is pinned to until its
+    director sends `{"type": "upgrade_module"}`."""
     conf = settings(db)
     target = guarded(as_json, lambda: install_file(file, conf.module_dir))
-    emit(as_json, {"installed": str(target)}, lambda: typer.echo(f"installed {target}"))
+    emit(as_json, {"installed": str(target)}, lambda: typer.echo(
+        f"installed {target}: new campaigns play it; running campaigns keep their pinned "
+        "data until their director sends upgrade_module"))

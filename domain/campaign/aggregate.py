@@ -16,7 +16,16 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
-from domain.campaign import audit, cgstart, determination, results, rolls, steps, upcasts
+from domain.campaign import (
+    audit,
+    cgstart,
+    determination,
+    pinning,
+    results,
+    rolls,
+    steps,
+    upcasts,
+)
 from domain.campaign.access import Access, TokenReplaced
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
@@ -69,7 +78,8 @@ class Campaign(Aggregate):
     TOPIC = "domain.campaign:Campaign"  # as stored, whatever file the class lives in
     Event = CampaignEvent
     # The rules module is bound, not state: a slot keeps it out of snapshots and undos.
-    __slots__ = ("_rules",)
+    __slots__ = ("_binding",)
+    module_hash: str | None = None  # the module data pinned (pinning.py); None: made before
 
     class Created(CampaignEvent, Aggregate.Created):
         """A campaign was created; `seed` is private until SeedRevealed."""
@@ -93,6 +103,7 @@ class Campaign(Aggregate):
         fpp: dict[str, int] | None = None
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
         token_hashes: dict[str, str] | None = None  # role -> SHA-256 of its token
+        module_hash: str | None = None  # the module data it plays (None: made before pins)
 
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts
@@ -110,9 +121,10 @@ class Campaign(Aggregate):
         levels: dict[str, int] | None = None, elr: dict[str, int] | None = None,
         san: dict[str, int] | None = None, cpp: dict[str, int] | None = None,
         fpp: dict[str, int] | None = None, balance: str | None = None,
-        token_hashes: dict[str, str] | None = None,
+        token_hashes: dict[str, str] | None = None, module_hash: str | None = None,
     ) -> None:
         self.module_id = module
+        self.module_hash = module_hash
         self.cg = cg
         self.name = name
         self.sides = list(sides)
@@ -129,11 +141,14 @@ class Campaign(Aggregate):
 
     @classmethod
     def start(
-        cls, module: Module, cg: str, name: str, dice: str, actor: str, start_date: str | None,
-        balance: str | None = None, token_hashes: dict[str, str] | None = None,
+        cls, data: pinning.ModuleData, cg: str, name: str, dice: str, actor: str,
+        start_date: str | None, balance: str | None = None,
+        token_hashes: dict[str, str] | None = None,
     ) -> Campaign:
         """Create a campaign of a module's CG where its parameters start it (the Initial
-        Scenario's OB-given RGs on the record), drawing the dice seed in server mode."""
+        Scenario's OB-given RGs on the record), pinned to `data`; server mode draws a seed."""
+        binding = pinning.Binding(data.module_id, data, data)
+        module = pinning.rules_of(binding, data.module_id)
         _check_start(module, cg, name, dice, balance)
         seed = new_seed(dice)
         campaign = cast(Campaign, cls._create(
@@ -142,38 +157,38 @@ class Campaign(Aggregate):
             sides=list(module.sides), dice=dice,
             seed_commitment=sha256_hex(seed) if seed else None,
             seed=seed.hex() if seed else None, balance=balance, token_hashes=token_hashes,
-            **cgstart.opening(module, cg, start_date),
+            module_hash=data.hash, **cgstart.opening(module, cg, start_date),
         ))
-        campaign.bind(module)
+        campaign.bind(binding)
         cgstart.begin(campaign, actor)
         return campaign
 
     # -- the rules module, the record, the sides ---------------------------------
 
-    def bind(self, module: Module) -> None:
-        """Hold the campaign's rules module (the application binds it on loading)."""
-        if module.id != self.module_id:
-            raise InvalidCommand(f"campaign {self.id} plays {self.module_id}, not {module.id}",
-                                 field="module")
-        self._rules = module
+    def bind(self, binding: pinning.Binding) -> None:
+        """Hold the campaign's module data, pinned and loaded (the application binds it)."""
+        if binding.module_id != self.module_id:
+            raise InvalidCommand(f"campaign {self.id} plays {self.module_id}, not "
+                                 f"{binding.module_id}", field="module")
+        self._binding = binding
+
+    @property
+    def binding(self) -> pinning.Binding | None:
+        """The module data bound to the campaign (None before the application binds it)."""
+        return getattr(self, "_binding", None)
 
     @property
     def rules(self) -> Module:
-        """The campaign's rules module."""
-        module: Module | None = getattr(self, "_rules", None)
-        if module is None:
-            raise InvalidCommand(f"the {self.module_id} rules module is not loaded here",
-                                 field="module")
-        return module
+        """The campaign's rules module: the data it is pinned to."""
+        return pinning.rules_of(self.binding, self.module_id)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Campaign:
         """eventsourcing copies a cached campaign for every command: copy its plain state
         directly, several times faster than copy.deepcopy's generic walk."""
         twin = object.__new__(type(self))
         twin.__dict__.update(copied(self.__dict__))
-        module = getattr(self, "_rules", None)
-        if module is not None:
-            twin._rules = module
+        if (binding := self.binding) is not None:
+            twin._binding = binding
         return twin
 
     def check_side(self, side: str) -> str:
@@ -213,10 +228,11 @@ class Campaign(Aggregate):
         handler = HANDLERS.get(command.type)
         if handler is None:
             raise InvalidCommand(f"no rules module handles {command.type!r}", field="type")
-        self.reph.check_command_step(self.rules, command.type)
+        pinning.check_step(self, command)
         if key is not None:
             self.__dict__["command_key"] = key
         try:
+            pinning.pin_unpinned(self, command, actor)
             handler(self, command, actor)
         finally:  # never kept on the aggregate, nor in a snapshot
             self.__dict__.pop("command_key", None)

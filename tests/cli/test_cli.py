@@ -97,7 +97,7 @@ def test_an_unknown_campaign_is_a_clear_error(db: str) -> None:
     assert missing.exit_code == 2 and "no campaign" in missing.stderr
 
 
-def test_an_owner_loads_an_rg_chart_and_purchases_become_possible(
+def test_an_owner_loads_an_rg_chart_and_an_upgrade_makes_purchases_possible(
         db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REFIT_MODULE_DIR", str(tmp_path / "no-owner-data-yet"))
     created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "A",
@@ -108,6 +108,13 @@ def test_an_owner_loads_an_rg_chart_and_purchases_become_possible(
                                  "--db", db])
     assert before.exit_code == 2 and "RG chart (9.617) is not supplied" in before.stderr
     refit("module", "load", str(FIXTURE_ABTF), "--db", db)
+    still = runner.invoke(app, ["purchase", campaign, "--side", "British", "--rg", "G9",
+                                "--db", db])  # the campaign plays the data it was made with
+    assert still.exit_code == 2 and "RG chart (9.617) is not supplied" in still.stderr
+    upgraded = refit("command", campaign, '{"type": "upgrade_module"}', "--db", db)
+    assert isinstance(upgraded, dict)
+    changed = upgraded["events"][0]["data"]["changes"]
+    assert {"at": "rg_charts.British", "change": "added"} in changed
     refit("command", campaign, '{"type": "credit_cpp", "side": "British", "amount": 17, '
           '"reason": "Initial Scenario CPP"}', "--db", db)
     bought = refit("purchase", campaign, "--side", "British", "--rg", "G9", "--db", db)

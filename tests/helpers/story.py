@@ -14,7 +14,9 @@ from tests.helpers.paths import FIXTURE_ABTF, FIXTURE_CHART
 
 
 def load_fixture_chart(refit: Refit, fixture: Path = FIXTURE_CHART) -> None:
-    """Install a fixture owner file (RG charts, CG parameters), as an owner would."""
+    """Install a fixture owner file (RG charts, CG parameters), as an owner would. Only
+    campaigns made after it play it: one made before keeps its pinned data until its
+    director sends `upgrade_module`."""
     install_file(fixture, refit.settings.module_dir)
     refit.store.reload_modules()
 
