@@ -9,7 +9,7 @@ from typing import IO, Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from pydantic import Field
 
 from api.access import (
@@ -33,7 +33,7 @@ from infra.application import Refit
 from infra.results import Imported
 from infra.settings import Settings
 from infra.transfer import dump_line, parse_lines
-from projections.audit import RollAudit
+from projections.audit import RollAudit, UndoPlan
 from projections.diff import Change
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
@@ -42,11 +42,14 @@ SPOOL = 8 * 1024 * 1024  # an import body kept in memory up to this, then on dis
 
 
 class UndoBody(Strict):
-    """Undo every event after `to_version`, or a step and all after it (`to_step`)."""
+    """Undo every event after `to_version`, or after a step (`to_step`, read as `as_of`
+    reads it: the campaign as it stood once that step was complete); `dry_run` lists what
+    it would remove and appends nothing."""
 
     to_version: int | None = Field(default=None, ge=1, le=10**9)
     to_step: str | None = Field(default=None, max_length=40, examples=["19PM/9.616"])
     reason: Text
+    dry_run: bool = False
 
 
 class RerollBody(Strict):
@@ -74,13 +77,19 @@ def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
 
 
 def _director_routes(app: APIRouter, refit: Refit) -> None:
-    @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer)
+    @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer | UndoPlan)
     def undo(campaign: str, body: UndoBody, credentials: Credentials,
              if_match: IfMatch = None) -> Response:
-        """Director: undo by replay. The undone events stay in the log; a redo rolls the
-        same keys, so the same dice."""
+        """Director: undo by replay, to a version or to just after a step (as `as_of`).
+        The undone events stay in the log; a redo rolls the same keys, so the same dice.
+        `dry_run: true` answers what it would remove (versions, event types, rolls) and
+        appends nothing."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("an undo")
+        if body.dry_run:
+            plan = refit.audit.undo_plan(ident, body.reason, body.to_version, body.to_step,
+                                         caller.viewer)
+            return JSONResponse(plan.model_dump())
         return command_answer(refit.audit.undo(ident, body.reason, caller.role, body.to_version,
                                   body.to_step, expected_version(if_match)), None)
 

@@ -57,6 +57,31 @@ class RollAudit(BaseModel):
     rerolls: list[dict[str, Any]]
 
 
+class UndoPlan(BaseModel):
+    """What an undo would remove (a dry run): nothing is appended."""
+
+    to_version: int
+    head: int
+    events: int  # how many live events it would undo
+    versions: list[int]
+    event_types: dict[str, int]  # each event type, and how many of it
+    rolls: list[dict[str, Any]]  # each roll undone: version, key, rule, side, subject
+
+
+def undo_plan(target: int, head: int, records: list[dict[str, Any]]) -> UndoPlan:
+    """The plan of an undo to `target` from the live records after it (as the asker reads
+    them: another side's secret roll shows only its side and version)."""
+    types: dict[str, int] = {}
+    for record in records:
+        types[record["type"]] = types.get(record["type"], 0) + 1
+    rolls = [{"version": r["version"], "side": r["data"].get("side")} | {
+        name: r["data"].get(name) for name in ("key", "rule", "table", "subject", "cg_date")
+        if name in r["data"]} for r in records if r["type"] == "DiceRolled"]
+    return UndoPlan(to_version=target, head=head, events=len(records),
+                    versions=[r["version"] for r in records], event_types=types,
+                    rolls=rolls)
+
+
 class _Walk:
     """What the pass over the log gathers."""
 

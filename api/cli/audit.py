@@ -37,11 +37,29 @@ def undo(campaign: Id, reason: Reason,
          to_version: Annotated[int | None, typer.Option(help="Undo every event after it.")]
          = None,
          to_step: Annotated[str | None, typer.Option(
-             help="Undo a step and all after it: CGDATE/STEP, e.g. 19PM/9.616.")] = None,
+             help="Undo every event after that step, CGDATE/STEP (e.g. 19PM/9.616): back to "
+                  "the campaign as it stood once the step was complete, as --as-of reads "
+                  "it (to redo a step, name the step before it).")] = None,
+         dry_run: Annotated[bool, typer.Option(
+             "--dry-run", help="List what the undo would remove; append nothing.")] = False,
          by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
-    answer(as_json, query(db, as_json, lambda refit: refit.audit.undo(
-        campaign_id(campaign), reason, by, to_version, to_step)))
+    if not dry_run:
+        answer(as_json, query(db, as_json, lambda refit: refit.audit.undo(
+            campaign_id(campaign), reason, by, to_version, to_step)))
+        return
+    plan = query(db, as_json, lambda refit: refit.audit.undo_plan(
+        campaign_id(campaign), reason, to_version, to_step))
+
+    def human() -> None:
+        typer.echo(f"would undo {plan.events} event(s) after version {plan.to_version} "
+                   f"(the head is {plan.head}); nothing appended")
+        for kind, count in sorted(plan.event_types.items()):
+            typer.echo(f"  {count} x {kind}")
+        for made in plan.rolls:
+            typer.echo(f"  roll v{made['version']} {made['side']} {made.get('rule', '(secret)')}"
+                       f" {made.get('subject', '')} {made.get('key', '')}".rstrip())
+    emit(as_json, plan, human)
 
 
 @app.command()

@@ -64,6 +64,9 @@ def check_undo(phase: str, version: int, to_version: int, reason: str,
     if phase == "ended":
         raise RuleViolation("the CG has ended and every secret is open: it cannot be "
                             "undone")
+    if to_version == version or version == 1:
+        raise InvalidCommand(f"the campaign is at version {version}: there is nothing to "
+                             "undo", field="to_version")
     if not 1 <= to_version < version:
         raise InvalidCommand(f"to_version is a version from 1 to {version - 1}",
                              field="to_version")
