@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, cast
 from uuid import UUID
 
-from domain.campaign import Campaign
+from domain.campaign import Campaign, rulings
 from domain.campaign.audit import Undone, check_undo, reroll_undo_reason
 from domain.errors import InvalidCommand
 from domain.history import undone_ranges
@@ -101,16 +101,18 @@ class Audit:
             campaign.authorize_reroll(roll, reason, actor)
         return self.commands.run(campaign_id, act)
 
-    def record_ruling(self, campaign_id: UUID, key: str, verdict: str, reason: str,
-                      actor: str, final: int | None = None,
-                      result: str | None = None) -> CommandResult:
-        """The director's ruling on a standing roll: upheld, or corrected with a reason."""
+    def record_ruling(self, campaign_id: UUID, key: str | None, verdict: str, reason: str,
+                      actor: str, final: int | None = None, result: str | None = None,
+                      corrections: list[Any] | None = None, drm: list[Any] | None = None,
+                      disputed_by: str | None = None) -> CommandResult:
+        """The director's ruling on a standing roll (or on the record): upheld, or
+        corrected with a reason, its corrections applied from it on."""
         def act(campaign: Campaign) -> None:
-            roll = self._standing_roll(campaign_id, key)
-            if roll is None:
+            roll = None if key is None else self._standing_roll(campaign_id, key)
+            if key is not None and roll is None:
                 raise InvalidCommand(f"no standing roll has key {key}", field="key")
-            campaign.record_ruling(roll, roll["version"], verdict, reason, actor, final,
-                                   result)
+            rulings.record_ruling(campaign, roll, verdict, reason, actor, final, result,
+                                  corrections, drm, disputed_by)
         return self.commands.run(campaign_id, act)
 
     def undone_versions(self, campaign_id: UUID) -> set[int]:
@@ -138,11 +140,17 @@ class Audit:
             raise InvalidCommand(f"no roll has key {key}", field="key")
         return found
 
-    def roll_audit(self, campaign_id: UUID, key: str, viewer: str | None) -> RollAudit:
-        """Everything about one roll: each time its key was rolled, who asked and when,
-        its dice and DRM, whether it was secret and when revealed, the seed's recheck,
-        rulings, re-rolls, and the undo that undid it."""
-        found = roll_audit(key, self.queries.history(campaign_id, viewer))
+    def roll_audit(self, campaign_id: UUID, key: str | None, viewer: str | None,
+                   version: int | None = None) -> RollAudit:
+        """Everything about one roll (by its key, or the version it was made at: a side
+        names another side's secret roll so): each time its key was rolled, who asked and
+        when, its dice and DRM, whether it was secret and when revealed, the seed's
+        recheck, rulings and what they changed, re-rolls, and the undo that undid it."""
+        if (key is None) == (version is None):
+            raise InvalidCommand("name the roll by its key or by its version, one of them",
+                                 field="key")
+        found = roll_audit(key, self.queries.history(campaign_id, viewer), version)
         if found is None:
-            raise InvalidCommand(f"no roll with key {key} is open to this role", field="key")
+            what = f"key {key}" if key is not None else f"version {version}"
+            raise InvalidCommand(f"no roll with {what} is open to this role", field="key")
         return found

@@ -89,6 +89,7 @@ class PurchaseRow(BaseModel):
     reserve: bool = False  # sets up in Reserve (KGP CG7a)
     option: str | None = None  # a chart note's option (PBr a, e)
     removed: str | None = None  # when and why it left the OB
+    amended: list[dict[str, Any]] = []  # a director's rulings that amended the line
 
 
 class CVPRow(BaseModel):
@@ -151,6 +152,7 @@ class RollRow(BaseModel):
     entered_by: str | None = None
     actor: str | None = None
     rulings: list[dict[str, Any]] = []  # the director's rulings on this roll
+    voided: dict[str, Any] | None = None  # the ruling that voided it, if one did
     reroll: dict[str, Any] | None = None  # the director's re-roll this roll was made under
 
 
@@ -305,8 +307,15 @@ def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
             out.append(RollRow.model_validate(row))
         else:
             out.append(RollRow(version=row["version"], timestamp=row["timestamp"],
-                               side=row["side"], secret=True, hidden=True))
+                               side=row["side"], secret=True, hidden=True,
+                               rulings=[public_ruling(r) for r in row.get("rulings", [])]))
     return out
+
+
+def public_ruling(ruling: dict[str, Any]) -> dict[str, Any]:
+    """A ruling on a secret roll as those it is kept from read it: its verdict, reason
+    and the kinds of its corrections, not the figures that would tell the secret."""
+    return {k: v for k, v in ruling.items() if k not in ("final", "result", "drm")}
 
 
 def lvp(source: RowSource) -> list[LVPRow]:

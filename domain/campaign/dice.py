@@ -38,6 +38,7 @@ class Dice(Part):
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.results_today: dict[str, int] = {}  # table/side/result -> rolls that gave it
         self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
+        self.authorized: dict[str, dict[str, Any]] = {}  # see authorizations()
 
     def next_key(self, cg_date: str, step: str, table: str, side: str) -> str:
         """The key of the next roll of a table by a side in this step."""
@@ -45,6 +46,22 @@ class Dice(Part):
         ordinal = self.ordinals.get(prefix, 0) + 1
         return roll_key(cg_date, step, table, side, ordinal,
                         self.epochs.get(f"{prefix}/{ordinal}", 0))
+
+    def authorizations(self) -> dict[str, dict[str, Any]]:
+        """The rolls a director's ruling allows outside their step, by table/side/subject:
+        the slot a voided roll re-rolls (with its step), or none for a missed roll."""
+        return self.__dict__.setdefault("authorized", {})  # a state kept before it: none
+
+    def authorized_key(self, cg_date: str, step: str, table: str, side: str,
+                       subject: str) -> tuple[str, str] | None:
+        """The key and step of a roll a ruling authorized (None: no ruling did)."""
+        allowed = self.authorizations().get(f"{table}/{side}/{subject}")
+        if allowed is None:
+            return None
+        slot = allowed["slot"]
+        if slot is None:  # a missed roll: keyed as any roll made now
+            return self.next_key(cg_date, step, table, side), step
+        return f"{slot}/{self.epochs.get(slot, 0)}", allowed["step"]
 
     def rolled(self, table: str, side: str) -> int:
         """How many times the side has rolled the table on this CG Date."""
@@ -125,8 +142,10 @@ class DiceRolled(CampaignEvent):
 
     def apply(self, campaign: Any) -> None:
         dice: Dice = campaign.dice
-        prefix = self.key.rsplit("/", 2)[0]
-        dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1
+        allowed = dice.authorizations().pop(f"{self.table}/{self.side}/{self.subject}", None)
+        if allowed is None or allowed["slot"] is None:  # a voided roll's slot is counted
+            prefix = self.key.rsplit("/", 2)[0]
+            dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1
         tally = f"{self.table}/{self.side}"
         dice.rolls_today[tally] = dice.rolls_today.get(tally, 0) + 1
         dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 0) + 1
