@@ -26,6 +26,7 @@ from api.cli.core import (
 from api.forms import check_form, render_form
 from api.report import history_report
 from domain.campaign import campaign_id
+from domain.errors import InvalidCommand
 
 Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
 
@@ -71,24 +72,52 @@ def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key."
 
 
 @app.command()
-def ruling(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+def ruling(campaign: Id,
            verdict: Annotated[str, typer.Option(help="upheld or corrected.")],
            reason: Reason,
+           key: Annotated[str | None, typer.Option(
+               help="The disputed roll's key (none: a ruling on the record).")] = None,
            final: Annotated[int | None, typer.Option(help="The corrected Final roll.")] = None,
            result: Annotated[str | None, typer.Option(help="The corrected result.")] = None,
+           drm: Annotated[list[str] | None, typer.Option(
+               help='The ruling\'s DRM for the roll, JSON: {"value": -1, "reason": "..."} '
+                    "(repeat for each).")] = None,
+           correction: Annotated[list[str] | None, typer.Option(
+               help='A correction, JSON with its kind: adjust {"side", "pool": '
+                    'cpp|fpp|elr|san, "amount", "reason", "rule"}, void_roll {"reason"}, '
+                    'amend_purchase {"side", "purchase", "rg", "cost", "strength", '
+                    '"reason"}, missed_roll {"table", "side", "subject", "reason"} '
+                    "(repeat for each).")] = None,
+           disputed_by: Annotated[str | None, typer.Option(
+               help="The side that disputed the roll.")] = None,
            by: By = "director", db: Db = None, as_json: Json = False) -> None:
-    """Record a ruling on a disputed roll; it shows beside the roll everywhere."""
+    """Record a ruling on a disputed roll (or on the record), with its corrections applied
+    from it on; it shows beside the roll everywhere, to both sides."""
     answer(as_json, query(db, as_json, lambda refit: refit.audit.record_ruling(
-        campaign_id(campaign), key, verdict, reason, by, final, result)))
+        campaign_id(campaign), key, verdict, reason, by, final, result,
+        [_json(text, "correction") for text in correction or []],
+        None if drm is None else [_json(text, "drm") for text in drm], disputed_by)))
+
+
+def _json(text: str, option: str) -> Any:
+    """One JSON option value, refused naming its option when it is not JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise InvalidCommand(f"--{option} is JSON, e.g. {{\"kind\": \"adjust\", ...}}",
+                             field=option) from None
 
 
 @app.command()
-def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+def audit(campaign: Id,
+          key: Annotated[str | None, typer.Option(help="The roll's key.")] = None,
+          version: Annotated[int | None, typer.Option(
+              help="The version the roll was made at (another side's secret roll).")] = None,
           viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
-    seed's recheck, rulings, re-rolls and undos."""
-    found = query(db, as_json, lambda refit: refit.audit.roll_audit(campaign_id(campaign), key,
-                                                               viewer))
+    seed's recheck, rulings and what they changed, re-rolls and undos."""
+    found = query(db, as_json, lambda refit: refit.audit.roll_audit(
+        campaign_id(campaign), key, viewer, version))
 
     def human() -> None:
         for made in found.rolls:
@@ -100,8 +129,13 @@ def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")
             typer.echo(f"v{made.version} {made.timestamp} asked by {made.asked_by}: "
                        f"{made.side} {made.kind} {made.rule} {made.title}: dice {made.dice} "
                        f"{drm} = Final {made.final}: {made.result} ({state}{check})")
+        for sealed in found.sealed:
+            typer.echo(f"v{sealed.version} {sealed.timestamp}: a secret {sealed.side} roll")
         for item in found.rulings:
             typer.echo(f"ruling v{item['version']}: {item['verdict']}: {item['reason']}")
+            for changed in item.get("changed", []):
+                typer.echo(f"  v{changed['version']} {changed['kind']} ({changed['side']})"
+                           + (": sealed" if changed.get("sealed") else ""))
         for item in found.rerolls:
             typer.echo(f"re-roll v{item['version']} (epoch {item['epoch']}): {item['reason']}")
     emit(as_json, found, human)

@@ -38,7 +38,6 @@ class Dice(Part):
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.results_today: dict[str, int] = {}  # table/side/result -> rolls that gave it
         self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
-        self.authorized: dict[str, dict[str, Any]] = {}  # see authorizations()
 
     def next_key(self, cg_date: str, step: str, table: str, side: str) -> str:
         """The key of the next roll of a table by a side in this step."""
@@ -49,13 +48,14 @@ class Dice(Part):
 
     def authorizations(self) -> dict[str, dict[str, Any]]:
         """The rolls a director's ruling allows outside their step, by table/side/subject:
-        the slot a voided roll re-rolls (with its step), or none for a missed roll."""
-        return self.__dict__.setdefault("authorized", {})  # a state kept before it: none
+        the slot a voided roll re-rolls (with its step), or none for a missed roll (kept
+        only once a ruling gives one, so a campaign that has none keeps its shape)."""
+        return self.__dict__.setdefault("authorized", {})
 
     def authorized_key(self, cg_date: str, step: str, table: str, side: str,
                        subject: str) -> tuple[str, str] | None:
         """The key and step of a roll a ruling authorized (None: no ruling did)."""
-        allowed = self.authorizations().get(f"{table}/{side}/{subject}")
+        allowed = self.__dict__.get("authorized", {}).get(f"{table}/{side}/{subject}")
         if allowed is None:
             return None
         slot = allowed["slot"]
@@ -142,7 +142,8 @@ class DiceRolled(CampaignEvent):
 
     def apply(self, campaign: Any) -> None:
         dice: Dice = campaign.dice
-        allowed = dice.authorizations().pop(f"{self.table}/{self.side}/{self.subject}", None)
+        allowed = dice.__dict__.get("authorized", {}).pop(
+            f"{self.table}/{self.side}/{self.subject}", None)
         if allowed is None or allowed["slot"] is None:  # a voided roll's slot is counted
             prefix = self.key.rsplit("/", 2)[0]
             dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1

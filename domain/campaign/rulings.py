@@ -96,6 +96,8 @@ def parse_corrections(given: list[Any]) -> list[Correction]:
         where = list(first["loc"])
         field = f"corrections[{where[0]}]" + "".join(
             f".{part}" for part in where[1:] if part not in KINDS)
+        if first["type"].startswith("union_tag"):  # no kind, or one not on the list
+            field += ".kind"
         raise InvalidCommand(f"{field}: {first['msg']} (a correction is one of "
                              f"{', '.join(KINDS)})", field=field) from None
 
@@ -283,7 +285,7 @@ def _apply(campaign: Campaign, fix: Correction, roll: dict[str, Any] | None, rul
         if roll["cg_date"] != campaign.reph.cg_date:
             raise RuleViolation(f"the roll was made on {roll['cg_date']}: a void re-rolls a "
                                 f"roll of this CG Date ({campaign.reph.cg_date}); correct "
-                                "what it did instead")
+                                "what it did instead", field="kind")
         fields = reroll_fields(campaign.dice.epochs, roll, fix.reason)
         campaign._record(RollVoided, actor, secret_for=roll.get("secret_for"),
                          key=fields["key"], roll_version=roll["version"],
@@ -305,7 +307,7 @@ def _adjust(campaign: Campaign, fix: Adjust, cited: dict[str, Any], actor: str) 
     before = getattr(campaign.points, fix.pool)[side]
     if before is None:
         raise RuleViolation(f"the {side} {fix.pool.upper()} is not recorded yet: "
-                            f"record it first (change_{fix.pool})")
+                            f"record it first (change_{fix.pool})", field="pool")
     after = before + fix.amount
     low, high = BOUNDS[fix.pool]
     if after < low or (high is not None and after > high):
@@ -349,7 +351,7 @@ def _amend(campaign: Campaign, fix: AmendPurchase, cited: dict[str, Any], actor:
         else 0
     if difference > campaign.points.cpp[side]:
         raise RuleViolation(f"the amended cost takes {difference} CPP more; the {side} "
-                            f"has {campaign.points.cpp[side]}")
+                            f"has {campaign.points.cpp[side]}", field="cost")
     campaign._record(PurchaseAmended, actor, secret_for=side, side=side,
                      purchase=fix.purchase, changes=changes, cpp_difference=difference,
                      tallies=tallies, cg_date=campaign.reph.cg_date, **cited)
@@ -385,8 +387,9 @@ def _missed(campaign: Campaign, fix: MissedRoll, cited: dict[str, Any], actor: s
         if reph.phase != "setup" else []
     if not passed:
         raise RuleViolation(f"table {table.id} belongs to no step the RePh has passed on "
-                            f"{reph.cg_date}: roll it in its step", rule=table.rule)
-    if f"{table.id}/{side}/{fix.subject}" in campaign.dice.authorizations():
+                            f"{reph.cg_date}: roll it in its step", rule=table.rule,
+                            field="table")
+    if f"{table.id}/{side}/{fix.subject}" in campaign.dice.__dict__.get("authorized", {}):
         raise InvalidCommand(f"a roll of {table.id} for {side} {fix.subject!r} is already "
                              "authorized", field="table")
     campaign._record(RollAuthorized, actor, secret_for=side if table.secret else None,

@@ -133,7 +133,7 @@ def test_a_ruling_on_a_secret_roll_is_open_to_the_side_that_disputed_it(
 
 def test_a_ruling_s_figures_on_a_secret_roll_stay_with_its_side_and_the_director(
         refit: Refit) -> None:
-    campaign, key, version = british_roll_disputed_by_the_germans(refit)
+    campaign, key, _ = british_roll_disputed_by_the_germans(refit)
     for viewer in ("British", None):
         audit = refit.audit.roll_audit(campaign, key, viewer)
         (ruling,) = audit.rulings
