@@ -121,8 +121,8 @@ def _ruling(d: Data) -> str:
     roll = f" (v{d['roll_version']})" if d.get("roll_version") else ""
     fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
     corrected = f" (corrected: {', '.join(fixed)})" if fixed else ""
-    what = "ruling on the record" if d.get("roll_version") is None else \
-        f"ruling on {'a secret roll' if d.get('key') is None else 'roll ' + d['key']}{roll}"
+    what = f"ruling on roll {d['key']}{roll}" if d.get("key") is not None else \
+        f"ruling on a secret roll{roll}" if d.get("roll_version") else "ruling on the record"
     kinds = f" [{', '.join(d['corrections'])}]" if d.get("corrections") else ""
     return f"{what}: {d['verdict']}{corrected}{kinds}: {d['reason']}"
 

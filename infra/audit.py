@@ -111,9 +111,21 @@ class Audit:
             roll = None if key is None else self._standing_roll(campaign_id, key)
             if key is not None and roll is None:
                 raise InvalidCommand(f"no standing roll has key {key}", field="key")
+            if roll is not None:  # what it wrote, for a void to take back
+                roll = roll | {"wrote": self._wrote(campaign_id, roll["version"])}
             rulings.record_ruling(campaign, roll, verdict, reason, actor, final, result,
                                   corrections, drm, disputed_by)
         return self.commands.run(campaign_id, act)
+
+    def _wrote(self, campaign_id: UUID, version: int) -> list[dict[str, Any]]:
+        """The records a roll's command appended after the roll, up to its next roll."""
+        last = self.views.command_span(campaign_id, version)[1]
+        wrote = []
+        for record in self.store.records(campaign_id, gt=version, lte=last):
+            if record["type"] == "DiceRolled":
+                break
+            wrote.append(record)
+        return wrote
 
     def undone_versions(self, campaign_id: UUID) -> set[int]:
         """The versions an undo has undone (they stay in the log, marked)."""

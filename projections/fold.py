@@ -166,12 +166,27 @@ def _ruling_sealed(rows: Rows, record: Record) -> None:
 
 def _roll_voided(rows: Rows, record: Record) -> None:
     """A voided roll stays on the record, marked with the ruling that voided it."""
-    data = record["data"]
+    data, meta = record["data"], _meta(rows)
     row = rows.get(ROLL, f"{data['roll_version']:09d}")
     if row is not None:
         row["voided"] = {"ruling": data["ruling"], "reason": data["reason"],
                          "version": record["version"]}
         rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
+    side, cpp, fpp = data["side"], data.get("cpp_back", 0), data.get("fpp_back", 0)
+    if cpp or fpp:  # what it credited, taken back from the CG Date's roster
+        meta["cpp"][side] -= cpp
+        meta["fpp"][side] -= fpp
+        roster, cell = _cell(rows, meta, side)
+        cell["cpp_credited" if cpp > 0 else "cpp_spent"] -= abs(cpp)
+        cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
+        _put_roster(rows, roster)
+        _put_meta(rows, meta, record)
+    line = data.get("line") or {}
+    purchase = rows.get(PURCHASE, str(data.get("purchase")))
+    if purchase is not None and line:
+        purchase |= {k: None for k in ("strength", "units", "leader", "composition")
+                     if k in line and line[k] is None}
+        rows.put(PURCHASE, str(data["purchase"]), data["purchase"], purchase)
 
 
 def _points_corrected(rows: Rows, record: Record) -> None:

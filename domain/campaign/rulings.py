@@ -173,8 +173,18 @@ class RollVoided(CampaignEvent):
     reason: str
     rule: str | None
     ruling: int
+    # What the voided roll wrote, taken back: CPP and FPP it credited (less any it cost),
+    # and what it determined of an RG's line (its fields as they are once taken back).
+    cpp_back: int = 0
+    fpp_back: int = 0
+    purchase: int | None = None
+    line: dict[str, Any] | None = None
 
     def apply(self, campaign: Any) -> None:
+        campaign.points.cpp[self.side] -= self.cpp_back
+        campaign.points.fpp[self.side] -= self.fpp_back
+        if self.purchase is not None and self.line is not None:
+            campaign.purchases.lines[self.purchase - 1].update(self.line)
         dice = campaign.dice
         dice.epochs[self.slot] = self.epoch
         dice.authorizations()[f"{self.table}/{self.side}/{self.subject}"] = {
@@ -292,7 +302,7 @@ def _apply(campaign: Campaign, fix: Correction, roll: dict[str, Any] | None, rul
                          slot=fields["slot"], epoch=fields["epoch"],
                          side=roll["side"], table=roll["table"], subject=roll["subject"],
                          result=roll["result"], cg_date=roll["cg_date"], step=roll["step"],
-                         **cited)
+                         **taken_back(campaign, roll), **cited)
     elif isinstance(fix, AmendPurchase):
         _amend(campaign, fix, cited, actor)
     else:
@@ -319,6 +329,47 @@ def _adjust(campaign: Campaign, fix: Adjust, cited: dict[str, Any], actor: str) 
                      pool=fix.pool, amount=fix.amount, before=before, after=after,
                      cause=f"ruling v{cited['ruling']}: {fix.reason}",
                      cg_date=campaign.reph.cg_date, **cited)
+
+
+def taken_back(campaign: Campaign, roll: dict[str, Any]) -> dict[str, Any]:
+    """The RollVoided fields that take back what the roll wrote (`roll["wrote"]`: the
+    records its command appended after it): CPP/FPP and an RG's determination. What else
+    it changed (ELR, SAN, a level) the ruling corrects with `adjust`."""
+    side, cpp, fpp = roll["side"], 0, 0
+    purchase, line = None, None
+    for record in roll.get("wrote", []):
+        data, kind = record["data"], record["type"]
+        if kind in ("CPPCredited", "CPPSpent", "FPPCredited") and data["side"] == side:
+            sign = -1 if kind == "CPPSpent" else 1
+            if kind == "FPPCredited":
+                fpp += data["amount"]
+            else:
+                cpp += sign * data["amount"]
+        elif kind == "RGDetermined":
+            purchase = data["purchase"]
+            line = _undetermined(campaign.purchases.lines[purchase - 1], data)
+    for pool, back in (("cpp", cpp), ("fpp", fpp)):
+        have = getattr(campaign.points, pool)[side]
+        if back > have:
+            raise RuleViolation(f"the voided roll gave the {side} {back} {pool.upper()}; "
+                                f"{have} are left to take back: adjust the rest first")
+    return {"cpp_back": cpp, "fpp_back": fpp, "purchase": purchase, "line": line}
+
+
+def _undetermined(line: dict[str, Any], found: dict[str, Any]) -> dict[str, Any]:
+    """An RG line's fields as they stand once one roll's determination is taken back."""
+    back: dict[str, Any] = {}
+    if found.get("strength") is not None:
+        back |= {"strength": None, "units": None}
+    if found.get("composition") is not None:
+        back["composition"] = None
+    if found.get("leader") is not None:
+        rolls = max(0, line.get("leader_rolls", 1) - 1)
+        back |= {"leader_rolls": rolls, **({"leader": None} if rolls == 0 else {})}
+    sw = found.get("sw_rolled")
+    if sw is not None:
+        back["sw_rolls"] = line["sw_rolls"] | {sw: max(0, line["sw_rolls"].get(sw, 1) - 1)}
+    return back
 
 
 def _amend(campaign: Campaign, fix: AmendPurchase, cited: dict[str, Any], actor: str) -> None:

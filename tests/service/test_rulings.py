@@ -57,15 +57,24 @@ def test_an_elr_correction_is_a_change_with_the_ruling_as_its_cause(refit: Refit
     assert "ruling v" in last.cause and "CG17 ELR loss" in last.cause
 
 
+def cpp(refit: Refit, campaign: UUID, side: str) -> int:
+    """A side's CPP now."""
+    return int(refit.reads.status(campaign).sides[side]["cpp"] or 0)
+
+
 def test_a_voided_roll_is_re_rolled_after_its_step_with_a_new_epoch(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Void")
     to_reph_step(refit, campaign, "9.616")
+    unrolled = cpp(refit, campaign, "British")
     voided = roll(refit, campaign, "9.6162", "British")
     roll(refit, campaign, "9.6162", "German")
     advance(refit, campaign)  # on to 9.617: the 9.6162 step is over
+    assert cpp(refit, campaign, "British") > unrolled  # the DR credited CPP
     appended = rule(refit, campaign, {"kind": "void_roll", "reason": "rolled with the "
                                       "wrong side's dice cup"}, key=voided["key"])
     assert appended == ["RulingRecorded", "RulingSealed", "RollVoided"]
+    assert cpp(refit, campaign, "British") == unrolled  # what it credited is taken back
+    assert refit.reads.roster(campaign)[-1].sides["British"].cpp_left == unrolled
     again = roll(refit, campaign, "9.6162", "British")
     assert again["key"] == voided["key"][:-1] + "1" and again["step"] == "9.616"
     from domain.dice import dice_from_seed  # the new dice are the new key's, not the old
@@ -164,3 +173,24 @@ def test_an_upheld_roll_carries_no_corrections(refit: Refit) -> None:
         refit.audit.record_ruling(campaign, key, "upheld", "fine", "director",
                                   corrections=[ADJUST])
     assert refused.value.field == "verdict"
+
+
+def test_a_voided_rg_strength_dr_takes_back_the_strength_and_is_rolled_again(
+        refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Void strength", "server").id
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 39,
+                         "reason": "Initial Scenario: 3.6161 Base #"})
+    do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "I5"})
+    while refit.store.campaign(campaign).reph.step != "3.618":
+        do(refit, campaign, {"type": "advance"})
+    strength = {"type": "roll", "table": "3.6181", "side": "Axis", "purchase": 1}
+    first = do(refit, campaign, strength).events[0]["data"]
+    assert refit.reads.purchase_record(campaign)[0].strength is not None
+    rule(refit, campaign, {"kind": "void_roll", "reason": "rolled for the wrong RG"},
+         key=first["key"])
+    assert refit.reads.purchase_record(campaign)[0].strength is None
+    assert refit.store.campaign(campaign).purchases.lines[0]["strength"] is None
+    again = do(refit, campaign, strength).events[0]["data"]
+    assert again["key"] == first["key"][:-1] + "1"
+    assert refit.reads.purchase_record(campaign)[0].strength is not None
+    assert refit.reads.verify(campaign).ok and refit.reads.verify(campaign, "British").ok
