@@ -52,6 +52,10 @@ class Dice(Part):
         only once a ruling gives one, so a campaign that has none keeps its shape)."""
         return self.__dict__.setdefault("authorized", {})
 
+    def is_authorized(self, table: str, side: str, subject: str) -> bool:
+        """Whether a ruling has authorized a roll of the table for that side and subject."""
+        return f"{table}/{side}/{subject}" in self.__dict__.get("authorized", {})
+
     def authorized_key(self, cg_date: str, step: str, table: str, side: str,
                        subject: str) -> tuple[str, str] | None:
         """The key and step of a roll a ruling authorized (None: no ruling did)."""

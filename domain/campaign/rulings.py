@@ -440,7 +440,7 @@ def _missed(campaign: Campaign, fix: MissedRoll, cited: dict[str, Any], actor: s
         raise RuleViolation(f"table {table.id} belongs to no step the RePh has passed on "
                             f"{reph.cg_date}: roll it in its step", rule=table.rule,
                             field="table")
-    if f"{table.id}/{side}/{fix.subject}" in campaign.dice.__dict__.get("authorized", {}):
+    if campaign.dice.is_authorized(table.id, side, fix.subject):
         raise InvalidCommand(f"a roll of {table.id} for {side} {fix.subject!r} is already "
                              "authorized", field="table")
     campaign._record(RollAuthorized, actor, secret_for=side if table.secret else None,
