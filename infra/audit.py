@@ -161,7 +161,12 @@ class Audit:
         if (key is None) == (version is None):
             raise InvalidCommand("name the roll by its key or by its version, one of them",
                                  field="key")
-        found = roll_audit(key, self.queries.history(campaign_id, viewer), version)
+        history = list(self.queries.history(campaign_id, viewer))
+        if key is None:  # a roll this viewer may read is told by its key, redos and all
+            made = next((r for r in history if r["version"] == version
+                         and r["type"] == "DiceRolled"), None)
+            key = None if made is None else made["data"].get("key")
+        found = roll_audit(key, history, version)
         if found is None:
             what = f"key {key}" if key is not None else f"version {version}"
             raise InvalidCommand(f"no roll with {what} is open to this role", field="key")

@@ -443,6 +443,9 @@ def _missed(campaign: Campaign, fix: MissedRoll, cited: dict[str, Any], actor: s
     if campaign.dice.is_authorized(table.id, side, fix.subject):
         raise InvalidCommand(f"a roll of {table.id} for {side} {fix.subject!r} is already "
                              "authorized", field="table")
-    campaign._record(RollAuthorized, actor, secret_for=side if table.secret else None,
+    # Sealed unless the table is rolled openly: its table and subject may tell of a secret
+    # purchase (an RG's strength DR) or of CPP (9.617), as the roll itself would.
+    secret = not table.open_roll or fix.subject.startswith("rg:")
+    campaign._record(RollAuthorized, actor, secret_for=side if secret else None,
                      side=side, table=table.id, subject=fix.subject,
                      cg_date=reph.cg_date, step=passed[-1], **cited)

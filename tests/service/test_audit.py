@@ -144,6 +144,8 @@ def test_a_ruling_s_figures_on_a_secret_roll_stay_with_its_side_and_the_director
         assert changed["after"] == changed["before"] - 1
         row = next(r for r in refit.reads.rolls(campaign, viewer=viewer) if r.key == key)
         assert row.rulings[0]["final"] == made.original - 1
+        by_version = refit.audit.roll_audit(campaign, None, viewer, version=row.version)
+        assert by_version.key == key and by_version.rulings == audit.rulings
 
 
 def test_every_read_path_keeps_a_ruling_s_figures_from_the_opponent(refit: Refit) -> None:

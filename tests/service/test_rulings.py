@@ -84,6 +84,10 @@ def test_a_voided_roll_is_re_rolled_after_its_step_with_a_new_epoch(refit: Refit
     assert rows[voided["key"]].voided is not None and rows[again["key"]].voided is None
     with pytest.raises(RuleViolation):  # one re-roll: the authorization is spent
         roll(refit, campaign, "9.6162", "British")
+    head = refit.store.campaign(campaign).version
+    with pytest.raises(RuleViolation, match="not the latest roll"):  # voided once
+        rule(refit, campaign, {"kind": "void_roll", "reason": "again"}, key=voided["key"])
+    assert refit.store.campaign(campaign).version == head
     assert refit.reads.verify(campaign).ok
     assert refit.reads.verify(campaign, "German").ok
 
