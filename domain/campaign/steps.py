@@ -37,6 +37,7 @@ def missing_rolls(campaign: Campaign) -> list[Missing]:
         missing += [(strength, line["side"], number)
                     for number, line in enumerate(campaign.purchases.lines, 1)
                     if line["cg_date"] == reph.cg_date and line["strength"] is None
+                    and not line.get("paradrop")  # no Depletion by Para drop (3.6181 EXC)
                     and (row := module.chart_row(line["side"], line["rg"])) is not None
                     and row.units_depleted
                     and line["rg"] in (module.table(strength).for_rgs or [line["rg"]])]
@@ -176,7 +177,7 @@ def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> 
     reason = "; ".join(line.notes) or "OB-given"
     cg_date = campaign.reph.cg_date
     if line.rg is not None:
-        campaign._record(RGReceived, actor, secret_for=line.side,
+        campaign._record(RGReceived, actor,  # public: the OB is (3.6179)
                          purchase=len(campaign.purchases.lines) + 1, side=line.side,
                          rg=line.rg, kg=None, group_type=cast(str, line.group_type),
                          reason=reason, rule=rule, cg_date=cg_date)

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from infra.modules import install_file
-from tests.helpers.paths import FIXTURE_ABTF, ROOT
+from tests.helpers.paths import FIXTURE_ABTF, FIXTURE_PBR_CGS, ROOT
 
 runner = CliRunner()
 
@@ -414,3 +414,17 @@ def test_a_director_corrects_by_ruling_and_dry_runs_an_undo(db: str) -> None:
                               '"pool": "elr", "amount": 9, "reason": "x"}', "--db", db,
                               "--json"])
     assert bad.exit_code == 2 and "corrections[0].amount" in bad.stdout
+
+
+def test_campaign_new_cg_ii_starts_where_the_owners_cg_parameters_say(db: str) -> None:
+    refit("module", "load", str(FIXTURE_PBR_CGS), "--db", db)  # PBr 3.52 (fictitious)
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "II", "--name", "Primosole",
+                    "--db", db)
+    assert isinstance(created, dict)
+    status = refit("status", created["id"], "--db", db)
+    assert isinstance(status, dict) and status["cg_date"] == "15AM"
+    assert {side: (s["elr"], s["san"], s["cpp"]) for side, s in status["sides"].items()} == {
+        "Axis": (4, 2, 30), "British": (3, 4, 45)}
+    record = refit("purchases", created["id"], "--db", db)
+    assert isinstance(record, list) and [(r["side"], r["rg"]) for r in record] == [
+        ("Axis", "I1"), ("British", "V1")]
