@@ -121,7 +121,10 @@ def _ruling(d: Data) -> str:
     roll = f" (v{d['roll_version']})" if d.get("roll_version") else ""
     fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
     corrected = f" (corrected: {', '.join(fixed)})" if fixed else ""
-    return f"ruling on roll {d['key']}{roll}: {d['verdict']}{corrected}: {d['reason']}"
+    what = f"ruling on roll {d['key']}{roll}" if d.get("key") is not None else \
+        f"ruling on a secret roll{roll}" if d.get("roll_version") else "ruling on the record"
+    kinds = f" [{', '.join(d['corrections'])}]" if d.get("corrections") else ""
+    return f"{what}: {d['verdict']}{corrected}{kinds}: {d['reason']}"
 
 
 def _upgraded(d: Data) -> str:
@@ -144,6 +147,16 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "FortificationPurchased": lambda d: (f"{d['side']} purchased {d.get('count', 1)} x "
                                          f"{d['reason']} for {d['amount']} FPP{_rule(d)}"),
     "CPPForgone": lambda d: f"{d['side']} forgo {d['amount']} CPP{_rule(d)}",
+    "RulingSealed": lambda d: (f"ruling v{d['ruling']} on roll {d['key']}: Final "
+                               f"{d['final']}, {d['result']}"),
+    "PointsCorrected": lambda d: (f"{d['side']} {d['pool'].upper()} {d['before']} -> "
+                                  f"{d['after']} by ruling v{d['ruling']}{_rule(d)}"),
+    "PurchaseAmended": lambda d: (f"{d['side']} RG #{d['purchase']} amended by ruling "
+                                  f"v{d['ruling']}: " + ", ".join(
+                                      f"{k} {a} -> {b}" for k, (a, b) in d["changes"].items())),
+    "RollVoided": lambda d: f"roll {d['key']} voided by ruling v{d['ruling']}: {d['reason']}",
+    "RollAuthorized": lambda d: (f"{d['side']} {d['table']} {d['subject']} authorized after "
+                                 f"{d['step']} by ruling v{d['ruling']}"),
     "PointsAdjusted": lambda d: (f"{d['side']} {d['pool'].upper()} {d['before']} -> "
                                  f"{d['after']}{_rule(d)}"),
     "RGPurchased": _purchase,

@@ -9,7 +9,7 @@ from typing import IO, Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, PlainTextResponse, StreamingResponse
+from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
 from pydantic import Field
 
 from api.access import (
@@ -33,7 +33,7 @@ from infra.application import Refit
 from infra.results import Imported
 from infra.settings import Settings
 from infra.transfer import dump_line, parse_lines
-from projections.audit import RollAudit
+from projections.audit import RollAudit, UndoPlan
 from projections.diff import Change
 
 Text = Annotated[str, Field(min_length=1, max_length=500)]
@@ -42,11 +42,14 @@ SPOOL = 8 * 1024 * 1024  # an import body kept in memory up to this, then on dis
 
 
 class UndoBody(Strict):
-    """Undo every event after `to_version`, or a step and all after it (`to_step`)."""
+    """Undo every event after `to_version`, or after a step (`to_step`, read as `as_of`
+    reads it: the campaign as it stood once that step was complete); `dry_run` lists what
+    it would remove and appends nothing."""
 
     to_version: int | None = Field(default=None, ge=1, le=10**9)
     to_step: str | None = Field(default=None, max_length=40, examples=["19PM/9.616"])
     reason: Text
+    dry_run: bool = False
 
 
 class RerollBody(Strict):
@@ -57,13 +60,24 @@ class RerollBody(Strict):
 
 
 class RulingBody(Strict):
-    """A ruling on a disputed roll: upheld, or corrected (a Final roll or result)."""
+    """A ruling on a disputed roll (`key`), or on the record: upheld, or corrected (a Final
+    roll, result or DRM of the ruling's own, and corrections applied from it on)."""
 
-    key: Key
+    key: Key | None = None
     verdict: Literal["upheld", "corrected"]
     reason: Text
     final: int | None = Field(default=None, ge=-100, le=100)
     result: str | None = Field(default=None, max_length=200)
+    # Checked by the ruling itself (domain/campaign/rulings.py), so a refusal names
+    # `corrections[N].FIELD` alike over HTTP, the command line and the service.
+    drm: list[dict[str, Any]] | None = Field(default=None, max_length=20, description=(
+        'The ruling\'s own DRM for the roll: [{"value": -1, "reason": "..."}]'))
+    corrections: list[dict[str, Any]] = Field(default=[], max_length=50, description=(
+        "Corrections applied from the ruling on, each with its `kind`: adjust {side, pool "
+        "cpp|fpp|elr|san, amount, reason, rule}, void_roll {reason, rule}, amend_purchase "
+        "{side, purchase, rg, cost, strength F|D, reason, rule}, missed_roll {table, side, "
+        "subject, reason, rule}"))
+    disputed_by: str | None = Field(default=None, max_length=200)
 
 
 def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
@@ -74,13 +88,19 @@ def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
 
 
 def _director_routes(app: APIRouter, refit: Refit) -> None:
-    @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer)
+    @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer | UndoPlan)
     def undo(campaign: str, body: UndoBody, credentials: Credentials,
              if_match: IfMatch = None) -> Response:
-        """Director: undo by replay. The undone events stay in the log; a redo rolls the
-        same keys, so the same dice."""
+        """Director: undo by replay, to a version or to just after a step (as `as_of`).
+        The undone events stay in the log; a redo rolls the same keys, so the same dice.
+        `dry_run: true` answers what it would remove (versions, event types, rolls) and
+        appends nothing."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("an undo")
+        if body.dry_run:
+            plan = refit.audit.undo_plan(ident, body.reason, body.to_version, body.to_step,
+                                         caller.viewer)
+            return JSONResponse(plan.model_dump())
         return command_answer(refit.audit.undo(ident, body.reason, caller.role, body.to_version,
                                   body.to_step, expected_version(if_match)), None)
 
@@ -96,19 +116,23 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
         """Director: a ruling on a disputed roll, shown beside it everywhere."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a ruling")
-        return command_answer(refit.audit.record_ruling(ident, body.key, body.verdict, body.reason,
-                                           caller.role, body.final, body.result), None)
+        return command_answer(refit.audit.record_ruling(
+            ident, body.key, body.verdict, body.reason, caller.role, body.final, body.result,
+            list(body.corrections), body.drm, body.disputed_by), None)
 
 
 def _reading_routes(app: APIRouter, refit: Refit) -> None:
     @app.get("/campaigns/{campaign}/rolls/audit")
     def audit(campaign: str, credentials: Credentials,
-              key: Annotated[str, Query(min_length=3, max_length=200)]) -> RollAudit:
-        """One roll's story: who asked and when, dice, DRM, result, secrecy, the seed's
-        recheck, rulings, re-rolls and undos (another side's secret roll is not found).
-        Who: the director, each side and the observers."""
+              key: Annotated[str | None, Query(min_length=3, max_length=200)] = None,
+              version: Annotated[int | None, Query(ge=1, le=10**9)] = None) -> RollAudit:
+        """One roll's story, by its key or the version it was made at: who asked and when,
+        dice, DRM, result, secrecy, the seed's recheck, rulings and what they changed,
+        re-rolls and undos. Another side's secret roll is found by version only, as
+        `sealed`, with the rulings on it (their figures sealed). Who: the director, each
+        side and the observers."""
         ident, caller = caller_for(refit, campaign, credentials)
-        return refit.audit.roll_audit(ident, key, caller.viewer)
+        return refit.audit.roll_audit(ident, key, caller.viewer, version)
 
     @app.get("/campaigns/{campaign}/diff")
     def diff(campaign: str, credentials: Credentials,

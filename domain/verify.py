@@ -70,6 +70,7 @@ class _RollWatch:
         self.steps: list[int] = [0]  # versions at which the RePh entered a step
         self.undos: list[tuple[int, int]] = []  # (Undone's version, its target)
         self.authorized: set[str] = set()  # slot/epoch a director's re-roll allowed
+        self.voided: set[str] = set()  # slot/epoch a ruling's void allowed
         self.ranges: list[tuple[int, int]] = []  # versions undone, as of the last undo
         self.version = 0  # the record being checked
         self.bad: tuple[int, str] | None = None
@@ -105,6 +106,9 @@ class _RollWatch:
             self._undone(version, data["to_version"])
         elif kind == "RerollAuthorized":
             self.authorized.add(f"{data['slot']}/{data['epoch']}")
+        elif kind == "RollVoided":  # re-rolled in its slot, its ordinal already counted
+            self.authorized.add(f"{data['slot']}/{data['epoch']}")
+            self.voided.add(f"{data['slot']}/{data['epoch']}")
         elif kind == "DiceRolled":
             missing = [field for field in _ROLL_FIELDS if field not in data]
             if missing:
@@ -138,7 +142,8 @@ class _RollWatch:
     def _rolled(self, version: int, data: dict[str, Any]) -> str | None:
         dice, key = list(data["dice"]), data["key"]
         problem = _roll_problem(data, dice, key, self.server) or self._epoch_problem(key) \
-            or self._ordinal_problem(version, data, key) or self._repeat_problem(key, dice)
+            or (None if key in self.voided else self._ordinal_problem(version, data, key)) \
+            or self._repeat_problem(key, dice)
         if key not in self.keys:
             shown = tuple(dice)
             if problem is None:  # sound dice, shared by every key that shows them

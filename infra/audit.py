@@ -6,20 +6,18 @@ from __future__ import annotations
 from typing import Any, cast
 from uuid import UUID
 
-from domain.campaign import Campaign
-from domain.campaign.audit import Undone, reroll_undo_reason
+from domain.campaign import Campaign, rulings
+from domain.campaign.audit import Undone, check_undo, reroll_undo_reason
 from domain.errors import InvalidCommand
 from domain.history import undone_ranges
 from infra.commands import Commands
 from infra.queries import Queries
 from infra.results import CommandResult
 from infra.store import CampaignStore
-from infra.views import STEP_POINT, Views, step_row
-from projections.audit import RollAudit, roll_audit
+from infra.views import STEP_POINT, Views
+from projections.audit import RollAudit, UndoPlan, roll_audit, undo_plan
 from projections.diff import Change, diff
-from projections.fold import META, ROLL
-
-COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
+from projections.fold import ROLL
 
 
 class Audit:
@@ -41,64 +39,53 @@ class Audit:
     def undo(self, campaign_id: UUID, reason: str, actor: str, to_version: int | None = None,
              to_step: str | None = None,
              expected_version: int | None = None) -> CommandResult:
-        """Undo every event after a version (or a step and all after it); the undone stay
-        in the log, and redoing them rolls the same keys, so the same dice."""
+        """Undo every event after a version, or after a step (read as `as_of` reads it);
+        the undone stay in the log, and redoing them rolls the same keys, so the same dice."""
+        def act(campaign: Campaign) -> None:
+            # In the campaign's turn: a step's end is read from the campaign as it is now.
+            self._undo_to(campaign, self._target(campaign_id, to_version, to_step), reason,
+                          actor)
+        return self.commands.run(campaign_id, act, expected_version)
+
+    def undo_plan(self, campaign_id: UUID, reason: str, to_version: int | None = None,
+                  to_step: str | None = None, viewer: str | None = None) -> UndoPlan:
+        """What an undo would remove, checked as the undo itself is; appends nothing."""
+        campaign = self.store.campaign(campaign_id)
+        target = self._target(campaign_id, to_version, to_step)
+        check_undo(campaign.reph.phase, campaign.version, target, reason,
+                   self._cut(campaign, target))
+        undone = self.undone_versions(campaign_id)
+        records = [r for r in self.queries.history(campaign_id, viewer)
+                   if r["version"] > target and r["version"] not in undone]
+        return undo_plan(target, campaign.version, records)
+
+    def _target(self, campaign_id: UUID, to_version: int | None, to_step: str | None) -> int:
+        """The version an undo returns to: `to_version`, or the end of the advance that
+        left `to_step` (CGDATE/STEP), as `as_of` names it."""
         if (to_version is None) == (to_step is None):
             given = "both to_version and to_step" if to_step is not None else "neither"
             raise InvalidCommand(f"an undo names to_version or to_step (CGDATE/STEP), not "
                                  f"{given}", field="to_version")
-        found = None if to_step is None else STEP_POINT.match(to_step)
-        if to_step is not None and found is None:
+        if to_step is None:
+            return cast(int, to_version)
+        if STEP_POINT.match(to_step) is None:
             raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
-        point = None if found is None else (found["date"], found["step"])
+        target = cast(int, self.views.version_at(campaign_id, to_step, field="to_step"))
+        if target >= self.store.campaign(campaign_id).version:
+            raise InvalidCommand(f"the campaign stands just after step {to_step}: there is "
+                                 "nothing to undo", field="to_step")
+        return target
 
-        def act(campaign: Campaign) -> None:
-            # In the campaign's turn: a step's start is read from the campaign as it is now.
-            target = self._step_start(campaign_id, *point) if isinstance(point, tuple) \
-                else cast(int, to_version)
-            self._undo_to(campaign, target, reason, actor)
-        return self.commands.run(campaign_id, act, expected_version)
-
-    def _step_start(self, campaign_id: UUID, date: str, step: str) -> int:
-        """The version just before the RePh entered a step (its undo's target)."""
-        rows = self.views.rows_now(campaign_id)
-        row = step_row(rows, date, step)
-        meta = rows.select_rows(META)[0]
-        if row is None and (meta["cg_date"], meta["step"]) == (date, step):
-            row = {"entered": meta.get("step_entered", 1)}
-        if row is None:
-            raise InvalidCommand(f"the RePh has not been at step {step} of {date}",
-                                 field="to_step")
-        before = self._command_of(campaign_id, cast(int, row["entered"]))[0] - 1
-        if before < 1:
-            raise InvalidCommand(f"the campaign began at step {step} of {date}: there is "
-                                 "no earlier point to return to", field="to_step")
-        return before
-
-    def _command_of(self, campaign_id: UUID, version: int) -> tuple[int, int]:
-        """The first and last versions of the command that recorded `version`: its events
-        share one timestamp (Campaign._record; each event stored before they did counts
-        as a command of its own)."""
-        stamps: dict[int, str] = {}
-        low, high = max(1, version - COMMAND_EVENTS), version + COMMAND_EVENTS
-        first = last = version
-        while True:  # versions low..high, wider each time, until the instant changes
-            stamps |= {r["version"]: r["timestamp"]
-                       for r in self.store.records(campaign_id, gt=low - 1, lte=high)}
-            while first - 1 in stamps and stamps[first - 1] == stamps[version]:
-                first -= 1
-            while last + 1 in stamps and stamps[last + 1] == stamps[version]:
-                last += 1
-            # Ended below at the first version or another instant; above, at the head (a
-            # version short of `high` with none after it) or another instant.
-            if (first == 1 or first - 1 in stamps) and (last < high or last + 1 in stamps):
-                return first, last
-            low, high = max(1, low - COMMAND_EVENTS), high + COMMAND_EVENTS
+    def _cut(self, campaign: Campaign, target: int) -> tuple[int, int] | None:
+        """The command recorded just after `target` (None when there is nothing after)."""
+        if not 1 <= target < campaign.version:
+            return None
+        return self.views.command_span(campaign.id, target + 1)
 
     def _undo_to(self, campaign: Campaign, target: int, reason: str, actor: str) -> None:
-        if not 1 <= target < campaign.version:  # the aggregate words the refusal
+        cut = self._cut(campaign, target)
+        if cut is None:  # the aggregate words the refusal
             campaign.undo(target, reason, campaign, {}, actor)
-        cut = self._command_of(campaign.id, target + 1)
         before = self.store.campaign(campaign.id, version=target)
         campaign.undo(target, reason, before, self.store.dice_after(campaign.id, target),
                       actor, cut)
@@ -109,22 +96,36 @@ class Audit:
         def act(campaign: Campaign) -> None:
             version, roll = self._roll(campaign_id, key)
             if self._standing_roll(campaign_id, key) is not None:
-                before = self._command_of(campaign_id, version)[0] - 1
+                before = self.views.command_span(campaign_id, version)[0] - 1
                 self._undo_to(campaign, before, reroll_undo_reason(roll, reason), actor)
             campaign.authorize_reroll(roll, reason, actor)
         return self.commands.run(campaign_id, act)
 
-    def record_ruling(self, campaign_id: UUID, key: str, verdict: str, reason: str,
-                      actor: str, final: int | None = None,
-                      result: str | None = None) -> CommandResult:
-        """The director's ruling on a standing roll: upheld, or corrected with a reason."""
+    def record_ruling(self, campaign_id: UUID, key: str | None, verdict: str, reason: str,
+                      actor: str, final: int | None = None, result: str | None = None,
+                      corrections: list[Any] | None = None, drm: list[Any] | None = None,
+                      disputed_by: str | None = None) -> CommandResult:
+        """The director's ruling on a standing roll (or on the record): upheld, or
+        corrected with a reason, its corrections applied from it on."""
         def act(campaign: Campaign) -> None:
-            roll = self._standing_roll(campaign_id, key)
-            if roll is None:
+            roll = None if key is None else self._standing_roll(campaign_id, key)
+            if key is not None and roll is None:
                 raise InvalidCommand(f"no standing roll has key {key}", field="key")
-            campaign.record_ruling(roll, roll["version"], verdict, reason, actor, final,
-                                   result)
+            if roll is not None:  # what it wrote, for a void to take back
+                roll = roll | {"wrote": self._wrote(campaign_id, roll["version"])}
+            rulings.record_ruling(campaign, roll, verdict, reason, actor, final, result,
+                                  corrections, drm, disputed_by)
         return self.commands.run(campaign_id, act)
+
+    def _wrote(self, campaign_id: UUID, version: int) -> list[dict[str, Any]]:
+        """The records a roll's command appended after the roll, up to its next roll."""
+        last = self.views.command_span(campaign_id, version)[1]
+        wrote = []
+        for record in self.store.records(campaign_id, gt=version, lte=last):
+            if record["type"] == "DiceRolled":
+                break
+            wrote.append(record)
+        return wrote
 
     def undone_versions(self, campaign_id: UUID) -> set[int]:
         """The versions an undo has undone (they stay in the log, marked)."""
@@ -151,11 +152,22 @@ class Audit:
             raise InvalidCommand(f"no roll has key {key}", field="key")
         return found
 
-    def roll_audit(self, campaign_id: UUID, key: str, viewer: str | None) -> RollAudit:
-        """Everything about one roll: each time its key was rolled, who asked and when,
-        its dice and DRM, whether it was secret and when revealed, the seed's recheck,
-        rulings, re-rolls, and the undo that undid it."""
-        found = roll_audit(key, self.queries.history(campaign_id, viewer))
+    def roll_audit(self, campaign_id: UUID, key: str | None, viewer: str | None,
+                   version: int | None = None) -> RollAudit:
+        """Everything about one roll (by its key, or the version it was made at: a side
+        names another side's secret roll so): each time its key was rolled, who asked and
+        when, its dice and DRM, whether it was secret and when revealed, the seed's
+        recheck, rulings and what they changed, re-rolls, and the undo that undid it."""
+        if (key is None) == (version is None):
+            raise InvalidCommand("name the roll by its key or by its version, one of them",
+                                 field="key")
+        history = list(self.queries.history(campaign_id, viewer))
+        if key is None:  # a roll this viewer may read is told by its key, redos and all
+            made = next((r for r in history if r["version"] == version
+                         and r["type"] == "DiceRolled"), None)
+            key = None if made is None else made["data"].get("key")
+        found = roll_audit(key, history, version)
         if found is None:
-            raise InvalidCommand(f"no roll with key {key} is open to this role", field="key")
+            what = f"key {key}" if key is not None else f"version {version}"
+            raise InvalidCommand(f"no roll with {what} is open to this role", field="key")
         return found

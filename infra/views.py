@@ -28,10 +28,11 @@ from projections.runner import (
 from projections.view import PostgresProjectionView, ProjectionView, view_class_for
 
 Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
+COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
 STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
 
 
-def parse_point(text: str | int | None) -> int | tuple[str, str] | None:
+def parse_point(text: str | int | None, field: str = "as_of") -> int | tuple[str, str] | None:
     """A point of the campaign: a version, or `CGDATE/STEP` (e.g. `19PM/9.616`)."""
     if text is None or isinstance(text, int):
         return text
@@ -40,7 +41,7 @@ def parse_point(text: str | int | None) -> int | tuple[str, str] | None:
     found = STEP_POINT.match(text)
     if found is None:
         raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 19PM/9.616)",
-                             field="as_of")
+                             field=field)
     return found["date"], found["step"]
 
 
@@ -165,10 +166,10 @@ class Views:
         self.up_to_date()
         return [_OneRow(meta) for meta in self.view.select_all(META)]
 
-    def version_at(self, campaign_id: UUID, point: Point) -> int | None:
-        """The version a point names: after step STEP of CG Date DATE is the version that
-        left it."""
-        found = parse_point(point)
+    def version_at(self, campaign_id: UUID, point: Point, field: str = "as_of") -> int | None:
+        """The version a point names: after step STEP of CG Date DATE is the last version
+        of the advance that left it (the point an undo `--to-step` returns to, too)."""
+        found = parse_point(point, field)
         if found is None or isinstance(found, int):
             return found
         rows = self.rows_now(campaign_id)
@@ -177,10 +178,30 @@ class Views:
             meta = rows.select_rows(META)[0]
             if (meta["cg_date"], meta["step"]) == found:
                 raise InvalidCommand(f"step {found[1]} of {found[0]} is not over yet",
-                                     field="as_of")
+                                     field=field)
             raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
-                                 field="as_of")
-        return cast(int, row["left"])
+                                 field=field)
+        return self.command_span(campaign_id, cast(int, row["left"]))[1]
+
+    def command_span(self, campaign_id: UUID, version: int) -> tuple[int, int]:
+        """The first and last versions of the command that recorded `version`: its events
+        share one timestamp (Campaign._record; each event stored before they did counts
+        as a command of its own)."""
+        stamps: dict[int, str] = {}
+        low, high = max(1, version - COMMAND_EVENTS), version + COMMAND_EVENTS
+        first = last = version
+        while True:  # versions low..high, wider each time, until the instant changes
+            stamps |= {r["version"]: r["timestamp"]
+                       for r in self.store.records(campaign_id, gt=low - 1, lte=high)}
+            while first - 1 in stamps and stamps[first - 1] == stamps[version]:
+                first -= 1
+            while last + 1 in stamps and stamps[last + 1] == stamps[version]:
+                last += 1
+            # Ended below at the first version or another instant; above, at the head (a
+            # version short of `high` with none after it) or another instant.
+            if (first == 1 or first - 1 in stamps) and (last < high or last + 1 in stamps):
+                return first, last
+            low, high = max(1, low - COMMAND_EVENTS), high + COMMAND_EVENTS
 
 
 class _ViewRows:

@@ -146,15 +146,19 @@ def _reroll(rows: Rows, record: Record) -> None:
 
 
 def _ruling(rows: Rows, record: Record) -> None:
-    """A ruling stands beside its roll wherever the roll is read."""
+    """A ruling stands beside its roll wherever the roll is read (one on the record alone
+    shows in the log and in what its corrections changed)."""
     data = record["data"]
-    row = rows.get(ROLL, f"{data['roll_version']:09d}")
+    row = None if data["roll_version"] is None else \
+        rows.get(ROLL, f"{data['roll_version']:09d}")
     if row is None:  # its roll was undone since: the ruling stays in the log alone
         return
     row.setdefault("rulings", []).append({
         "version": record["version"], "timestamp": _iso(record["timestamp"]),
         "verdict": data["verdict"], "reason": data["reason"], "final": data["final"],
-        "result": data["result"], "actor": data["actor"]})
+        "result": data["result"], "actor": data["actor"], "drm": data.get("drm"),
+        "corrections": data.get("corrections") or [],
+        "disputed_by": data.get("disputed_by")})
     rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
 
 
@@ -162,6 +166,73 @@ def _left(meta: dict[str, Any], cell: dict[str, Any], side: str) -> None:
     """The Left and FPP columns: 3.620 Recon CPP come off Left into the next Start."""
     cell["cpp_left"] = meta["cpp"][side] + cell.get("recon_cpp", 0)
     cell["fpp"] = meta["fpp"][side]
+
+
+def _ruling_sealed(rows: Rows, record: Record) -> None:
+    """A ruling on a secret roll: its corrected figures, beside it for those who see it."""
+    data = record["data"]
+    row = rows.get(ROLL, f"{data['roll_version']:09d}")
+    if row is None:
+        return
+    for ruling in row.get("rulings", []):
+        if ruling["version"] == data["ruling"]:
+            ruling |= {name: data[name] for name in ("final", "result", "drm")}
+    rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
+
+
+def _roll_voided(rows: Rows, record: Record) -> None:
+    """A voided roll stays on the record, marked with the ruling that voided it."""
+    data, meta = record["data"], _meta(rows)
+    row = rows.get(ROLL, f"{data['roll_version']:09d}")
+    if row is not None:
+        row["voided"] = {"ruling": data["ruling"], "reason": data["reason"],
+                         "version": record["version"]}
+        rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
+    side, cpp, fpp = data["side"], data.get("cpp_back", 0), data.get("fpp_back", 0)
+    if cpp or fpp:  # what it credited, taken back from the CG Date's roster
+        meta["cpp"][side] -= cpp
+        meta["fpp"][side] -= fpp
+        roster, cell = _cell(rows, meta, side)
+        cell["cpp_credited" if cpp > 0 else "cpp_spent"] -= abs(cpp)
+        cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
+        _put_roster(rows, roster)
+        _put_meta(rows, meta, record)
+    line = data.get("line") or {}
+    purchase = rows.get(PURCHASE, str(data.get("purchase")))
+    if purchase is not None and line:
+        purchase |= {k: None for k in ("strength", "units", "leader", "composition")
+                     if k in line and line[k] is None}
+        rows.put(PURCHASE, str(data["purchase"]), data["purchase"], purchase)
+
+
+def _points_corrected(rows: Rows, record: Record) -> None:
+    """A ruling's CPP/FPP correction moves the balance; an ELR/SAN one is a change with
+    its cause, like any other."""
+    pool = record["data"]["pool"]
+    if pool in ("cpp", "fpp"):
+        _points_adjusted(rows, record)
+    else:
+        _rating(pool)(rows, record)
+
+
+def _purchase_amended(rows: Rows, record: Record) -> None:
+    """The RG Purchase Record line as the ruling amended it, and the CPP difference."""
+    data, meta = record["data"], _meta(rows)
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    for field, (_, after) in data["changes"].items():
+        row["cpp" if field == "cost" else field] = after
+    row.setdefault("amended", []).append({"ruling": data["ruling"], "reason": data["reason"],
+                                          "changes": data["changes"]})
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+    if data["cpp_difference"]:
+        side = data["side"]
+        meta["cpp"][side] -= data["cpp_difference"]
+        roster, cell = _cell(rows, meta, side)
+        cell["cpp_spent"] += data["cpp_difference"]
+        cell["cpp_left"] = meta["cpp"][side]
+        _put_roster(rows, roster)
+        _put_meta(rows, meta, record)
 
 
 def _points(pool: str, column: str | None, sign: int) -> Fold:
@@ -573,6 +644,10 @@ _HANDLERS: dict[str, Fold] = {
     "SeedRevealed": _seed_revealed,
     "RerollAuthorized": _reroll,
     "RulingRecorded": _ruling,
+    "RulingSealed": _ruling_sealed,
+    "RollVoided": _roll_voided,
+    "PointsCorrected": _points_corrected,
+    "PurchaseAmended": _purchase_amended,
 }
 
 # Events that change no row of the forms, each with the reason (a test holds every event
@@ -584,6 +659,8 @@ NOT_FOLDED: dict[str, str] = {
                  "won is read from the log",
     "OnMapRecorded": "a note commands are checked against (3.6212 *), on no form",
     "ScenarioEnded": "the StepAdvanced recorded with it ends the scenario on the forms",
+    "RollAuthorized": "a missed roll a ruling allows: the campaign (and its guide) keeps "
+                      "it until the roll is made, which the forms show",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
     "Undone": "the views turn their rows back to its target (projections/runner.py), and "
               "a fold of the log skips what it undid",

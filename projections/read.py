@@ -100,6 +100,7 @@ class PurchaseRow(BaseModel):
     sw_received: dict[str, int] | None = None  # the number of each SW type (3.6182)
     leaders: list[str] | None = None  # each leader's Strength Factor, e.g. "9-1" (3.6183)
     casualties: list[dict[str, Any]] | None = None  # its units lost: unit, CVP, scenario
+    amended: list[dict[str, Any]] = []  # a director's rulings that amended the line
 
 
 class RetainedRow(BaseModel):
@@ -180,6 +181,7 @@ class RollRow(BaseModel):
     entered_by: str | None = None
     actor: str | None = None
     rulings: list[dict[str, Any]] = []  # the director's rulings on this roll
+    voided: dict[str, Any] | None = None  # the ruling that voided it, if one did
     reroll: dict[str, Any] | None = None  # the director's re-roll this roll was made under
 
 
@@ -384,8 +386,15 @@ def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
             out.append(RollRow.model_validate(row))
         else:
             out.append(RollRow(version=row["version"], timestamp=row["timestamp"],
-                               side=row["side"], secret=True, hidden=True))
+                               side=row["side"], secret=True, hidden=True,
+                               rulings=[public_ruling(r) for r in row.get("rulings", [])]))
     return out
+
+
+def public_ruling(ruling: dict[str, Any]) -> dict[str, Any]:
+    """A ruling on a secret roll as those it is kept from read it: its verdict, reason
+    and the kinds of its corrections, not the figures that would tell the secret."""
+    return {k: v for k, v in ruling.items() if k not in ("final", "result", "drm")}
 
 
 def lvp(source: RowSource) -> list[LVPRow]:

@@ -26,6 +26,7 @@ from api.cli.core import (
 from api.forms import check_form, render_form
 from api.report import history_report
 from domain.campaign import campaign_id
+from domain.errors import InvalidCommand
 
 Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
 
@@ -37,11 +38,29 @@ def undo(campaign: Id, reason: Reason,
          to_version: Annotated[int | None, typer.Option(help="Undo every event after it.")]
          = None,
          to_step: Annotated[str | None, typer.Option(
-             help="Undo a step and all after it: CGDATE/STEP, e.g. 19PM/9.616.")] = None,
+             help="Undo every event after that step, CGDATE/STEP (e.g. 19PM/9.616): back to "
+                  "the campaign as it stood once the step was complete, as --as-of reads "
+                  "it (to redo a step, name the step before it).")] = None,
+         dry_run: Annotated[bool, typer.Option(
+             "--dry-run", help="List what the undo would remove; append nothing.")] = False,
          by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
-    answer(as_json, query(db, as_json, lambda refit: refit.audit.undo(
-        campaign_id(campaign), reason, by, to_version, to_step)))
+    if not dry_run:
+        answer(as_json, query(db, as_json, lambda refit: refit.audit.undo(
+            campaign_id(campaign), reason, by, to_version, to_step)))
+        return
+    plan = query(db, as_json, lambda refit: refit.audit.undo_plan(
+        campaign_id(campaign), reason, to_version, to_step))
+
+    def human() -> None:
+        typer.echo(f"would undo {plan.events} event(s) after version {plan.to_version} "
+                   f"(the head is {plan.head}); nothing appended")
+        for kind, count in sorted(plan.event_types.items()):
+            typer.echo(f"  {count} x {kind}")
+        for made in plan.rolls:
+            typer.echo(f"  roll v{made['version']} {made['side']} {made.get('rule', '(secret)')}"
+                       f" {made.get('subject', '')} {made.get('key', '')}".rstrip())
+    emit(as_json, plan, human)
 
 
 @app.command()
@@ -53,24 +72,52 @@ def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key."
 
 
 @app.command()
-def ruling(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+def ruling(campaign: Id,
            verdict: Annotated[str, typer.Option(help="upheld or corrected.")],
            reason: Reason,
+           key: Annotated[str | None, typer.Option(
+               help="The disputed roll's key (none: a ruling on the record).")] = None,
            final: Annotated[int | None, typer.Option(help="The corrected Final roll.")] = None,
            result: Annotated[str | None, typer.Option(help="The corrected result.")] = None,
+           drm: Annotated[list[str] | None, typer.Option(
+               help='The ruling\'s DRM for the roll, JSON: {"value": -1, "reason": "..."} '
+                    "(repeat for each).")] = None,
+           correction: Annotated[list[str] | None, typer.Option(
+               help='A correction, JSON with its kind: adjust {"side", "pool": '
+                    'cpp|fpp|elr|san, "amount", "reason", "rule"}, void_roll {"reason"}, '
+                    'amend_purchase {"side", "purchase", "rg", "cost", "strength", '
+                    '"reason"}, missed_roll {"table", "side", "subject", "reason"} '
+                    "(repeat for each).")] = None,
+           disputed_by: Annotated[str | None, typer.Option(
+               help="The side that disputed the roll.")] = None,
            by: By = "director", db: Db = None, as_json: Json = False) -> None:
-    """Record a ruling on a disputed roll; it shows beside the roll everywhere."""
+    """Record a ruling on a disputed roll (or on the record), with its corrections applied
+    from it on; it shows beside the roll everywhere, to both sides."""
     answer(as_json, query(db, as_json, lambda refit: refit.audit.record_ruling(
-        campaign_id(campaign), key, verdict, reason, by, final, result)))
+        campaign_id(campaign), key, verdict, reason, by, final, result,
+        [_json(text, "correction") for text in correction or []],
+        None if drm is None else [_json(text, "drm") for text in drm], disputed_by)))
+
+
+def _json(text: str, option: str) -> Any:
+    """One JSON option value, refused naming its option when it is not JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise InvalidCommand(f"--{option} is JSON, e.g. {{\"kind\": \"adjust\", ...}}",
+                             field=option) from None
 
 
 @app.command()
-def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
+def audit(campaign: Id,
+          key: Annotated[str | None, typer.Option(help="The roll's key.")] = None,
+          version: Annotated[int | None, typer.Option(
+              help="The version the roll was made at (another side's secret roll).")] = None,
           viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
-    seed's recheck, rulings, re-rolls and undos."""
-    found = query(db, as_json, lambda refit: refit.audit.roll_audit(campaign_id(campaign), key,
-                                                               viewer))
+    seed's recheck, rulings and what they changed, re-rolls and undos."""
+    found = query(db, as_json, lambda refit: refit.audit.roll_audit(
+        campaign_id(campaign), key, viewer, version))
 
     def human() -> None:
         for made in found.rolls:
@@ -82,8 +129,13 @@ def audit(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")
             typer.echo(f"v{made.version} {made.timestamp} asked by {made.asked_by}: "
                        f"{made.side} {made.kind} {made.rule} {made.title}: dice {made.dice} "
                        f"{drm} = Final {made.final}: {made.result} ({state}{check})")
+        for sealed in found.sealed:
+            typer.echo(f"v{sealed.version} {sealed.timestamp}: a secret {sealed.side} roll")
         for item in found.rulings:
             typer.echo(f"ruling v{item['version']}: {item['verdict']}: {item['reason']}")
+            for changed in item.get("changed", []):
+                typer.echo(f"  v{changed['version']} {changed['kind']} ({changed['side']})"
+                           + (": sealed" if changed.get("sealed") else ""))
         for item in found.rerolls:
             typer.echo(f"re-roll v{item['version']} (epoch {item['epoch']}): {item['reason']}")
     emit(as_json, found, human)

@@ -1,5 +1,6 @@
 """The Campaign aggregate and its parts (README, 'How the code is laid out')."""
 
+from domain.campaign import rulings  # its events are registered on import
 from domain.campaign.access import token_hash
 from domain.campaign.aggregate import Campaign, campaign_id
 from domain.campaign.events import EVENTS, CampaignEvent
@@ -7,4 +8,4 @@ from domain.campaign.handlers import HANDLERS, handles
 from domain.campaign.retained import retain_units  # its handler registers as it is imported
 
 __all__ = ["EVENTS", "HANDLERS", "Campaign", "CampaignEvent", "campaign_id", "handles",
-           "retain_units", "token_hash"]
+           "retain_units", "rulings", "token_hash"]

@@ -439,15 +439,6 @@ class Campaign(Aggregate):
         self._record(audit.RerollAuthorized, actor, secret_for=roll.get("secret_for"),
                      **fields)
 
-    def record_ruling(self, roll: dict[str, Any], roll_version: int, verdict: str,
-                      reason: str, actor: str, final: int | None = None,
-                      result: str | None = None) -> None:
-        """Record the director's ruling on the roll `roll` (as secret as the roll is)."""
-        audit.check_ruling(verdict, reason, final, result)
-        self._record(audit.RulingRecorded, actor, secret_for=roll.get("secret_for"),
-                     key=roll["key"], roll_version=roll_version, verdict=verdict,
-                     reason=reason, side=roll["side"], final=final, result=result)
-
     def parts(self) -> dict[str, Part]:
         """The campaign's parts by name."""
         return {k: v for k, v in vars(self).items() if isinstance(v, Part)}

@@ -64,6 +64,9 @@ def check_undo(phase: str, version: int, to_version: int, reason: str,
     if phase == "ended":
         raise RuleViolation("the CG has ended and every secret is open: it cannot be "
                             "undone")
+    if to_version == version or version == 1:
+        raise InvalidCommand(f"the campaign is at version {version}: there is nothing to "
+                             "undo", field="to_version")
     if not 1 <= to_version < version:
         raise InvalidCommand(f"to_version is a version from 1 to {version - 1}",
                              field="to_version")
@@ -114,30 +117,37 @@ def reroll_fields(epochs: dict[str, int], roll: dict[str, Any], reason: str) -> 
 
 
 class RulingRecorded(CampaignEvent):
-    """The director's ruling on a disputed roll: upheld, or a correction and why."""
+    """The director's ruling on a disputed roll (or on the record): upheld, or a
+    correction and why. Public: on a secret roll, what would tell the secret (its key,
+    corrected Final roll, result, DRM) is in a RulingSealed beside it."""
 
-    key: str
-    roll_version: int
+    key: str | None
+    roll_version: int | None
     verdict: str
     reason: str
     side: str
     final: int | None = None  # the corrected Final roll, if the correction names one
     result: str | None = None  # the corrected result
+    drm: list[dict[str, Any]] | None = None  # the DRM the ruling gives the roll
+    corrections: list[str] | None = None  # the kinds of the corrections applied after it
+    disputed_by: str | None = None  # the side that disputed the roll
+    secret_roll: bool = False  # the roll is secret: its particulars are sealed
 
     def apply(self, campaign: Any) -> None:
         """A ruling is a record beside the roll; the campaign's state does not move."""
 
 
-def check_ruling(verdict: str, reason: str, final: int | None, result: str | None) -> None:
-    """A ruling upholds a roll as it is, or corrects its Final roll or result; with a
-    reason either way."""
+def check_ruling(verdict: str, reason: str, final: int | None, result: str | None,
+                 corrects: bool = False) -> None:
+    """A ruling upholds a roll as it is, or corrects its Final roll, result or DRM, or
+    the record (`corrects`: it carries corrections or a DRM); with a reason either way."""
     if verdict not in VERDICTS:
         raise InvalidCommand(f"a ruling's verdict is one of {VERDICTS}", field="verdict")
     if not reason.strip():
         raise InvalidCommand("a ruling gives its reason", field="reason")
-    if verdict == "upheld" and (final is not None or result is not None):
-        raise InvalidCommand("an upheld roll keeps its Final roll and result",
-                             field="verdict")
-    if verdict == "corrected" and final is None and result is None:
-        raise InvalidCommand("a correction names the corrected Final roll or result",
-                             field="final")
+    if verdict == "upheld" and (final is not None or result is not None or corrects):
+        raise InvalidCommand("an upheld roll keeps its Final roll and result, and the "
+                             "record stands", field="verdict")
+    if verdict == "corrected" and final is None and result is None and not corrects:
+        raise InvalidCommand("a correction names the corrected Final roll, result, DRM or "
+                             "corrections", field="final")

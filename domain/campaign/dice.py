@@ -46,6 +46,27 @@ class Dice(Part):
         return roll_key(cg_date, step, table, side, ordinal,
                         self.epochs.get(f"{prefix}/{ordinal}", 0))
 
+    def authorizations(self) -> dict[str, dict[str, Any]]:
+        """The rolls a director's ruling allows outside their step, by table/side/subject:
+        the slot a voided roll re-rolls (with its step), or none for a missed roll (kept
+        only once a ruling gives one, so a campaign that has none keeps its shape)."""
+        return self.__dict__.setdefault("authorized", {})
+
+    def is_authorized(self, table: str, side: str, subject: str) -> bool:
+        """Whether a ruling has authorized a roll of the table for that side and subject."""
+        return f"{table}/{side}/{subject}" in self.__dict__.get("authorized", {})
+
+    def authorized_key(self, cg_date: str, step: str, table: str, side: str,
+                       subject: str) -> tuple[str, str] | None:
+        """The key and step of a roll a ruling authorized (None: no ruling did)."""
+        allowed = self.__dict__.get("authorized", {}).get(f"{table}/{side}/{subject}")
+        if allowed is None:
+            return None
+        slot = allowed["slot"]
+        if slot is None:  # a missed roll: keyed as any roll made now
+            return self.next_key(cg_date, step, table, side), step
+        return f"{slot}/{self.epochs.get(slot, 0)}", allowed["step"]
+
     def rolled(self, table: str, side: str) -> int:
         """How many times the side has rolled the table on this CG Date."""
         return self.rolls_today.get(f"{table}/{side}", 0)
@@ -125,8 +146,11 @@ class DiceRolled(CampaignEvent):
 
     def apply(self, campaign: Any) -> None:
         dice: Dice = campaign.dice
-        prefix = self.key.rsplit("/", 2)[0]
-        dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1
+        allowed = dice.__dict__.get("authorized", {}).pop(
+            f"{self.table}/{self.side}/{self.subject}", None)
+        if allowed is None or allowed["slot"] is None:  # a voided roll's slot is counted
+            prefix = self.key.rsplit("/", 2)[0]
+            dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1
         tally = f"{self.table}/{self.side}"
         dice.rolls_today[tally] = dice.rolls_today.get(tally, 0) + 1
         dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 0) + 1

@@ -285,7 +285,9 @@ class RGPurchased(CampaignEvent):
         for tally in (purchases.rg_total[self.side], purchases.rg_today[self.side]):
             for key in keys:
                 tally[key] = tally.get(key, 0) + 1
-        purchases.lines.append(line_of(self.side, self.rg, self.kg, self.cg_date))
+        # Its cost, so a ruling can amend it with the CPP difference.
+        purchases.lines.append(line_of(self.side, self.rg, self.kg, self.cg_date) |
+                               {"cost": self.cost})
 
 
 class RGReceived(CampaignEvent):

@@ -26,7 +26,9 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     side = campaign.check_side(command.side)
     table = module.table(command.table)
     step = reph.step or reph.phase
-    key = campaign.dice.next_key(reph.cg_date, step, table.id, side)
+    # A roll a director's ruling authorized (a voided roll's, a missed one) is made now.
+    allowed = campaign.dice.authorized_key(reph.cg_date, step, table.id, side, command.subject)
+    key, step = allowed or (campaign.dice.next_key(reph.cg_date, step, table.id, side), step)
     dice = campaign.dice.dice(key, table.roll, command.dice)
     subject = subject_facts(campaign, side, command.purchase, None)
     derived = derived_drm(table, subject)
@@ -35,13 +37,9 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
         drm.append({"id": None, "value": sum(dice) // 2 - sum(dice),
                     "reason": "CG Balance: DR halved (FRD)", "rule": module.balance_rule,
                     "auto": True})
-    reph.check_in_step([s for s in module.steps if table.id in s.tables],
-                       f"table {table.id} ({table.title})")
+    if allowed is None:
+        _check_step(campaign, table)
     check_when(campaign, table, side)
-    for first in table.after:  # an order within the step, not a reason to skip the roll
-        if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
-            raise RuleViolation(f"table {table.id} is rolled after table {first} on "
-                                "this CG Date", rule=table.rule)
     base = cpp_base(campaign, table, side)
     cost = _cost(campaign, table, side, drm)
     target = determination.check_link(module, campaign.purchases, table, side, reph.cg_date,
@@ -74,6 +72,16 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
             campaign._record(event_class, actor, cause=cause, rule=table.rule,
                              cg_date=reph.cg_date, **fields)
     results.rolled(campaign, table, final, actor)  # who sets up, moves first (3.6213, 3.623)
+
+
+def _check_step(campaign: Campaign, table: Table) -> None:
+    """A table is rolled in its step, after the tables it follows on this CG Date."""
+    campaign.reph.check_in_step([s for s in campaign.rules.steps if table.id in s.tables],
+                                f"table {table.id} ({table.title})")
+    for first in table.after:  # an order within the step, not a reason to skip the roll
+        if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
+            raise RuleViolation(f"table {table.id} is rolled after table {first} on "
+                                "this CG Date", rule=table.rule)
 
 
 def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:

@@ -404,6 +404,28 @@ def test_the_forms_and_report_with_json_are_json_and_refusals_too(db: str) -> No
     assert unknown.exit_code == 2 and json.loads(unknown.stdout)["error"]["code"] == "not_found"
 
 
+def test_a_director_corrects_by_ruling_and_dry_runs_an_undo(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "Rulings",
+                    "--db", db)
+    campaign = str(created["id"])  # type: ignore[index]
+    start = refit("status", campaign, "--db", db)
+    ruled = refit("ruling", campaign, "--verdict", "corrected", "--reason", "CPP misread",
+                  "--correction", '{"kind": "adjust", "side": "German", "pool": "cpp", '
+                  '"amount": 2, "reason": "the chart was misread"}', "--db", db)
+    assert [e["type"] for e in ruled["events"]] == ["RulingRecorded", "PointsCorrected"]  # type: ignore[index]
+    after = refit("status", campaign, "--db", db)
+    assert after["sides"]["German"]["cpp"] == start["sides"]["German"]["cpp"] + 2  # type: ignore[index]
+    plan = refit("undo", campaign, "--to-version", str(start["version"]), "--reason", "x",  # type: ignore[index]
+                 "--dry-run", "--db", db)
+    assert plan["event_types"] == {"RulingRecorded": 1, "PointsCorrected": 1}  # type: ignore[index]
+    assert refit("status", campaign, "--db", db)["version"] == after["version"]  # type: ignore[index]
+    bad = runner.invoke(app, ["ruling", campaign, "--verdict", "corrected", "--reason", "x",
+                              "--correction", '{"kind": "adjust", "side": "German", '
+                              '"pool": "elr", "amount": 9, "reason": "x"}', "--db", db,
+                              "--json"])
+    assert bad.exit_code == 2 and "corrections[0].amount" in bad.stdout
+
+
 def test_campaign_new_cg_ii_starts_where_the_owners_cg_parameters_say(db: str) -> None:
     refit("module", "load", str(FIXTURE_PBR_CGS), "--db", db)  # PBr 3.52 (fictitious)
     created = refit("campaign", "new", "--module", "pbr", "--cg", "II", "--name", "Primosole",

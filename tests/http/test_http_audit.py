@@ -14,7 +14,14 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from infra.modules import install_file
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, auth, new_campaign, secrets_played, send
+from tests.helpers.http import (
+    ADMIN,
+    auth,
+    new_campaign,
+    secrets_played,
+    send,
+    without_module_data,
+)
 from tests.helpers.paths import FIXTURE_CHART
 
 
@@ -81,17 +88,18 @@ def test_the_other_side_cannot_audit_a_secret_roll_but_its_own_side_can(
     assert axis.status_code == 200 and axis.json()["rolls"][0]["subject"] == "Oblt.Secret"
 
 
-def test_a_ruling_on_a_secret_roll_is_hidden_from_the_other_side(client: TestClient) -> None:
+def test_a_ruling_on_a_secret_roll_is_open_but_not_the_roll(client: TestClient) -> None:
     campaign = secrets_played(client)
     key = axis_roll_key(client, campaign)
     path = f"/campaigns/{campaign['id']}"
     ruled = client.post(f"{path}/rulings", headers=auth(campaign["tokens"]["director"]),
                         json={"key": key, "verdict": "upheld", "reason": "Seen by both"})
     assert ruled.status_code == 200, ruled.text
-    for read in ("/events", "/rolls", "/report"):
+    for read in ("/events", "/rolls", "/report", "/export"):
         text = client.get(path + read,
                           headers=auth(campaign["tokens"]["sides"]["British"])).text
-        assert "Seen by both" not in text, read
+        text = without_module_data(text) if read == "/export" else text
+        assert "Seen by both" in text and key not in text and "T2" not in text, read
     axis = client.get(f"{path}/rolls", headers=auth(campaign["tokens"]["sides"]["Axis"]))
     assert axis.json()[-1]["rulings"][0]["reason"] == "Seen by both"
 
@@ -178,3 +186,69 @@ def test_a_deeply_nested_import_line_is_a_refusal(client: TestClient) -> None:
     body = b'{"format": "refit-export/1"}\n' + b"[" * 100_000 + b"]" * 100_000 + b"\n"
     answer = client.post("/campaigns/import", content=body, headers=auth(ADMIN))
     assert answer.status_code == 422, answer.text
+
+
+def test_a_ruling_on_a_secret_roll_shows_to_the_side_that_disputed_it(
+        client: TestClient) -> None:
+    campaign = secrets_played(client)
+    key = axis_roll_key(client, campaign)
+    path = f"/campaigns/{campaign['id']}"
+    director = auth(campaign["tokens"]["director"])
+    british = auth(campaign["tokens"]["sides"]["British"])
+    version = client.get(f"{path}/rolls", headers=director).json()[-1]["version"]
+    ruled = client.post(f"{path}/rulings", headers=director, json={
+        "key": key, "verdict": "corrected", "reason": "a DRM was left out",
+        "drm": [{"value": -2, "reason": "the Bocage -2"}], "disputed_by": "British",
+        "corrections": [{"kind": "adjust", "side": "Axis", "pool": "cpp", "amount": -3,
+                         "reason": "the roll gave too many"}]})
+    assert ruled.status_code == 200, ruled.text
+    row = client.get(f"{path}/rolls", headers=british).json()[-1]
+    assert row["hidden"] and row["rulings"][0]["reason"] == "a DRM was left out"
+    assert row["rulings"][0]["corrections"] == ["adjust"] and "drm" not in row["rulings"][0]
+    audit = client.get(f"{path}/rolls/audit", params={"version": version}, headers=british)
+    assert audit.status_code == 200, audit.text
+    assert audit.json()["rulings"][0]["changed"][0]["sealed"] is True
+    assert "Oblt.Secret" not in audit.text and "Bocage" not in audit.text
+    for read in ("events", "export"):
+        text = client.get(f"{path}/{read}", headers=british).text
+        assert "a DRM was left out" in text and "Oblt.Secret" not in text
+        assert '"amount":-3' not in text.replace(" ", "")
+    own = client.get(f"{path}/rolls/audit", params={"key": key},
+                     headers=auth(campaign["tokens"]["sides"]["Axis"])).json()
+    assert own["rulings"][0]["changed"][0]["amount"] == -3
+
+
+def test_a_bad_correction_is_a_422_naming_its_field(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    path = f"/campaigns/{campaign['id']}/rulings"
+    director = auth(campaign["tokens"]["director"])
+    head = client.get(f"/campaigns/{campaign['id']}", headers=director).json()["version"]
+    bad = client.post(path, headers=director, json={
+        "verdict": "corrected", "reason": "x", "corrections": [
+            {"kind": "adjust", "side": "Axis", "pool": "cpp", "amount": -9, "reason": "x"}]})
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "corrections[0].amount"
+    unknown = client.post(path, headers=director, json={
+        "verdict": "corrected", "reason": "x", "corrections": [{"kind": "recount"}]})
+    assert unknown.status_code == 422
+    assert unknown.json()["error"]["field"] == "corrections[0].kind"
+    axis = client.post(path, headers=auth(campaign["tokens"]["sides"]["Axis"]), json={
+        "verdict": "corrected", "reason": "x", "corrections": [
+            {"kind": "adjust", "side": "Axis", "pool": "cpp", "amount": 9, "reason": "x"}]})
+    assert axis.status_code == 403  # corrections are the director's
+    assert client.get(f"/campaigns/{campaign['id']}", headers=director).json()["version"] == head
+
+
+def test_an_undo_dry_run_lists_and_appends_nothing(client: TestClient) -> None:
+    campaign = secrets_played(client)
+    path = f"/campaigns/{campaign['id']}"
+    director = auth(campaign["tokens"]["director"])
+    head = client.get(path, headers=director).json()["version"]
+    plan = client.post(f"{path}/undo", headers=director,
+                       json={"to_version": 2, "reason": "x", "dry_run": True})
+    assert plan.status_code == 200, plan.text
+    assert plan.json()["versions"] == list(range(3, head + 1))
+    assert plan.json()["rolls"][0]["subject"] == "Oblt.Secret"
+    assert client.get(path, headers=director).json()["version"] == head
+    nothing = client.post(f"{path}/undo", headers=director,
+                          json={"to_version": head, "reason": "x", "dry_run": True})
+    assert nothing.status_code == 422 and "nothing to undo" in nothing.text

@@ -91,15 +91,79 @@ def test_a_ruling_stands_beside_the_roll_it_rules_on(refit: Refit) -> None:
     campaign = at_9_616(refit)
     key = roll(refit, campaign, "German")
     refit.audit.record_ruling(campaign, key, "corrected", "the +1 DRM was missed", "director",
-                        final=9)
+                              final=9)
     (row,) = [r for r in refit.reads.rolls(campaign, viewer="German") if r.key == key]
     assert row.rulings[0]["verdict"] == "corrected" and row.rulings[0]["final"] == 9
     assert refit.audit.roll_audit(campaign, key, None).rulings[0]["reason"] == \
         "the +1 DRM was missed"
-    hidden = [r for r in refit.reads.rolls(campaign, viewer="British") if r.hidden]
-    assert hidden and all(r.rulings == [] for r in hidden)  # as secret as its roll
-    events = list(refit.reads.history(campaign, "British"))
-    assert events[-1]["type"] == "RulingRecorded" and "reason" not in events[-1]["data"]
+
+
+def british_roll_disputed_by_the_germans(refit: Refit) -> tuple[UUID, str, int]:
+    """The British make their secret 9.6162 DR; the Germans dispute it, and the director
+    rules a DRM was missed and takes the CPP it gave too many."""
+    campaign = at_9_616(refit)
+    key = roll(refit, campaign, "British")
+    version = next(r.version for r in refit.reads.rolls(campaign) if r.key == key)
+    refit.audit.record_ruling(
+        campaign, key, "corrected", "a -1 DRM was left out of the British DR", "director",
+        drm=[{"value": -1, "reason": "left out"}], disputed_by="German",
+        corrections=[{"kind": "adjust", "side": "British", "pool": "cpp", "amount": -1,
+                      "reason": "the DR was one too high", "rule": "9.6162"}])
+    return campaign, key, version
+
+
+def test_a_ruling_on_a_secret_roll_is_open_to_the_side_that_disputed_it(
+        refit: Refit) -> None:
+    campaign, key, version = british_roll_disputed_by_the_germans(refit)
+    (row,) = [r for r in refit.reads.rolls(campaign, viewer="German") if r.version == version]
+    assert row.hidden and row.key is None
+    (ruling,) = row.rulings
+    assert ruling["verdict"] == "corrected" and ruling["corrections"] == ["adjust"]
+    assert ruling["reason"] == "a -1 DRM was left out of the British DR"
+    assert ruling["disputed_by"] == "German" and "final" not in ruling and "drm" not in ruling
+    audit = refit.audit.roll_audit(campaign, None, "German", version=version)
+    assert audit.key is None and audit.rolls == [] and audit.sealed[0].side == "British"
+    (seen,) = audit.rulings
+    assert seen["reason"] == ruling["reason"] and seen["final"] is None
+    assert seen["changed"] == [{"kind": "adjust", "version": seen["version"] + 2,
+                                "side": "British", "sealed": True}]
+    with pytest.raises(InvalidCommand, match="no roll with key"):
+        refit.audit.roll_audit(campaign, key, "German")  # its key stays sealed
+
+
+def test_a_ruling_s_figures_on_a_secret_roll_stay_with_its_side_and_the_director(
+        refit: Refit) -> None:
+    campaign, key, _ = british_roll_disputed_by_the_germans(refit)
+    for viewer in ("British", None):
+        audit = refit.audit.roll_audit(campaign, key, viewer)
+        (ruling,) = audit.rulings
+        made = audit.rolls[0]
+        assert ruling["final"] == made.original - 1 and ruling["drm"][0]["by"] == "ruling"
+        (changed,) = ruling["changed"]
+        assert (changed["pool"], changed["amount"], changed["rule"]) == ("cpp", -1, "9.6162")
+        assert changed["after"] == changed["before"] - 1
+        row = next(r for r in refit.reads.rolls(campaign, viewer=viewer) if r.key == key)
+        assert row.rulings[0]["final"] == made.original - 1
+        by_version = refit.audit.roll_audit(campaign, None, viewer, version=row.version)
+        assert by_version.key == key and by_version.rulings == audit.rulings
+
+
+def test_every_read_path_keeps_a_ruling_s_figures_from_the_opponent(refit: Refit) -> None:
+    campaign, _, _ = british_roll_disputed_by_the_germans(refit)
+    for viewer in ("German", "observer"):
+        assert refit.reads.status(campaign, viewer=viewer).sides["British"]["cpp"] is None
+        events = [e for e in refit.reads.history(campaign, viewer)
+                  if e["type"] in ("RulingRecorded", "RulingSealed", "PointsCorrected")]
+        public, sealed, corrected = events
+        assert public["data"]["reason"] == "a -1 DRM was left out of the British DR"
+        assert public["data"]["key"] is None and public["data"]["final"] is None
+        assert sealed.get("redacted") and corrected.get("redacted")
+        exported = [line for line in refit.transfer.export(campaign, viewer)
+                    if line.get("type") == "PointsCorrected"]
+        assert exported and "amount" not in exported[0]["data"]
+    british = refit.reads.status(campaign, viewer="British").sides["British"]["cpp"]
+    assert british == refit.store.campaign(campaign).points.cpp["British"]
+    assert refit.reads.verify(campaign, "German").ok and refit.reads.verify(campaign).ok
 
 
 @pytest.mark.parametrize(("verdict", "final", "field"), [

@@ -125,14 +125,48 @@ def test_an_undo_across_a_cg_date_goes_back_to_the_earlier_date(refit: Refit) ->
     assert refit.reads.verify(campaign).ok
 
 
-def test_undo_to_the_start_of_a_step_undoes_that_step_and_all_after(refit: Refit) -> None:
+def test_an_undo_to_a_step_reads_it_as_as_of_does_after_that_step(refit: Refit) -> None:
     campaign = at_9_617(refit)
-    entered = next(r for r in refit.store.records(campaign)
-                   if r["type"] == "StepAdvanced" and r["data"]["step"] == "9.617")["version"]
+    after_9_616 = refit.views.version_at(campaign, "18AM/9.616")
     mistakes(refit, campaign)
-    refit.audit.undo(campaign, "redo 9.617", "director", to_step="18AM/9.617")
-    assert forms(refit, campaign) == forms(refit, campaign, as_of=entered - 1)
-    assert refit.store.campaign(campaign).reph.step == "9.616"
+    done = refit.audit.undo(campaign, "redo 9.617", "director", to_step="18AM/9.616")
+    assert done.events[0]["data"]["to_version"] == after_9_616
+    assert forms(refit, campaign) == forms(refit, campaign, as_of="18AM/9.616")
+    assert refit.store.campaign(campaign).reph.step == "9.617"  # 9.616 stays complete
+
+
+def test_an_undo_to_the_version_the_campaign_is_at_has_nothing_to_undo(refit: Refit) -> None:
+    campaign = at_9_617(refit)
+    head = refit.store.campaign(campaign).version
+    with pytest.raises(InvalidCommand, match=f"at version {head}: there is nothing to undo"):
+        refit.audit.undo(campaign, "x", "director", to_version=head)
+    with pytest.raises(InvalidCommand, match="nothing to undo") as refused:
+        refit.audit.undo(campaign, "x", "director", to_step="18AM/9.616")
+    assert refused.value.field == "to_step"
+    assert refit.store.campaign(campaign).version == head
+
+
+def test_a_dry_run_lists_what_an_undo_would_remove_and_appends_nothing(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "Dry run")
+    to_reph_step(refit, campaign, "9.616")
+    target = refit.store.campaign(campaign).version
+    rolled = do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British"})
+    mistakes_after = do(refit, campaign, {"type": "change_control", "location": "A1",
+                                          "side": "German"})
+    head = refit.store.campaign(campaign).version
+    plan = refit.audit.undo_plan(campaign, "rolled too soon", to_version=target)
+    assert (plan.to_version, plan.head, plan.events) == (target, head, head - target)
+    assert plan.versions == list(range(target + 1, head + 1))
+    assert plan.event_types["DiceRolled"] == 1 and plan.event_types["ControlChanged"] == 1
+    (roll,) = plan.rolls
+    assert roll["key"] == rolled.events[0]["data"]["key"] and roll["rule"] == "9.6162"
+    assert "subject" in roll and mistakes_after.version == head
+    assert refit.store.campaign(campaign).version == head  # nothing appended
+    german = refit.audit.undo_plan(campaign, "x", to_version=target, viewer="German")
+    assert german.rolls == [{"version": roll["version"], "side": "British"}]  # secret DR
+    with pytest.raises(InvalidCommand) as refused:
+        refit.audit.undo_plan(campaign, "x", to_version=head)
+    assert refused.value.field == "to_version"
 
 
 def test_as_of_a_step_answers_as_the_campaign_stood_after_it(refit: Refit) -> None:
@@ -248,8 +282,9 @@ def test_steps_are_found_even_in_a_view_folded_before_it_kept_them(refit: Refit)
     with datastore.transaction(commit=True) as cursor:
         cursor.execute(f"DELETE FROM {table} WHERE kind = 'step'")
     assert refit.views.version_at(campaign, "18AM/9.616") == left
-    refit.audit.undo(campaign, "again", "director", to_step="18AM/9.617")
-    assert refit.store.campaign(campaign).reph.step == "9.616"
+    mistakes(refit, campaign)
+    refit.audit.undo(campaign, "again", "director", to_step="18AM/9.616")
+    assert refit.store.campaign(campaign).reph.step == "9.617"
 
 
 def test_the_view_keeps_checkpoints_that_answer_as_a_fold_from_the_start(
@@ -288,7 +323,7 @@ def test_an_undo_to_a_step_turns_back_the_whole_advance_that_entered_it(refit: R
     do(refit, campaign, {"type": "advance"})  # leaving 9.617 halves unspent CPP FRU
     halved = refit.reads.status(campaign).sides["German"]["cpp"]
     assert halved == (unspent + 1) // 2
-    refit.audit.undo(campaign, "9.617 not done", "director", to_step="18AM/9.618")
+    refit.audit.undo(campaign, "9.617 not done", "director", to_step="18AM/9.616")
     assert refit.store.campaign(campaign).reph.step == "9.617"
     assert refit.reads.status(campaign).sides["German"]["cpp"] == unspent
     do(refit, campaign, {"type": "advance"})
@@ -347,7 +382,7 @@ def test_an_undo_says_which_of_its_fields_is_wrong(refit: Refit) -> None:
              ({"to_version": 1, "to_step": first_step}, "to_version",
               "not both to_version and to_step"),
              ({"to_step": "garbage"}, "to_step", "CGDATE/STEP"),
-             ({"to_step": first_step}, "to_step", "no earlier point")]
+             ({"to_step": first_step}, "to_step", "nothing to undo")]
     for given, field, said in cases:
         with pytest.raises(InvalidCommand) as refused:
             refit.audit.undo(campaign, "x", "director", **given)
