@@ -10,7 +10,10 @@ from typing import Any
 from uuid import UUID
 
 from domain import commands as cmd
+from domain.campaign import Campaign
+from domain.campaign.guide import guide
 from domain.errors import RuleViolation
+from domain.subjects import parse_subject
 from infra.application import Refit
 from infra.results import Tokens
 
@@ -32,6 +35,20 @@ LEADER_DRM = {
 FIRST_LEADER_DRM = {(AXIS, "I4"): (-4, "1st Signal Coy RG Leader Roll")}
 
 
+def _leader_drm(state: Campaign, work: dict[str, Any]) -> list[dict[str, Any]]:
+    """The 3.6183 DRM the demo's RG roll with (the player supplies them)."""
+    subject = parse_subject(work["subject"])
+    if subject.kind != "leader" or subject.line is None:
+        return []
+    line = state.purchases.lines[subject.line - 1]
+    drm = [{"value": v, "reason": r} for v, r in LEADER_DRM.get((line["side"], line["rg"]),
+                                                                [])]
+    if line["strength"] == "D":
+        drm.append({"value": 1, "reason": "Depleted RG"})
+    first = FIRST_LEADER_DRM.get((line["side"], line["rg"])) if subject.slot == 1 else None
+    return drm + ([{"value": first[0], "reason": first[1]}] if first else [])
+
+
 class Director:
     """Runs one campaign's commands in the director's name."""
 
@@ -45,49 +62,30 @@ class Director:
     def to(self, step: str | None) -> None:
         """Complete RePh steps, with the rolls each requires, until `step` (None: play)."""
         for _ in range(40):
-            state = self.refit.store.campaign(self.campaign)
-            if state.reph.step == step:
+            if self.refit.store.campaign(self.campaign).reph.step == step:
                 return
-            for table, side, purchase in state.missing_rolls():
-                self.do(type="roll", table=table, side=side, purchase=purchase)
+            self.roll_due()
             self.do(type="advance")
         raise RuntimeError(f"the demo never reached step {step}")
 
     def settle(self) -> None:
         """3.618 for today's RG: strength, a Depleted RG's SW dr, each Leader Table roll."""
         self.to("3.618")
-        for table, side, purchase in self.refit.store.campaign(self.campaign).missing_rolls():
-            self.do(type="roll", table=table, side=side, purchase=purchase)
-        state = self.refit.store.campaign(self.campaign)
-        module = state.rules
-        for number, line in enumerate(state.purchases.lines, 1):
-            if line["cg_date"] != state.reph.cg_date or line["given"]:
-                continue
-            self._sw_rolls(module, number, line)
-            self._leader_rolls(module, number, line)
+        self.roll_due()
 
-    def _sw_rolls(self, module: Any, number: int, line: dict[str, Any]) -> None:
-        chart = module.sw_charts.get(line["side"])
-        for allotment in chart.rows.get(line["rg"], []) if chart else []:
-            if line["strength"] == "F" and allotment.full is None:
-                continue  # a Full RG receives it without a dr
-            for _ in range(allotment.count):
-                self.do(type="roll", table="3.6182", side=line["side"], purchase=number,
-                        subject=allotment.sw)
-
-    def _leader_rolls(self, module: Any, number: int, line: dict[str, Any]) -> None:
-        table = "3.6183-armor" if line["rg"].startswith("V") else "3.6183-personnel"
-        if line["rg"] not in (module.table(table).for_rgs or []):
-            return
-        drm = [{"value": v, "reason": r} for v, r in LEADER_DRM.get((line["side"], line["rg"]),
-                                                                    [])]
-        if line["strength"] == "D":
-            drm.append({"value": 1, "reason": "Depleted RG"})
-        row = module.chart_row(line["side"], line["rg"])
-        for index in range(row.leader_rolls if row is not None else 1):
-            first = FIRST_LEADER_DRM.get((line["side"], line["rg"])) if index == 0 else None
-            self.do(type="roll", table=table, side=line["side"], purchase=number,
-                    drm=drm + ([{"value": first[0], "reason": first[1]}] if first else []))
+    def roll_due(self) -> None:
+        """Every roll the guide lists as due, for its subject, until none is (a Depleted
+        RG's SW dr follow its strength; 3.6182 may call for the whole RG again)."""
+        for _ in range(20):
+            state = self.refit.store.campaign(self.campaign)
+            due = [(side, work) for side, part in guide(state, None)["sides"].items()
+                   for work in part["due"]]
+            if not due:
+                return
+            for side, work in due:
+                self.do(type="roll", table=work["table"], side=side,
+                        subject=work["subject"], drm=_leader_drm(state, work))
+        raise RuntimeError("the demo's rolls never stopped being due")
 
     def chits(self, axis: str, british: str) -> None:
         """Both Initiative chits (3.6212)."""

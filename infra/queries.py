@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
+from domain.campaign.guide import guide
 from domain.errors import CampaignNotFound
 from domain.history import redacted
 from domain.verify import VerifyReport, verify_records
@@ -66,13 +67,21 @@ class Queries:
         state = self.store.campaign(campaign_id, version=answer.version)
         answer.head_hash = state.head_hash
         module = state.rules
-        answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
-            f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
-            for table, side, number in state.missing_rolls()
-            if number is None or viewer in (None, side)]
+        # As the guide says it to this viewer: another side's RG lines are its secret (9.617).
+        answer.to_roll = [f"{work['table']} {side} for {work['subject']}"
+                          for side, part in guide(state, viewer)["sides"].items()
+                          for work in part["due"]]
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
         return answer
+
+    @exposed("/guide", "What each side must and may do now", "guide")
+    def guide(self, campaign_id: UUID, as_of: Point = None,
+              viewer: str | None = None) -> dict[str, Any]:
+        """The rolls due and optional per side, with their DRM, the purchases still open,
+        the sides done with the step, and what leaving it does (a side sees its own)."""
+        version = self.views.version_at(campaign_id, as_of)
+        return guide(self.store.campaign(campaign_id, version=version), viewer)
 
     @exposed("/roster", "The CG Roster", "roster")
     def roster(self, campaign_id: UUID, as_of: Point = None,

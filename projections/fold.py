@@ -471,6 +471,8 @@ NOT_FOLDED: dict[str, str] = {
     "CPPForgone": "the CPP forgone show in the CPPCredited of the Base # it lowers (3.616)",
     "OnMapRecorded": "a note commands are checked against (3.6212 *), on no form",
     "ScenarioEnded": "the StepAdvanced recorded with it ends the scenario on the forms",
+    "StepDoneBySide": "a side's part of a step is the guide's to show (read from the "
+                      "campaign); the forms show the step when it is left",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
     "Undone": "the views turn their rows back to its target (projections/runner.py), and "
               "a fold of the log skips what it undid",

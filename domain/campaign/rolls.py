@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import determination
+from domain.campaign import determination, slots
 from domain.campaign.dice import DiceRolled
 from domain.campaign.points import CPPCredited, CPPSpent
 from domain.campaign.scenario import CONDITIONS, ReconRolled, ScenarioRecorded
@@ -38,30 +38,30 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     side = campaign.check_side(command.side)
     table = module.table(command.table)
     step = reph.step or reph.phase
-    key = campaign.dice.next_key(reph.cg_date, step, table.id, side)
+    reph.check_in_step([s for s in module.steps if table.id in s.tables],
+                       f"table {table.id} ({table.title})")
+    check_when(campaign, table, side)
+    checked = slots.check_subject(campaign, table, side, command.subject)
+    key = campaign.dice.key(checked.slot)
     dice = campaign.dice.dice(key, table.roll, command.dice)
     drm = derived_drm(table, side, module.date(reph.cg_date), facts(campaign, side)) + \
         situational_drm(table, side, command.drm)
     if table.halved_by_balance and side == campaign.balance:  # the DR halved, FRD (8.31)
         drm.append({"value": sum(dice) // 2 - sum(dice), "reason": "CG Balance: DR halved "
                     "(FRD)", "rule": module.balance_rule, "auto": True})
-    reph.check_in_step([s for s in module.steps if table.id in s.tables],
-                       f"table {table.id} ({table.title})")
-    check_when(campaign, table, side)
     for first in table.after:  # an order within the step, not a reason to skip the roll
         if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
             raise RuleViolation(f"table {table.id} is rolled after table {first} on "
                                 "this CG Date", rule=table.rule)
     base = cpp_base(campaign, table, side)
     cost = _cost(campaign, table, side, drm)
-    target = determination.check_link(module, campaign.purchases, table, side, reph.cg_date,
-                                      command)
+    target = slots.sw_target(campaign, table, checked, command.target)
     final = sum(dice) + sum(item["value"] for item in drm)
     result = table.result(final, target)
     band = table.band(final)
     effects = [campaign.points.effect(module.levels, effect, side, table) for effect in
                (band.effects if band is not None else [])]
-    secret_for = side if _secret(campaign, table, command) else None
+    secret_for = side if _secret(campaign, table, command, checked) else None
     campaign._record(
         DiceRolled, actor, secret_for=secret_for,
         side=side, key=key, table=table.id, rule=table.rule, title=table.title,
@@ -72,11 +72,11 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     _credit_and_spend(campaign, table, side, base, final, cost, actor)
     _write_result(campaign, table, side, final, result, command, actor)
     value = band.records if band is not None and band.records is not None else result
-    if command.purchase is not None:
-        line = campaign.purchases.lines[command.purchase - 1]
+    if checked.number is not None:
+        line = campaign.purchases.lines[checked.number - 1]
         campaign._record(determination.RGDetermined, actor, secret_for=line["side"],
-                         side=line["side"], purchase=command.purchase,
-                         **determination.by_roll(module, table, line, command, value))
+                         side=line["side"], purchase=checked.number,
+                         **determination.by_roll(module, table, line, checked.item, value))
     # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice.
     cause = f"{table.id} {table.title}" + ("" if secret_for else f": Final {final}, {result}")
     for event_class, fields in effects:
@@ -85,7 +85,8 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
                              cg_date=reph.cg_date, **fields)
 
 
-def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:
+def _secret(campaign: Campaign, table: Table, command: cmd.Roll,
+            checked: slots.Checked) -> bool:
     """Whether the roll is sealed: a secret table, or one that tells a secret."""
     # A roll for an RG tells of a secret purchase (9.617): it is as secret as the RG.
     if table.open_roll and command.secret:
@@ -94,7 +95,7 @@ def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:
     # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount;
     # one that only a secret roll's result calls for tells that result (3.613 †).
     follows = table.follows
-    return table.secret or command.secret or command.purchase is not None or \
+    return table.secret or command.secret or checked.number is not None or \
         table.credits_cpp or table.credits_roll or \
         (follows is not None and campaign.rules.table(follows.table).secret)
 

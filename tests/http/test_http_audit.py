@@ -78,7 +78,7 @@ def test_the_other_side_cannot_audit_a_secret_roll_but_its_own_side_can(
     assert british.status_code == 422 and "Oblt.Secret" not in british.text
     axis = client.get(path, params={"key": key},
                       headers=auth(campaign["tokens"]["sides"]["Axis"]))
-    assert axis.status_code == 200 and axis.json()["rolls"][0]["subject"] == "Oblt.Secret"
+    assert axis.status_code == 200 and axis.json()["rolls"][0]["subject"] == "unit:Oblt.Secret"
 
 
 def test_a_ruling_on_a_secret_roll_is_hidden_from_the_other_side(client: TestClient) -> None:

@@ -27,7 +27,7 @@ def secret_acts(refit: Refit) -> UUID:
     do(refit, campaign, {"type": "purchase_fortification", "side": "Axis", "amount": 2,
                          "reason": "Foxhole (2-squad)", "rule": "3.619"})
     do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": True,
-                         "subject": "Oblt. Secret"})
+                         "subject": "unit:Oblt.Secret"})
     to_reph_step(refit, campaign, "3.621")  # 14PM: chits come after the Initial Scenario
     do(refit, campaign, {"type": "select_initiative", "side": "Axis", "chit": "attack"})
     return campaign
