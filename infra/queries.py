@@ -68,7 +68,8 @@ class Queries:
         answer.head_hash = state.head_hash
         module = state.rules
         # As the guide says it to this viewer: another side's RG lines are its secret (9.617).
-        answer.to_roll = [f"{work['table']} {side} for {work['subject']}"
+        answer.to_roll = [f"{work['table']} {side}" + ("" if work["subject"] == "step" else
+                                                       f" for {work['subject']}")
                           for side, part in guide(state, viewer)["sides"].items()
                           for work in part["due"]]
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)

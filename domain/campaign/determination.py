@@ -90,7 +90,7 @@ def _not_determined(module: Module, table: Table, line: dict[str, Any], number: 
     allowed = row.leader_rolls if row is not None else 1
     if kind == "leader" and line.get("leader_rolls", 0) >= allowed:
         refuse(f"has made its {allowed} Leader Table roll(s): {line['leader']}")
-    if kind == "strength" and row is not None and not row.units_depleted:
+    if kind == "strength" and (row is None or not row.units_depleted):
         refuse("is not subject to Depletion on the RG chart")
     if kind == "sw_type":
         item = next((a for a in allotments(module, line["side"], line["rg"])

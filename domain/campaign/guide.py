@@ -228,8 +228,10 @@ def due_refusal(campaign: Campaign, sides: list[str], viewer: str | None) -> str
     for side in sides:
         for work in due_rolls(campaign, side):
             own = viewer is None or viewer == side
-            subject = work["subject"] if own or work["subject"] == "step" else "its RG"
-            named.append(f"the {side} {work['table']} ({work['title']}) for {subject}")
+            what = f"the {side} {work['table']} ({work['title']})"
+            if work["subject"] != "step":  # another side's RG line is its secret (3.617)
+                what += f" for {work['subject']}" if own else " for an RG of its own"
+            named.append(what)
     if not named:
         return None
     return f"step {campaign.reph.step} is not complete: still due " + "; ".join(named)

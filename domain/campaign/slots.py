@@ -39,16 +39,16 @@ def check_subject(campaign: Campaign, table: Table, side: str, text: str) -> Che
         raise InvalidCommand(f"table {table.id} is rolled {FOR[kind]}, not for "
                              f"{text!r}", rule=table.rule, field="subject")
     slot = slot_key(campaign.reph.cg_date, table.id, side, subject)
+    number, item = subject.line, None
+    if number is not None:  # what the line's record says first: e.g. its strength known
+        line = own_line(campaign, table, side, number)
+        determination.check_line(campaign.rules, table, line, number, campaign.reph.cg_date)
     if campaign.dice.has_rolled(slot):
         raise RuleViolation(f"table {table.id} has been rolled for {text} by the {side} on "
                             f"{campaign.reph.cg_date}; only a director's re-roll rolls it "
                             "again", rule=table.rule)
-    if subject.line is None:
+    if number is None:
         return Checked(subject, slot)
-    number = subject.line
-    line = own_line(campaign, table, side, number)
-    determination.check_line(campaign.rules, table, line, number, campaign.reph.cg_date)
-    item = None
     if subject.kind == "leader":
         _check_leader(campaign, table, line, number, subject)
     if subject.kind == "sw":

@@ -7,7 +7,9 @@ from typing import Any
 from uuid import UUID
 
 from domain import commands as cmd
+from domain.campaign.determination import listed_sw
 from domain.campaign.guide import guide
+from domain.campaign.slots import sw_round
 from domain.errors import RefitError
 from domain.subjects import kind_of
 from infra.application import Refit
@@ -51,6 +53,27 @@ def guided_subject(refit: Refit, campaign: UUID, table: str, side: str) -> str:
     part = guide(state, None)["sides"].get(side, {"due": [], "optional": []})
     listed = [w["subject"] for w in part["due"] + part["optional"] if w.get("table") == table]
     return listed[0] if listed else "step"
+
+
+def rg_subject(refit: Refit, campaign: UUID, table: str, number: int,
+               sw: str | None = None, leader: int | None = None) -> str:
+    """The subject of a roll for RG line `number`: `rg:N`; its next leader roll (or the
+    `leader`-th); or, for a SW dr, the first listed SW named `sw` still to roll now."""
+    state = refit.store.campaign(campaign)
+    rules = state.rules.table(table)
+    kind = kind_of(rules)
+    line = state.purchases.lines[number - 1]
+    if kind == "leader":
+        return f"rg:{number}/leader:{leader or line.get('leader_rolls', 0) + 1}"
+    if kind != "sw":
+        return f"rg:{number}"
+    round_, due = sw_round(state, rules, line["side"], number, line)
+    listed = listed_sw(state.rules, line["side"], line["rg"])
+    names = {k: {listed[k - 1].sw, line["choices"].get(listed[k - 1].sw, "")}
+             | set(listed[k - 1].sw.split("/")) for k in range(1, len(listed) + 1)}
+    k = next((k for k in due if sw in names[k]),
+             next((k for k in names if sw in names[k]), 0))
+    return f"rg:{number}/sw:{k}" + (f"/round:{round_}" if round_ > 1 else "")
 
 
 def _per_unit(state: Any, table: str) -> bool:
