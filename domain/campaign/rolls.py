@@ -38,9 +38,6 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     side = campaign.check_side(command.side)
     table = module.table(command.table)
     step = reph.step or reph.phase
-    reph.check_in_step([s for s in module.steps if table.id in s.tables],
-                       f"table {table.id} ({table.title})")
-    check_when(campaign, table, side)
     checked = slots.check_subject(campaign, table, side, command.subject)
     key = campaign.dice.key(checked.slot)
     dice = campaign.dice.dice(key, table.roll, command.dice)
@@ -49,6 +46,9 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     if table.halved_by_balance and side == campaign.balance:  # the DR halved, FRD (8.31)
         drm.append({"value": sum(dice) // 2 - sum(dice), "reason": "CG Balance: DR halved "
                     "(FRD)", "rule": module.balance_rule, "auto": True})
+    reph.check_in_step([s for s in module.steps if table.id in s.tables],
+                       f"table {table.id} ({table.title})")
+    check_when(campaign, table, side)
     for first in table.after:  # an order within the step, not a reason to skip the roll
         if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
             raise RuleViolation(f"table {table.id} is rolled after table {first} on "

@@ -39,7 +39,7 @@ def do(refit: Refit, campaign: UUID, body: dict[str, Any],
        actor: str = "director") -> CommandResult:
     """Run a command given as its JSON body; a roll that names no subject is sent for the
     first one the guide lists for its table and side (a unit gets a label of its own)."""
-    if body.get("type") == "roll" and "subject" not in body:
+    if body.get("type") == "roll" and "subject" not in body and "table" in body:
         body = body | {"subject": guided_subject(refit, campaign, body["table"], body["side"])}
     return refit.commands.execute(campaign, cmd.parse_command(body), actor)
 
