@@ -42,15 +42,16 @@ def check_subject(campaign: Campaign, table: Table, side: str, text: str) -> Che
     number, item = subject.line, None
     if number is not None:  # what the line's record says first: e.g. its strength known
         line = own_line(campaign, table, side, number)
+        if subject.kind == "leader":
+            _check_leader(campaign, table, line, number, subject)
         determination.check_line(campaign.rules, table, line, number, campaign.reph.cg_date)
-    if campaign.dice.has_rolled(slot):
+    # (a once-per-date roll again is refused by its table's own condition: check_when)
+    if subject.kind != "step" and campaign.dice.has_rolled(slot):
         raise RuleViolation(f"table {table.id} has been rolled for {text} by the {side} on "
                             f"{campaign.reph.cg_date}; only a director's re-roll rolls it "
                             "again", rule=table.rule)
     if number is None:
         return Checked(subject, slot)
-    if subject.kind == "leader":
-        _check_leader(campaign, table, line, number, subject)
     if subject.kind == "sw":
         item = determination.sw_slot(campaign.rules, side, line, subject.slot or 0,
                                      table.rule)
