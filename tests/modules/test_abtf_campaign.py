@@ -14,7 +14,7 @@ from uuid import UUID
 import pytest
 
 from infra.application import Refit
-from tests.helpers.story import rg_subject, advance_to, do, load_abtf_owner_data
+from tests.helpers.story import advance_to, do, load_abtf_owner_data, rg_subject
 
 BRITISH, GERMAN = "British", "German"
 

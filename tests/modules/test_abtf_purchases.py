@@ -11,7 +11,7 @@ import pytest
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import rg_subject, advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.helpers.story import advance_to, do, load_abtf_owner_data, rg_subject, to_reph_step
 
 
 @pytest.fixture(autouse=True)

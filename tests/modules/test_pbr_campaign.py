@@ -14,7 +14,7 @@ import pytest
 from domain.errors import RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import rg_subject, advance_to, do
+from tests.helpers.story import advance_to, do, rg_subject
 
 AXIS, BRITISH = "Axis", "British"
 AIRBORNE = {"value": 1, "reason": "British Airlanding/Airborne"}

@@ -229,8 +229,8 @@ def test_a_shift_casualties_dr_is_as_secret_as_the_shift_dr_it_follows(
         client: TestClient) -> None:
     game = Game(client, dice="entered")
     game.past_the_initial_scenario_to("3.613")
-    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
-                        "subject": "unit:Lt.Wood", "dice": [5, 6]})  # Final 11: Shifted with Casualties
+    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",  # Final 11:
+                        "subject": "unit:Lt.Wood", "dice": [5, 6]})  # Shifted with Casualties
     game.ok("British", CASUALTIES)  # the subsequent dr (3.613 footnote)
 
     for role in ("Axis", "observer"):
