@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
-from domain.campaign.guide import guide
+from domain.campaign.guide import due_rolls, guide
 from domain.errors import CampaignNotFound
 from domain.history import redacted
 from domain.verify import VerifyReport, verify_records
@@ -67,11 +67,12 @@ class Queries:
         state = self.store.campaign(campaign_id, version=answer.version)
         answer.head_hash = state.head_hash
         module = state.rules
-        # As the guide says it to this viewer: another side's RG lines are its secret (9.617).
+        # The guide's due rolls: another side's RG lines are its secret (9.617), the rolls
+        # of the step itself are open to all (the RePh's pace is public).
         answer.to_roll = [f"{work['table']} {side}" + ("" if work["subject"] == "step" else
                                                        f" for {work['subject']}")
-                          for side, part in guide(state, viewer)["sides"].items()
-                          for work in part["due"]]
+                          for side in state.sides for work in due_rolls(state, side)
+                          if viewer in (None, side) or work["subject"] == "step"]
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
         return answer

@@ -339,3 +339,18 @@ def test_an_events_stored_state_carries_no_empty_idempotency_envelope(refit: Ref
     stored = [s.state for s in refit.store.recorder.select_events(campaign)]
     assert b"idempotency_key" not in bytes(stored[1])
     assert b'"k"' in bytes(stored[2]) or b"\\u001fk" in bytes(stored[2])
+
+
+def test_a_history_whose_keys_count_ordinals_per_step_still_verifies(refit: Refit) -> None:
+    campaign = rolled_campaign(refit, secret=False)
+    records = list(refit.store.records(campaign))
+    counted: dict[str, int] = {}
+    for version in rolls_at(refit, campaign):  # as campaigns made before subjects keyed them
+        data = records[version - 1]["data"]
+        prefix = f"{data['cg_date']}/{data['step']}/{data['table']}/{data['side']}"
+        counted[prefix] = counted.get(prefix, 0) + 1
+        data["key"] = f"{prefix}/{counted[prefix]}/0"
+    report = verify_records(_relinked(records))
+    assert report.ok, report
+    records[rolls_at(refit, campaign)[1] - 1]["data"]["key"] = "17N/9.610/9.6101/British/3/0"
+    assert "skips ahead" in str(verify_records(_relinked(records)).problem)
