@@ -201,7 +201,8 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
             {"id": m.id, "name": m.name, "cgs": sorted(m.cgs), "sides": m.sides,
              "calendar": [d.date for d in m.calendar],
              "steps": [s.model_dump() for s in m.steps], "tables": [t.id for t in m.tables],
-             "missing_tables": m.missing_tables()}
+             "missing_tables": m.missing_tables(),
+             "missing_cg_parameters": m.missing_cg_parameters()}
             for m in refit.store.modules.values()
         ]
 

@@ -102,7 +102,9 @@ def _created(rows: Rows, record: Record) -> None:
         "name": data["name"], "sides": sides, "dice": data["dice"],
         "seed_commitment": data["seed_commitment"], "seed": None,
         "cg_date": data["cg_date"], "phase": data["phase"], "step": data["step"],
-        "cpp": dict.fromkeys(sides, 0), "fpp": dict.fromkeys(sides, 0),
+        # The Initial Scenario's CPP and FPP, from the CG parameters
+        "cpp": {side: (data.get("cpp") or {}).get(side, 0) for side in sides},
+        "fpp": {side: (data.get("fpp") or {}).get(side, 0) for side in sides},
         "elr": {side: (data.get("elr") or {}).get(side) for side in sides},
         "san": {side: (data.get("san") or {}).get(side) for side in sides},
         "levels": dict(data.get("levels") or {}),
@@ -112,7 +114,10 @@ def _created(rows: Rows, record: Record) -> None:
         "created": _iso(record["timestamp"]), "version": record["version"],
     }
     _put_meta(rows, meta, record)
-    _put_roster(rows, _new_roster_row(meta, record["version"], meta["cpp"]))
+    row = _new_roster_row(meta, record["version"], meta["cpp"])
+    for side, cell in row["sides"].items():
+        cell["fpp"] = meta["fpp"][side]
+    _put_roster(rows, row)
 
 
 def _dice_rolled(rows: Rows, record: Record) -> None:
@@ -189,12 +194,18 @@ def _rg_purchased(rows: Rows, record: Record) -> None:
 
 def _rg_received(rows: Rows, record: Record) -> None:
     data = record["data"]
+    on_map = data.get("on_map")
+    mode = "paradrop" if data.get("paradrop") else \
+        None if on_map is None else "on_map" if on_map else "entry"
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], {
         "purchase": data["purchase"], "side": data["side"], "cg_date": data["cg_date"],
         "rg": data["rg"], "kg": data["kg"], "group_type": data["group_type"], "cpp": None,
-        "p": None, "r": None, "strength": None, "units": None, "sw": [], "leader": None,
-        "composition": None, "given": data["reason"], "version": record["version"],
-        "secret_for": data["side"],  # the RG Purchase Record is kept secretly (9.6172)
+        "p": None, "r": None, "strength": data.get("strength"), "units": None, "sw": [],
+        "leader": None, "composition": None, "given": data["reason"], "mode": mode,
+        "setup_area": data.get("setup_area"), "version": record["version"],
+        # Public as the OB is (3.6179); what the side's secret rolls find stays its own.
+        # Lines recorded before OB-given RGs were public stay sealed (9.6172).
+        "secret_for": data["side"] if record.get("sealed") else None,
     })
 
 

@@ -85,7 +85,8 @@ class PurchaseRow(BaseModel):
     leader: str | None = None
     composition: str | None = None
     given: str | None = None
-    mode: str | None = None  # entry, reserve, on_map (PBr 3.6175)
+    mode: str | None = None  # entry, reserve, on_map (PBr 3.6175); paradrop (OB-given)
+    setup_area: str | None = None  # as the Initial Scenario OB prints it (3.6179)
     reserve: bool = False  # sets up in Reserve (KGP CG7a)
     option: str | None = None  # a chart note's option (PBr a, e)
     removed: str | None = None  # when and why it left the OB
@@ -267,11 +268,18 @@ def purchases(source: RowSource, viewer: str | None = DIRECTOR) -> list[Purchase
     meta = _meta(source)
     out = []
     for row in source.select_rows(PURCHASE):
-        if _sees(meta, viewer, row["secret_for"]):
+        if _sees(meta, viewer, row["side"]):
             out.append(PurchaseRow.model_validate(row))
+        elif row["secret_for"] is None:  # OB-given: the OB is public, the side's rolls not
+            out.append(PurchaseRow.model_validate(
+                {k: v for k, v in row.items() if k in _PUBLIC_LINE}))
         else:
             out.append(PurchaseRow(purchase=row["purchase"], side=row["side"], hidden=True))
     return out
+
+
+_PUBLIC_LINE = {"purchase", "side", "cg_date", "rg", "kg", "group_type", "given", "mode",
+                "setup_area"}  # what an OB prints of a given RG (3.6179)
 
 
 def cvp(source: RowSource) -> CVPAnswer:

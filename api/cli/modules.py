@@ -20,7 +20,8 @@ def module_list(db: Db = None, as_json: Json = False) -> None:
     modules = guarded(as_json, lambda: load_modules(settings(db).module_dir))
     rows = [{"id": m.id, "name": m.name, "sides": m.sides, "cgs": sorted(m.cgs),
              "calendar": [d.date for d in m.calendar], "tables": [t.id for t in m.tables],
-             "missing": m.missing_tables()} for m in modules.values()]
+             "missing": m.missing_tables(), "missing_cg_parameters": m.missing_cg_parameters()}
+            for m in modules.values()]
     emit(as_json, rows, lambda: print_table(
         ["id", "name", "sides", "CG Dates", "tables"],
         [[r["id"], r["name"], "/".join(r["sides"]),

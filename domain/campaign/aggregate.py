@@ -16,7 +16,7 @@ from uuid import UUID, uuid4
 from eventsourcing.domain import Aggregate
 
 from domain import commands as cmd
-from domain.campaign import audit, determination, rolls, steps, upcasts
+from domain.campaign import audit, cgstart, determination, rolls, steps, upcasts
 from domain.campaign.access import Access, TokenReplaced
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
@@ -90,6 +90,8 @@ class Campaign(Aggregate):
         levels: dict[str, int] | None = None  # set by the CG's SSR (e.g. CG17)
         elr: dict[str, int] | None = None  # at CG start, from the CG's parameters
         san: dict[str, int] | None = None
+        cpp: dict[str, int] | None = None  # the Initial Scenario's CPP and FPP (CG parameters)
+        fpp: dict[str, int] | None = None
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
         token_hashes: dict[str, str] | None = None  # role -> SHA-256 of its token
 
@@ -109,7 +111,8 @@ class Campaign(Aggregate):
         seed_commitment: str | None, seed: str | None, cg_date: str, phase: str,
         step: str | None, initial_chits: dict[str, str] | None = None,
         levels: dict[str, int] | None = None, elr: dict[str, int] | None = None,
-        san: dict[str, int] | None = None, balance: str | None = None,
+        san: dict[str, int] | None = None, cpp: dict[str, int] | None = None,
+        fpp: dict[str, int] | None = None, balance: str | None = None,
         token_hashes: dict[str, str] | None = None,
     ) -> None:
         self.module_id = module
@@ -119,7 +122,7 @@ class Campaign(Aggregate):
         self.balance = balance
         self.reph = RePh(cg_date, phase, step)
         self.dice = Dice(dice, seed, seed_commitment)
-        self.points = Points(sides, elr, san, levels)
+        self.points = Points(sides, elr, san, levels, cpp, fpp)
         self.purchases = Purchases(sides)
         self.initiative = Initiative(sides, initial_chits)
         self.scenario = Scenario(sides, cg_date, phase)
@@ -132,27 +135,20 @@ class Campaign(Aggregate):
         cls, module: Module, cg: str, name: str, dice: str, actor: str, start_date: str | None,
         balance: str | None = None, token_hashes: dict[str, str] | None = None,
     ) -> Campaign:
-        """Create a campaign of a module's CG, drawing the dice seed in server mode."""
+        """Create a campaign of a module's CG where its parameters start it (the Initial
+        Scenario's OB-given RGs on the record), drawing the dice seed in server mode."""
         _check_start(module, cg, name, dice, balance)
-        params = module.cgs[cg]
-        cg_date = start_date or (params.start if params else module.calendar[0].date)
-        module.date(cg_date)
         seed = new_seed(dice)
-        initial = [s.rule for s in module.steps if s.initial]
         campaign = cast(Campaign, cls._create(
             cls.Created, id=uuid4(), prev_hash=GENESIS_HASH, actor=actor, secret_for=None,
             sealed=None, salt=None, module=module.id, cg=cg, name=name,
             sides=list(module.sides), dice=dice,
             seed_commitment=sha256_hex(seed) if seed else None,
-            seed=seed.hex() if seed else None, cg_date=cg_date,
-            phase="setup" if initial else "scenario", step=initial[0] if initial else None,
-            initial_chits=module.initial_chits.get(cg),
-            levels=dict(params.levels) if params and params.levels else None,
-            elr=dict(params.elr) if params and params.elr else None,
-            san=dict(params.san) if params and params.san else None,
-            balance=balance, token_hashes=token_hashes,
+            seed=seed.hex() if seed else None, balance=balance, token_hashes=token_hashes,
+            **cgstart.opening(module, cg, start_date),
         ))
         campaign.bind(module)
+        cgstart.begin(campaign, actor)
         return campaign
 
     # -- the rules module, the record, the sides ---------------------------------
@@ -243,11 +239,12 @@ class Campaign(Aggregate):
 
     @handles(cmd.ReceiveRG)
     def receive_rg(self, command: cmd.ReceiveRG, actor: str) -> None:
-        """Record an OB-given RG; its group type comes from the chart when not given."""
+        """Record an OB-given RG, public as the OB is; its group type comes from the chart
+        when not given."""
         self.reph.check_not_ended()
         side = self.check_side(command.side)
         group_type = command.group_type or self.rules.rg_chart(side).row(command.rg).group_type
-        self._record(RGReceived, actor, secret_for=side,
+        self._record(RGReceived, actor,
                      purchase=len(self.purchases.lines) + 1, side=side, rg=command.rg,
                      kg=command.kg, group_type=group_type, reason=command.reason,
                      rule=command.rule, cg_date=self.reph.cg_date)

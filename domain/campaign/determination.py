@@ -73,7 +73,7 @@ def check_line(module: Module, table: Table, line: dict[str, Any], number: int,
     _not_determined(module, table, line, number)
     row = module.chart_row(line["side"], line["rg"])
     if table.determines in ("leader", "sw") and row is not None and row.units_depleted \
-            and line["strength"] is None:  # its rolls depend on it (3.6182; 3.6183 +1)
+            and strength_of(line) is None:  # its rolls depend on it (3.6182; 3.6183 +1)
         raise RuleViolation(f"purchase #{number} ({line['rg']}): roll its strength first",
                             rule=table.rule)
 
@@ -90,6 +90,8 @@ def _not_determined(module: Module, table: Table, line: dict[str, Any], number: 
     allowed = row.leader_rolls if row is not None else 1
     if kind == "leader" and line.get("leader_rolls", 0) >= allowed:
         refuse(f"has made its {allowed} Leader Table roll(s): {line['leader']}")
+    if kind == "strength" and line.get("paradrop"):
+        refuse("enters by Para drop: no Depletion, no strength DR (3.6181 EXC)")
     if kind == "strength" and (row is None or not row.units_depleted):
         refuse("is not subject to Depletion on the RG chart")
     if kind == "sw_type":
@@ -101,6 +103,12 @@ def _not_determined(module: Module, table: Table, line: dict[str, Any], number: 
             refuse(f"already has its {item.sw}: {line['choices'][item.sw]}")
 
 
+def strength_of(line: dict[str, Any]) -> str | None:
+    """An RG's strength: as found, or Full for one entering by Para drop, which is not
+    subject to Depletion (3.6181 EXC, British chart note c)."""
+    return line["strength"] or ("F" if line.get("paradrop") else None)
+
+
 def listed_sw(module: Module, side: str, rg: str) -> list[SWAllotment]:
     """An RG's listed SW, one per counter: sw:K of a subject is the K-th (1-based)."""
     return [item for item in allotments(module, side, rg) for _ in range(item.count)]
@@ -109,10 +117,11 @@ def listed_sw(module: Module, side: str, rg: str) -> list[SWAllotment]:
 def rolled_sw(module: Module, side: str, line: dict[str, Any]) -> list[int]:
     """The K of the listed SW a dr is made for: every one of a Depleted RG, and of a Full
     one those it receives only on a dr (PBr British I2/I4); none before its strength."""
-    if line["strength"] is None:
+    strength = strength_of(line)
+    if strength is None:
         return []
     return [k for k, item in enumerate(listed_sw(module, side, line["rg"]), 1)
-            if line["strength"] == "D" or item.full is not None]
+            if strength == "D" or item.full is not None]
 
 
 def sw_slot(module: Module, side: str, line: dict[str, Any], k: int,

@@ -20,9 +20,10 @@ class Points(Part):
     name = "points"
 
     def __init__(self, sides: list[str], elr: dict[str, int] | None,
-                 san: dict[str, int] | None, levels: dict[str, int] | None) -> None:
-        self.cpp = dict.fromkeys(sides, 0)
-        self.fpp = dict.fromkeys(sides, 0)
+                 san: dict[str, int] | None, levels: dict[str, int] | None,
+                 cpp: dict[str, int] | None = None, fpp: dict[str, int] | None = None) -> None:
+        self.cpp = {side: (cpp or {}).get(side, 0) for side in sides}
+        self.fpp = {side: (fpp or {}).get(side, 0) for side in sides}
         self.elr: dict[str, int | None] = {side: (elr or {}).get(side) for side in sides}
         self.san: dict[str, int | None] = {side: (san or {}).get(side) for side in sides}
         self.levels: dict[str, int] = dict(levels or {})
@@ -67,8 +68,9 @@ class Points(Part):
                                   "before": before, "after": after}
         ratings = self.elr if effect.target == "elr" else self.san
         if ratings[side] is None:
-            raise RuleViolation(f"{table.id} changes the {side} {effect.target.upper()}: "
-                                f"record it first ({'change_' + effect.target})",
+            raise RuleViolation(f"{table.id} changes the {side} {effect.target.upper()}, which "
+                                "no CG parameters gave: an owner loads them (`refit module "
+                                f"load`), or record it first (change_{effect.target})",
                                 rule=table.rule)
         before_rating = cast(int, ratings[side])
         after_rating = min(effect.maximum, max(effect.minimum, before_rating + effect.change))

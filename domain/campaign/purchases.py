@@ -287,7 +287,8 @@ class RGPurchased(CampaignEvent):
 
 
 class RGReceived(CampaignEvent):
-    """An RG given by the OB: a line of the RG Purchase Record, never counted in #P."""
+    """An RG given by the OB: a line of the RG Purchase Record, never counted in #P; public
+    as the OB is (recorded so since the CG parameters; earlier ones were sealed)."""
 
     side: str
     purchase: int
@@ -297,10 +298,17 @@ class RGReceived(CampaignEvent):
     reason: str
     rule: str | None
     cg_date: str
+    setup_area: str | None = None  # as the OB prints it
+    on_map: bool | None = None
+    paradrop: bool = False  # no strength DR (PBr 3.6181 EXC)
+    strength: str | None = None  # F/D when the OB fixes it
 
     def apply(self, campaign: Any) -> None:
-        campaign.purchases.lines.append(
-            line_of(self.side, self.rg, self.kg, self.cg_date, True))
+        line = line_of(self.side, self.rg, self.kg, self.cg_date, True)
+        line["strength"] = self.strength
+        if self.paradrop:
+            line["paradrop"] = True
+        campaign.purchases.lines.append(line)
 
 
 class RGRemoved(CampaignEvent):

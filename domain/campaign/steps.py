@@ -26,6 +26,7 @@ from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
 
+
 def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
     """A side's part of the step done (3.6: the sides perform each step simultaneously):
     the step is left once every side's is; the director's advance without a side leaves
@@ -181,7 +182,7 @@ def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> 
     reason = "; ".join(line.notes) or "OB-given"
     cg_date = campaign.reph.cg_date
     if line.rg is not None:
-        campaign._record(RGReceived, actor, secret_for=line.side,
+        campaign._record(RGReceived, actor,  # public: the OB is (3.6179)
                          purchase=len(campaign.purchases.lines) + 1, side=line.side,
                          rg=line.rg, kg=None, group_type=cast(str, line.group_type),
                          reason=reason, rule=rule, cg_date=cg_date)

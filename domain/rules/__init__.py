@@ -2,7 +2,7 @@
 procedures applied from data, and the Module that holds them."""
 
 from domain.rules.base import Strict
-from domain.rules.calendar import CalendarDate, CGParams, PointsEffect, Step
+from domain.rules.calendar import CalendarDate, CGParams, OBGroup, PointsEffect, Step
 from domain.rules.charts import (
     FortificationChart,
     FortificationRow,
@@ -46,7 +46,7 @@ __all__ = [
     "AttackNeedsTarget", "AutoDRM", "Band", "CGParams", "CPPForgo", "CalendarDate",
     "Condition", "Coordination", "DRMSpec", "Effect", "EntryArea", "FollowUp",
     "FortificationChart", "FortificationRow", "LevelPenalty", "LevelSpec", "LossPoints",
-    "MatrixEntry", "Module", "ModulePatch", "PointsEffect", "PriceMode", "PriceOption",
+    "MatrixEntry", "Module", "ModulePatch", "OBGroup", "PointsEffect", "PriceMode", "PriceOption",
     "PurchaseLimit", "RGChart", "RGRow", "ReinforcementSchedule", "ReserveRule", "SANFloor",
     "SWAllotment", "SWChart", "ScheduledReinforcement", "Step", "Strict", "Table", "Target",
     "WalkingWounded", "rg_letters",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import Field
+
 from domain.rules.base import Strict
 
 
@@ -44,10 +46,29 @@ class PointsEffect(Strict):
         return (points + 1) // 2 if self.effect == "halve_fru" else 0
 
 
-class CGParams(Strict):
-    """A CG's parameters (e.g. 9.51-9.53): first and last CG Date, chit limits (9.62131),
-    levels set by its SSR (e.g. the CG17 starting Ammunition Shortage Level)."""
+class OBGroup(Strict):
+    """An RG the Initial Scenario's OB gives a side (e.g. PBr 3.6179): a public line of the
+    RG Purchase Record that counts toward no maximum (3.6176-.6177)."""
 
+    side: str
+    rg: str
+    count: int = Field(default=1, ge=1, le=20)  # "I2 x2" is two lines
+    kg: str | None = None
+    group_type: str | None = None  # when the side's RG chart is not supplied
+    setup: str | None = None  # the Setup Area or entry the OB prints for it
+    on_map: bool | None = None  # sets up on the map (True) or enters (False)
+    paradrop: bool = False  # enters by Paratroop Landing: no strength DR (PBr 3.6181 EXC)
+    strength: Literal["F", "D"] | None = None  # when the OB fixes it
+    rule: str | None = None  # where the OB is printed, if not the CG's own rule
+    doubt: str | None = None
+
+
+class CGParams(Strict):
+    """A CG's parameters (e.g. PBr 3.51-3.53, ABtF 9.51-9.53): first and last CG Date, each
+    side's ELR, SAN, CPP and FPP at CG start, the Initial Scenario OB's RGs, chit limits
+    (3.6211, 9.62131), levels set by its SSR (e.g. the CG17 starting Ammunition Shortage)."""
+
+    rule: str | None = None  # where the CG is printed, e.g. "3.52"
     start: str
     end: str
     attack_chits: dict[str, int] = {}
@@ -55,4 +76,8 @@ class CGParams(Strict):
     levels: dict[str, int] = {}
     elr: dict[str, int] = {}  # each side's ELR and SAN at CG start
     san: dict[str, int] = {}
+    cpp: dict[str, int] = {}  # each side's CPP and FPP to spend for the Initial Scenario
+    fpp: dict[str, int] = {}
+    ob: list[OBGroup] = []
     notes: list[str] = []
+    doubts: dict[str, str] = {}  # parameter -> what the printed text leaves in doubt

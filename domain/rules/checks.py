@@ -44,9 +44,18 @@ def _check_params(module: Module, cg: str, params: CGParams, dates: list[str]) -
             raise ValueError(f"module {module.id}: CG {cg} date {date!r} is not a CG Date")
     if dates.index(params.start) > dates.index(params.end):
         raise ValueError(f"module {module.id}: CG {cg} ends before it starts")
-    named = [*params.attack_chits, *params.idle_chits, *params.elr, *params.san]
+    named = [*params.attack_chits, *params.idle_chits, *params.elr, *params.san,
+             *params.cpp, *params.fpp, *(group.side for group in params.ob)]
     if not set(named) <= set(module.sides):
         raise ValueError(f"module {module.id}: CG {cg} parameters name an unknown side")
+    for group in params.ob:
+        chart = module.rg_charts.get(group.side)
+        if chart is not None and group.rg not in {row.id for row in chart.rows}:
+            raise ValueError(f"module {module.id}: CG {cg} OB gives {group.rg}, not on the "
+                             f"{group.side} RG chart")
+        if chart is None and group.group_type is None:
+            raise ValueError(f"module {module.id}: CG {cg} OB gives {group.rg} without a "
+                             f"{group.side} RG chart: give its group_type")
     if not set(params.levels) <= set(module.levels):
         raise ValueError(f"module {module.id}: CG {cg} sets a level the module lacks")
     for name, value in params.levels.items():

@@ -132,6 +132,11 @@ class Module(Strict):
                   if self.rg_chart_rule and side not in self.rg_charts]
         return [t for step in self.steps for t in step.tables if t not in have] + charts
 
+    def missing_cg_parameters(self) -> list[str]:
+        """The CGs whose parameters (start, ELR, SAN, CPP, OB, chit limits) nobody supplied."""
+        rule = f" ({self.cg_rule})" if self.cg_rule else ""
+        return [f"CG {cg} parameters{rule}" for cg, params in self.cgs.items() if params is None]
+
     def eligible_entry_areas(self, side: str, cg_date: str) -> list[str]:
         """The Entry Areas Eligible to a side on a CG Date (KGP CG6c)."""
         today = self.date_index(cg_date)
@@ -154,13 +159,15 @@ class Module(Strict):
 
 
 class ModulePatch(Strict):
-    """An owner's file that adds or overrides tables, RG charts and CG parameters."""
+    """An owner's file that adds or overrides tables, RG charts, CG parameters and (whole)
+    the calendar, the steps or the Entry Areas."""
 
     format: Literal["refit-module-patch/1"] = "refit-module-patch/1"
     module: str
     tables: list[Table] = []
     rg_charts: dict[str, RGChart] = {}
     cgs: dict[str, CGParams] = {}
+    calendar: list[CalendarDate] = []  # the whole calendar, e.g. a CG starting before it
     steps: list[Step] = []
     entry_areas: list[EntryArea] = []
 
@@ -172,6 +179,7 @@ class ModulePatch(Strict):
                 "tables": list(tables.values()),
                 "rg_charts": module.rg_charts | self.rg_charts,
                 "cgs": module.cgs | self.cgs,
+                "calendar": self.calendar or module.calendar,
                 "steps": self.steps or module.steps,
                 "entry_areas": self.entry_areas or module.entry_areas,
             }

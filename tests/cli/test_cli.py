@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from infra.modules import install_file
-from tests.helpers.paths import FIXTURE_ABTF, ROOT
+from tests.helpers.paths import FIXTURE_ABTF, FIXTURE_PBR_CGS, ROOT
 
 runner = CliRunner()
 
@@ -422,3 +422,17 @@ def test_refit_guide_prints_a_sides_own_part_or_every_sides_for_the_director(db:
           "--subject", "rg:1", "--by", "German", "--db", db)
     marked = refit("advance", campaign, "--side", "German", "--by", "German", "--db", db)
     assert isinstance(marked, dict) and marked["events"][0]["type"] == "StepDoneBySide"
+
+
+def test_campaign_new_cg_ii_starts_where_the_owners_cg_parameters_say(db: str) -> None:
+    refit("module", "load", str(FIXTURE_PBR_CGS), "--db", db)  # PBr 3.52 (fictitious)
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "II", "--name", "Primosole",
+                    "--db", db)
+    assert isinstance(created, dict)
+    status = refit("status", created["id"], "--db", db)
+    assert isinstance(status, dict) and status["cg_date"] == "15AM"
+    assert {side: (s["elr"], s["san"], s["cpp"]) for side, s in status["sides"].items()} == {
+        "Axis": (4, 2, 30), "British": (3, 4, 45)}
+    record = refit("purchases", created["id"], "--db", db)
+    assert isinstance(record, list) and [(r["side"], r["rg"]) for r in record] == [
+        ("Axis", "I1"), ("British", "V1")]
