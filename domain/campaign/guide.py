@@ -91,8 +91,10 @@ def due_rolls(campaign: Campaign, side: str) -> list[Work]:
 def optional_work(campaign: Campaign, side: str) -> list[Work]:
     """The rolls the side may make now but need not, and the purchases still open."""
     step = _step(campaign)
-    if step is None:
-        return []
+    if step is None:  # in a CG Scenario: its own rolls (e.g. ABtF CG4, KGP CG23 Game End)
+        return [_roll(campaign, table, side, UNIT) for table in campaign.rules.tables
+                if campaign.reph.phase == "scenario" and table.in_scenario
+                and why_not(campaign, table, side) is None]
     work: list[Work] = []
     for table in (campaign.rules.table(t) for t in step.tables):
         if why_not(campaign, table, side) is not None:
@@ -100,11 +102,10 @@ def optional_work(campaign: Campaign, side: str) -> list[Work]:
         kind = kind_of(table)
         if kind == "unit":
             work.append(_roll(campaign, table, side, UNIT))
-        elif kind == "step" and table.id not in step.requires and \
-                not campaign.dice.rolled(table.id, side):
-            work.append(_roll(campaign, table, side, "step"))
-        elif kind not in ("unit", "step") and \
-                not (step.requires_strength and _required(table)):
+        elif kind == "step":
+            if table.id not in step.requires and not campaign.dice.rolled(table.id, side):
+                work.append(_roll(campaign, table, side, "step"))
+        elif not (step.requires_strength and _required(table)):
             work += [_roll(campaign, table, side, text)
                      for text in _open_subjects(campaign, table, side)]
     return work + purchases_open(campaign, side)

@@ -273,6 +273,9 @@ def test_cg4_game_end_dr_at_night_adds_2(refit: Refit) -> None:
     def game_end(die: int) -> dict[str, Any]:
         return roll_with_target(refit, campaign, "CG4", "British", [die], target=3)
 
+    optional = refit.reads.guide(campaign, viewer="British")["sides"]["British"]["optional"]
+    assert [(w["table"], w["subject"], [d["value"] for d in w["drm"]]) for w in optional] == [
+        ("CG4", "unit:LABEL", [2])]  # each Game End dr names its own, e.g. unit:turn-6
     night = game_end(2)
     assert [(d["value"], d["reason"]) for d in night["drm"]] == [(2, "CG Night Scenario")]
     assert (night["final"], night["result"]) == (4, "Play continues")
