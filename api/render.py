@@ -166,6 +166,28 @@ def elr_text(answer: ELRAnswer) -> str:
                       table_text(*rating_rows(answer.changes))])
 
 
+def guide_text(answer: dict[str, Any]) -> str:
+    """Per side: the rolls due, then the optional rolls and purchases, and what leaving
+    the step does."""
+    lines = [f"CG Date {answer['cg_date']}, {answer['phase']} {answer['step'] or ''}".rstrip()]
+    for side, part in answer["sides"].items():
+        lines.append(f"{side}{' (done with the step)' if part['done'] else ''}")
+        lines += [f"  due: {_work(w)}" for w in part["due"]] or ["  due: nothing"]
+        lines += [f"  may: {_work(w)}" for w in part["optional"]]
+        lines += [f"  on leaving: {note}" for note in part["on_leaving"]]
+    return "\n".join(lines)
+
+
+def _work(work: dict[str, Any]) -> str:
+    """One roll (table, subject, DRM) or purchase of the guide, on one line."""
+    if "purchase" in work:
+        return (f"buy {work['rg']} for {work['cost']} CPP" if work["purchase"] == "rg"
+                else f"Fortifications with {work['fpp']} FPP")
+    drm = ", ".join(f"{d['value']:+d} {d['reason']}" for d in work["drm"])
+    return f"{work['table']} {work['title']} for {work['subject']}" + \
+        (f" (DRM {drm})" if drm else "")
+
+
 def _table(rows: Callable[[Any], tuple[list[str], list[list[Any]]]]) -> Callable[[Any], str]:
     return lambda answer: table_text(*rows(answer))
 
@@ -183,4 +205,5 @@ TEXT: dict[str, Callable[[Any], str]] = {
     "objectives": _table(objective_rows),
     "retained": _table(retained_rows),
     "rolls": _table(roll_rows),
+    "guide": guide_text,
 }

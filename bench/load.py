@@ -54,7 +54,8 @@ def mix(index: int) -> dict[str, Any]:
     """The command mix: rolls, casualties, control with LVP, CPP, PF (KGP, in play)."""
     kind = index % 5
     if kind == 0:
-        return {"type": "roll", "table": "CG23", "side": "German", "target": 4}
+        return {"type": "roll", "table": "CG23", "side": "German", "target": 4,
+                "subject": f"unit:turn-{index}"}  # a key of its own each
     if kind == 1:
         return {"type": "record_casualty", "side": "US", "unit": "7-4-7", "cvp": 2}
     if kind == 2:

@@ -46,17 +46,25 @@ BUILD_BATCH = 500  # events per save while building the big campaign
 HEROIC = cmd.DRMClaim(id="T1-heroic")
 ISOLATED = cmd.DRMClaim(id="T1-isolated")
 MIX: list[cmd.Command] = [  # the bulk of the timed mix: 5 rolls, 3 credits, 2 casualties
-    cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="Lt Smith"),
+    cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="unit:Lt.Smith"),
     cmd.CreditCPP(side="Axis", amount=3, reason="loss points", rule="3.616"),
-    cmd.Roll(table="T1", side="Axis", drm=[ISOLATED], subject="Lt Braun"),
+    cmd.Roll(table="T1", side="Axis", drm=[ISOLATED], subject="unit:Lt.Braun"),
     cmd.RecordCasualty(side="Axis", unit="4-6-8", cvp=2),
-    cmd.Roll(table="T1", side="British", subject="Sgt Jones"),
+    cmd.Roll(table="T1", side="British", subject="unit:Sgt.Jones"),
     cmd.CreditCPP(side="British", amount=2, reason="loss points", rule="3.616"),
-    cmd.Roll(table="T1", side="Axis", drm=[ISOLATED, HEROIC], subject="Sgt Vogel"),
+    cmd.Roll(table="T1", side="Axis", drm=[ISOLATED, HEROIC], subject="unit:Sgt.Vogel"),
     cmd.RecordCasualty(side="British", unit="4-5-7", cvp=1),
-    cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="Capt Frost"),
+    cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="unit:Capt.Frost"),
     cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616"),
 ]
+
+
+def mixed(index: int) -> cmd.Command:
+    """The mix's command at `index`: a roll is for a unit of its own (one key per unit)."""
+    command = MIX[index % len(MIX)]
+    if isinstance(command, cmd.Roll):
+        return command.model_copy(update={"subject": f"{command.subject}-{index}"})
+    return command
 
 
 def log(message: str) -> None:
@@ -130,7 +138,7 @@ def command_mix(module: Module, count: int) -> list[cmd.Command]:
     commands: list[cmd.Command] = []
     for d, prelude in enumerate(preludes):
         share = bulk // dates + (1 if d < bulk % dates else 0)
-        commands += prelude + [MIX[i % len(MIX)] for i in range(share)]
+        commands += prelude + [mixed(len(commands) + i) for i in range(share)]
     return commands
 
 
@@ -181,7 +189,7 @@ def extend(refit: Refit, campaign: Campaign, until: int) -> None:
     """Append cheap events (rolls, CPP credits, casualties) until the version is `until`."""
     while campaign.version < until:
         for _ in range(min(BUILD_BATCH, until - campaign.version)):
-            campaign.execute(MIX[campaign.version % len(MIX)], ACTOR)
+            campaign.execute(mixed(campaign.version), ACTOR)
         refit.store.save(campaign)
 
 

@@ -81,11 +81,12 @@ class Roll(Command):
     table: Name
     side: Name
     drm: list[DRMClaim] = Field(default=[], max_length=20)
-    subject: str = Field(default="", max_length=200)
+    # What the roll decides, as the guide names it (domain/subjects.py): `step`, `rg:N`,
+    # `rg:N/sw:K`, `rg:N/leader:K`, `unit:LABEL`. Its dice key is built from it.
+    subject: str = Field(default="step", max_length=60)
     dice: list[Die] | None = Field(default=None, max_length=2)
     target: StrictInt | None = Field(default=None, ge=-20, le=40)
     secret: bool = False
-    purchase: StrictInt | None = Field(default=None, ge=1, le=100_000)  # the RG it is for
 
 
 class PurchaseRG(Command):
@@ -355,9 +356,12 @@ class RecordScenario(Command):
 
 
 class Advance(Command):
-    """The current RePh step is complete: go to the next."""
+    """A side has done its part of the current RePh step (the step is left once every
+    side has); from the director without `side`, the step is complete for all."""
 
     type: Literal["advance"] = "advance"
+    by = "side"
+    side: str | None = Field(default=None, max_length=200)
 
 
 class EndScenario(Command):

@@ -21,14 +21,17 @@ def dice_from_seed(seed: bytes, key: str, count: int) -> list[int]:
     return dice
 
 
-def roll_prefix(cg_date: str, step: str, table: str, side: str) -> str:
-    """What a roll's ordinal counts within: CG Date, step, table and side."""
-    return f"{cg_date}/{step}/{table}/{side}"
+def subject_key(cg_date: str, table: str, side: str, subject: str, epoch: int) -> str:
+    """A roll's key, fixed by what is rolled for: CG Date, table, side, subject and the
+    re-roll epoch (CONTRACT 'Dice'), never by the order of asking."""
+    return f"{cg_date}/{table}/{side}/{subject}/{epoch}"
 
 
-def roll_key(cg_date: str, step: str, table: str, side: str, ordinal: int, epoch: int) -> str:
-    """The roll's key, fixed by what is rolled for: date, step, rule, side, ordinal, epoch."""
-    return f"{roll_prefix(cg_date, step, table, side)}/{ordinal}/{epoch}"
+def ordinal_key(cg_date: str, step: str, table: str, side: str, ordinal: int,
+                epoch: int) -> str:
+    """The key campaigns made before subjects counted rolls in a step by ordinal: still
+    verified as stored, never made any more."""
+    return f"{cg_date}/{step}/{table}/{side}/{ordinal}/{epoch}"
 
 
 def check_entered(dice: list[int] | None, kind: str) -> list[int]:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain.dice import DICE_PER_KIND, dice_from_seed, roll_key
+from domain.dice import DICE_PER_KIND, dice_from_seed, ordinal_key, subject_key
 from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import first_bad_version, is_undone, undone_ranges
 from domain.pins import PinWatch
@@ -141,8 +141,10 @@ class _RollWatch:
 
     def _rolled(self, version: int, data: dict[str, Any]) -> str | None:
         dice, key = list(data["dice"]), data["key"]
+        ordinal = not _by_subject(data, key)  # a key made before subjects (kept as stored)
         problem = _roll_problem(data, dice, key, self.server) or self._epoch_problem(key) \
-            or (None if key in self.voided else self._ordinal_problem(version, data, key)) \
+            or (self._ordinal_problem(version, data, key)
+                if ordinal and key not in self.voided else None) \
             or self._repeat_problem(key, dice)
         if key not in self.keys:
             shown = tuple(dice)
@@ -212,14 +214,21 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
     if data["final"] != data["original"] + sum(item["value"] for item in data["drm"]):
         return f"roll {key}: Final {data['final']} is not the Original plus its DRM"
     _, ordinal, epoch = key.rsplit("/", 2)
-    named = roll_key(data["cg_date"], data["step"], data["table"], data["side"],
-                     int(ordinal) if ordinal.isdigit() else -1,
-                     int(epoch) if epoch.isdigit() else -1)
-    if key != named:
-        return f"roll key {key} does not name its CG Date, step, table, side and epoch"
+    named = ordinal_key(data["cg_date"], data["step"], data["table"], data["side"],
+                        int(ordinal) if ordinal.isdigit() else -1,
+                        int(epoch) if epoch.isdigit() else -1)
+    if key != named and not _by_subject(data, key):
+        return f"roll key {key} does not name its CG Date, table, side, subject and epoch"
     if server and data.get("entered_by"):
         return f"roll {key} claims entered dice in a server-dice campaign"
     return None
+
+
+def _by_subject(data: dict[str, Any], key: str) -> bool:
+    """Whether the key is the one its CG Date, table, side, subject and epoch make."""
+    epoch = key.rsplit("/", 1)[1]
+    return epoch.isdigit() and key == subject_key(
+        data["cg_date"], data["table"], data["side"], str(data.get("subject")), int(epoch))
 
 
 def verify_records(records: Iterable[dict[str, Any]]) -> VerifyReport:

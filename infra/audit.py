@@ -17,7 +17,7 @@ from infra.store import CampaignStore
 from infra.views import STEP_POINT, Views
 from projections.audit import RollAudit, UndoPlan, roll_audit, undo_plan
 from projections.diff import Change, diff
-from projections.fold import ROLL
+from projections.rows import ROLL
 
 
 class Audit:

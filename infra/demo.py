@@ -10,6 +10,7 @@ from typing import Any
 from uuid import UUID
 
 from domain import commands as cmd
+from domain.campaign.guide import guide
 from domain.errors import RuleViolation
 from infra.application import Refit
 from infra.results import Tokens
@@ -29,44 +30,30 @@ class Director:
     def to(self, step: str | None) -> None:
         """Complete RePh steps, with the rolls each requires, until `step` (None: play)."""
         for _ in range(40):
-            state = self.refit.store.campaign(self.campaign)
-            if state.reph.step == step:
+            if self.refit.store.campaign(self.campaign).reph.step == step:
                 return
-            for table, side, purchase in state.missing_rolls():
-                self.do(type="roll", table=table, side=side, purchase=purchase)
+            self.roll_due()
             self.do(type="advance")
         raise RuntimeError(f"the demo never reached step {step}")
 
     def settle(self) -> None:
         """3.618 for today's RG: strength, a Depleted RG's SW dr, each Leader Table roll."""
         self.to("3.618")
-        for table, side, purchase in self.refit.store.campaign(self.campaign).missing_rolls():
-            self.do(type="roll", table=table, side=side, purchase=purchase)
-        state = self.refit.store.campaign(self.campaign)
-        module = state.rules
-        for number, line in enumerate(state.purchases.lines, 1):
-            if line["cg_date"] != state.reph.cg_date or line["given"]:
-                continue
-            self._sw_rolls(module, number, line)
-            self._leader_rolls(module, number, line)
+        self.roll_due()
 
-    def _sw_rolls(self, module: Any, number: int, line: dict[str, Any]) -> None:
-        chart = module.sw_charts.get(line["side"])
-        for allotment in chart.rows.get(line["rg"], []) if chart else []:
-            if line["strength"] == "F" and allotment.full is None:
-                continue  # a Full RG receives it without a dr
-            for _ in range(allotment.count):
-                self.do(type="roll", table="3.6182", side=line["side"], purchase=number,
-                        subject=allotment.sw)
-
-    def _leader_rolls(self, module: Any, number: int, line: dict[str, Any]) -> None:
-        table = "3.6183-armor" if line["rg"].startswith("V") else "3.6183-personnel"
-        if line["rg"] not in (module.table(table).for_rgs or []):
-            return
-        row = module.chart_row(line["side"], line["rg"])
-        for _ in range(row.leader_rolls if row is not None else 1):
-            # the ledger derives every 3.6183 DRM of the RG (Airborne, Italian, Depleted...)
-            self.do(type="roll", table=table, side=line["side"], purchase=number)
+    def roll_due(self) -> None:
+        """Every roll the guide lists as due, for its subject, until none is (a Depleted
+        RG's SW dr follow its strength; 3.6182 may call for the whole RG again)."""
+        for _ in range(20):
+            state = self.refit.store.campaign(self.campaign)
+            due = [(side, work) for side, part in guide(state, None)["sides"].items()
+                   for work in part["due"]]
+            if not due:
+                return
+            for side, work in due:
+                self.do(type="roll", table=work["table"], side=side,
+                        subject=work["subject"])
+        raise RuntimeError("the demo's rolls never stopped being due")
 
     def chits(self, axis: str, british: str) -> None:
         """Both Initiative chits (3.6212)."""

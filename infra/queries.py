@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
+from domain.campaign.guide import due_rolls, guide
 from domain.errors import CampaignNotFound
 from domain.history import redacted
 from domain.pins import PinWatch
@@ -68,13 +69,23 @@ class Queries:
         state = self.store.campaign(campaign_id, version=answer.version)
         answer.head_hash, answer.module_data = state.head_hash, state.module_hash
         module = state.rules
-        answer.to_roll = [  # an RG's own rolls are its side's secret (9.617)
-            f"{table} {side}" + (f" for RG #{number}" if number is not None else "")
-            for table, side, number in state.missing_rolls()
-            if number is None or viewer in (None, side)]
+        # The guide's due rolls: another side's RG lines are its secret (9.617), the rolls
+        # of the step itself are open to all (the RePh's pace is public).
+        answer.to_roll = [f"{work['table']} {side}" + ("" if work["subject"] == "step" else
+                                                       f" for {work['subject']}")
+                          for side in state.sides for work in due_rolls(state, side)
+                          if viewer in (None, side) or work["subject"] == "step"]
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
         return answer
+
+    @exposed("/guide", "What each side must and may do now", "guide")
+    def guide(self, campaign_id: UUID, as_of: Point = None,
+              viewer: str | None = None) -> dict[str, Any]:
+        """The rolls due and optional per side, with their DRM, the purchases still open,
+        the sides done with the step, and what leaving it does (a side sees its own)."""
+        version = self.views.version_at(campaign_id, as_of)
+        return guide(self.store.campaign(campaign_id, version=version), viewer)
 
     @exposed("/roster", "The CG Roster", "roster")
     def roster(self, campaign_id: UUID, as_of: Point = None,

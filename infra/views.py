@@ -14,8 +14,8 @@ from eventsourcing.projection import ProjectionRunner
 
 from domain.errors import CampaignNotFound, InvalidCommand, ViewBehind
 from infra.store import CampaignStore
-from projections.fold import META, STEP
 from projections.read import RowSource
+from projections.rows import META, STEP
 from projections.runner import (
     CampaignLog,
     CampaignProjection,

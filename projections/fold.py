@@ -7,37 +7,39 @@ the "as of version N" reads (rows in memory, over a prefix of the history).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
-META = "meta"
-ROSTER = "roster"
-PURCHASE = "purchase"
-CVP = "cvp"
-ELR = "elr"
-SAN = "san"
-ROLL = "roll"
-CONTROL = "control"
-LVP = "lvp"
-OBJECTIVE = "objective"
-HOLDING = "holding"
-RETAINED = "retained"  # each side's Retained units per CG Date: its open and sealed parts
-STEP = "step"  # each RePh step (and CG Scenario) done: the versions it began and ended at
-
-
-class Rows(Protocol):
-    """One campaign's rows, however they are stored."""
-
-    def get(self, kind: str, key: str) -> dict[str, Any] | None:
-        """The row's document, or None."""
-
-    def put(self, kind: str, key: str, order: int, doc: dict[str, Any]) -> None:
-        """Write the row's document."""
-
-
-Record = dict[str, Any]
-Fold = Callable[[Rows, Record], None]
+from projections.fold_audit import (
+    fold_purchase_amended,
+    fold_reroll,
+    fold_roll_voided,
+    fold_ruling,
+    fold_ruling_sealed,
+)
+from projections.rows import (
+    CONTROL,
+    CVP,
+    ELR,
+    HOLDING,
+    LVP,
+    OBJECTIVE,
+    PURCHASE,
+    RETAINED,
+    ROLL,
+    ROSTER,
+    SAN,
+    STEP,
+    Fold,
+    Record,
+    Rows,
+    iso,
+    load_meta,
+    new_roster_row,
+    put_meta,
+    put_roster,
+    roster_cell,
+    set_left,
+)
 
 
 def fold(rows: Rows, record: Record) -> None:
@@ -48,55 +50,9 @@ def fold(rows: Rows, record: Record) -> None:
     elif record["type"] not in NOT_FOLDED:  # a new event no one taught the fold
         raise LookupError(f"the fold has no handler for {record['type']}: fold it, or name "
                           "it in NOT_FOLDED with the reason")
-    meta = _meta(rows)
+    meta = load_meta(rows)
     if meta["version"] != record["version"]:
-        _put_meta(rows, meta, record)
-
-
-def _iso(timestamp: str | datetime) -> str:
-    """A record's timestamp as ISO text (the views fold datetimes, histories carry text)."""
-    return timestamp if isinstance(timestamp, str) else timestamp.isoformat()
-
-
-def _meta(rows: Rows) -> dict[str, Any]:
-    meta = rows.get(META, "")
-    assert meta is not None, "a campaign's first record is Created"
-    return meta
-
-
-def _put_meta(rows: Rows, meta: dict[str, Any], record: Record) -> None:
-    meta["version"] = record["version"]
-    rows.put(META, "", 0, meta)
-
-
-def _cell(rows: Rows, meta: dict[str, Any], side: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The roster row of the current CG Date and the side's cell in it."""
-    row = rows.get(ROSTER, meta["cg_date"])
-    assert row is not None
-    return row, row["sides"][side]
-
-
-def _put_roster(rows: Rows, row: dict[str, Any]) -> None:
-    rows.put(ROSTER, row["cg_date"], row["order"], row)
-
-
-def _new_roster_row(meta: dict[str, Any], order: int, cpp: dict[str, int]) -> dict[str, Any]:
-    sides = {
-        side: {
-            "cpp_start": cpp.get(side, 0), "cpp_credited": 0, "cpp_spent": 0,
-            "cpp_left": cpp.get(side, 0), "rg_purchased": [], "fpp": 0,
-            "fortifications": [], "elr": meta["elr"][side], "san": meta["san"][side],
-            "chit": None, "ww_received": None, "recon": None, "recon_cpp": 0,
-            "cpp_forfeited": 0, "fpp_forfeited": 0, "cpp_forgone": 0,
-            "shown": {kind: meta[f"shown_{kind}"][side] for kind in (ELR, SAN)
-                      if side in meta.get(f"shown_{kind}", {})},
-        }
-        for side in meta["sides"]
-    }
-    return {"cg_date": meta["cg_date"], "order": order, "levels": dict(meta["levels"]),
-            "sets_up_first": None, "moves_first": None,
-            "scenario_type": None, "weather": None, "ec": None, "wind": None,
-            "chits_revealed": False, "scenario_played": False, "sides": sides}
+        put_meta(rows, meta, record)
 
 
 def _created(rows: Rows, record: Record) -> None:
@@ -116,13 +72,13 @@ def _created(rows: Rows, record: Record) -> None:
         "balance": data.get("balance"), "pf_halves": dict.fromkeys(sides, 0),
         "fanaticism": [], "massacre": None,
         "all_revealed": False,
-        "created": _iso(record["timestamp"]), "version": record["version"],
+        "created": iso(record["timestamp"]), "version": record["version"],
     }
-    _put_meta(rows, meta, record)
-    row = _new_roster_row(meta, record["version"], meta["cpp"])
+    put_meta(rows, meta, record)
+    row = new_roster_row(meta, record["version"], meta["cpp"])
     for side, cell in row["sides"].items():
         cell["fpp"] = meta["fpp"][side]
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _dice_rolled(rows: Rows, record: Record) -> None:
@@ -130,79 +86,12 @@ def _dice_rolled(rows: Rows, record: Record) -> None:
     row = {k: data[k] for k in (
         "side", "key", "table", "rule", "title", "kind", "subject", "dice", "original",
         "drm", "final", "target", "result", "cg_date", "step", "entered_by", "actor")}
-    row |= {"version": record["version"], "timestamp": _iso(record["timestamp"]),
+    row |= {"version": record["version"], "timestamp": iso(record["timestamp"]),
             "secret": record.get("sealed") is not None, "secret_for": data["secret_for"]}
     slot, epoch = data["key"].rsplit("/", 1)
     if epoch != "0":  # a director's re-roll: say why beside the new dice
-        row["reroll"] = _meta(rows).get("rerolls", {}).get(f"{slot}/{epoch}")
+        row["reroll"] = load_meta(rows).get("rerolls", {}).get(f"{slot}/{epoch}")
     rows.put(ROLL, f"{record['version']:09d}", record["version"], row)
-
-
-def _reroll(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
-    meta.setdefault("rerolls", {})[f"{data['slot']}/{data['epoch']}"] = {
-        "key": data["key"], "reason": data["reason"], "version": record["version"]}
-    _put_meta(rows, meta, record)
-
-
-def _ruling(rows: Rows, record: Record) -> None:
-    """A ruling stands beside its roll wherever the roll is read (one on the record alone
-    shows in the log and in what its corrections changed)."""
-    data = record["data"]
-    row = None if data["roll_version"] is None else \
-        rows.get(ROLL, f"{data['roll_version']:09d}")
-    if row is None:  # its roll was undone since: the ruling stays in the log alone
-        return
-    row.setdefault("rulings", []).append({
-        "version": record["version"], "timestamp": _iso(record["timestamp"]),
-        "verdict": data["verdict"], "reason": data["reason"], "final": data["final"],
-        "result": data["result"], "actor": data["actor"], "drm": data.get("drm"),
-        "corrections": data.get("corrections") or [],
-        "disputed_by": data.get("disputed_by")})
-    rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
-
-
-def _left(meta: dict[str, Any], cell: dict[str, Any], side: str) -> None:
-    """The Left and FPP columns: 3.620 Recon CPP come off Left into the next Start."""
-    cell["cpp_left"] = meta["cpp"][side] + cell.get("recon_cpp", 0)
-    cell["fpp"] = meta["fpp"][side]
-
-
-def _ruling_sealed(rows: Rows, record: Record) -> None:
-    """A ruling on a secret roll: its corrected figures, beside it for those who see it."""
-    data = record["data"]
-    row = rows.get(ROLL, f"{data['roll_version']:09d}")
-    if row is None:
-        return
-    for ruling in row.get("rulings", []):
-        if ruling["version"] == data["ruling"]:
-            ruling |= {name: data[name] for name in ("final", "result", "drm")}
-    rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
-
-
-def _roll_voided(rows: Rows, record: Record) -> None:
-    """A voided roll stays on the record, marked with the ruling that voided it."""
-    data, meta = record["data"], _meta(rows)
-    row = rows.get(ROLL, f"{data['roll_version']:09d}")
-    if row is not None:
-        row["voided"] = {"ruling": data["ruling"], "reason": data["reason"],
-                         "version": record["version"]}
-        rows.put(ROLL, f"{data['roll_version']:09d}", data["roll_version"], row)
-    side, cpp, fpp = data["side"], data.get("cpp_back", 0), data.get("fpp_back", 0)
-    if cpp or fpp:  # what it credited, taken back from the CG Date's roster
-        meta["cpp"][side] -= cpp
-        meta["fpp"][side] -= fpp
-        roster, cell = _cell(rows, meta, side)
-        cell["cpp_credited" if cpp > 0 else "cpp_spent"] -= abs(cpp)
-        cell["cpp_left"], cell["fpp"] = meta["cpp"][side], meta["fpp"][side]
-        _put_roster(rows, roster)
-        _put_meta(rows, meta, record)
-    line = data.get("line") or {}
-    purchase = rows.get(PURCHASE, str(data.get("purchase")))
-    if purchase is not None and line:
-        purchase |= {k: None for k in ("strength", "units", "leader", "composition")
-                     if k in line and line[k] is None}
-        rows.put(PURCHASE, str(data["purchase"]), data["purchase"], purchase)
 
 
 def _points_corrected(rows: Rows, record: Record) -> None:
@@ -215,32 +104,12 @@ def _points_corrected(rows: Rows, record: Record) -> None:
         _rating(pool)(rows, record)
 
 
-def _purchase_amended(rows: Rows, record: Record) -> None:
-    """The RG Purchase Record line as the ruling amended it, and the CPP difference."""
-    data, meta = record["data"], _meta(rows)
-    row = rows.get(PURCHASE, str(data["purchase"]))
-    assert row is not None
-    for field, (_, after) in data["changes"].items():
-        row["cpp" if field == "cost" else field] = after
-    row.setdefault("amended", []).append({"ruling": data["ruling"], "reason": data["reason"],
-                                          "changes": data["changes"]})
-    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
-    if data["cpp_difference"]:
-        side = data["side"]
-        meta["cpp"][side] -= data["cpp_difference"]
-        roster, cell = _cell(rows, meta, side)
-        cell["cpp_spent"] += data["cpp_difference"]
-        cell["cpp_left"] = meta["cpp"][side]
-        _put_roster(rows, roster)
-        _put_meta(rows, meta, record)
-
-
 def _points(pool: str, column: str | None, sign: int) -> Fold:
     def handle(rows: Rows, record: Record) -> None:
-        data, meta = record["data"], _meta(rows)
+        data, meta = record["data"], load_meta(rows)
         side = data["side"]
         meta[pool][side] += sign * data["amount"]
-        row, cell = _cell(rows, meta, side)
+        row, cell = roster_cell(rows, meta, side)
         if column == "fortifications":
             cell["fortifications"].append({"item": data["reason"], "count": data.get("count", 1),
                                            "fpp": data["amount"]})
@@ -248,22 +117,22 @@ def _points(pool: str, column: str | None, sign: int) -> Fold:
             cell["recon_cpp"] = cell.get("recon_cpp", 0) + data["amount"]
         elif column is not None:
             cell[column] += data["amount"]
-        _left(meta, cell, side)
-        _put_roster(rows, row)
-        _put_meta(rows, meta, record)
+        set_left(meta, cell, side)
+        put_roster(rows, row)
+        put_meta(rows, meta, record)
     return handle
 
 
 def _rg_purchased(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
+    data, meta = record["data"], load_meta(rows)
     side = data["side"]
     meta["cpp"][side] -= data["cost"]
-    row, cell = _cell(rows, meta, side)
+    row, cell = roster_cell(rows, meta, side)
     cell["cpp_spent"] += data["cost"]
-    _left(meta, cell, side)
+    set_left(meta, cell, side)
     cell["rg_purchased"].append({"rg": data["rg"], "kg": data["kg"], "cpp": data["cost"]})
-    _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+    put_roster(rows, row)
+    put_meta(rows, meta, record)
     remaining = None if data["cg_max"] is None else data["cg_max"] - data["number"]
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], {
         "purchase": data["purchase"], "side": side, "cg_date": data["cg_date"],
@@ -334,23 +203,23 @@ def _rg_casualty(rows: Rows, record: Record) -> None:
 def _points_adjusted(rows: Rows, record: Record) -> None:
     """Points halved or forfeit as a step is left (3.617 on 14PM, 3.619): the loss is on
     the CG Date's line, beside Left."""
-    data, meta = record["data"], _meta(rows)
+    data, meta = record["data"], load_meta(rows)
     side = data["side"]
     meta[data["pool"]][side] = data["after"]
-    row, cell = _cell(rows, meta, side)
+    row, cell = roster_cell(rows, meta, side)
     lost = f"{data['pool']}_forfeited"
     cell[lost] = cell.get(lost, 0) + max(0, data["before"] - data["after"])
-    _left(meta, cell, side)
-    _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+    set_left(meta, cell, side)
+    put_roster(rows, row)
+    put_meta(rows, meta, record)
 
 
 def _forgone(rows: Rows, record: Record) -> None:
     """3.616 EXC: CPP a side forgoes, open (the other side's Base # loses them)."""
-    data, meta = record["data"], _meta(rows)
-    row, cell = _cell(rows, meta, data["side"])
+    data, meta = record["data"], load_meta(rows)
+    row, cell = roster_cell(rows, meta, data["side"])
     cell["cpp_forgone"] = cell.get("cpp_forgone", 0) + data["amount"]
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _casualty(rows: Rows, record: Record) -> None:
@@ -368,7 +237,7 @@ def _casualty(rows: Rows, record: Record) -> None:
 
 def _rating(kind: str) -> Fold:
     def handle(rows: Rows, record: Record) -> None:
-        data, meta = record["data"], _meta(rows)
+        data, meta = record["data"], load_meta(rows)
         side, sealed = data["side"], record.get("sealed") is not None
         meta[kind][side] = data["after"]
         # While a sealed change waits to be announced (3.623), others see the value before.
@@ -377,11 +246,11 @@ def _rating(kind: str) -> Fold:
             shown.setdefault(side, data["before"])
         else:
             shown.pop(side, None)
-        row, cell = _cell(rows, meta, side)
+        row, cell = roster_cell(rows, meta, side)
         cell[kind] = data["after"]
         _show(cell, kind, shown, side)
-        _put_roster(rows, row)
-        _put_meta(rows, meta, record)
+        put_roster(rows, row)
+        put_meta(rows, meta, record)
         change = {k: data[k] for k in ("side", "before", "after", "cause", "rule", "cg_date")}
         change |= {"version": record["version"], "secret_for": side if sealed else None}
         rows.put(kind, f"{record['version']:09d}", record["version"], change)
@@ -397,25 +266,25 @@ def _show(cell: dict[str, Any], kind: str, shown: dict[str, Any], side: str) -> 
 
 def _san_announced(rows: Rows, record: Record) -> None:
     """3.623: each side announces its SAN; what a secret purchase changed is open now."""
-    meta = _meta(rows)
+    meta = load_meta(rows)
     shown = meta.setdefault(f"shown_{SAN}", {})
     row = rows.get(ROSTER, meta["cg_date"])
     assert row is not None
     for side in record["data"]["san"]:
         shown.pop(side, None)
         _show(row["sides"][side], SAN, shown, side)
-    _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+    put_roster(rows, row)
+    put_meta(rows, meta, record)
 
 
 def _level(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
+    data, meta = record["data"], load_meta(rows)
     meta["levels"][data["level"]] = data["after"]
     row = rows.get(ROSTER, meta["cg_date"])
     assert row is not None
     row["levels"] = dict(meta["levels"])
-    _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+    put_roster(rows, row)
+    put_meta(rows, meta, record)
 
 
 def _order_decided(rows: Rows, record: Record) -> None:
@@ -426,7 +295,7 @@ def _order_decided(rows: Rows, record: Record) -> None:
     for field in ("sets_up_first", "moves_first"):
         if data[field] is not None:
             row[field] = data[field]
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _retained(rows: Rows, record: Record) -> None:
@@ -443,42 +312,42 @@ def _retained(rows: Rows, record: Record) -> None:
 
 
 def _walking_wounded(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
-    row, cell = _cell(rows, meta, data["side"])
+    data, meta = record["data"], load_meta(rows)
+    row, cell = roster_cell(rows, meta, data["side"])
     cell["ww_received"] = {"unit": data["unit"], "count": data["squads"],
                            "discarded_half_squads": data["half_squads"] % 2}
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _recon(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
+    data, meta = record["data"], load_meta(rows)
     pool = meta.setdefault("recon", {})
     pool[data["side"]] = pool.get(data["side"], 0) + data["locations"]  # Idle dates add up
-    row, cell = _cell(rows, meta, data["side"])
+    row, cell = roster_cell(rows, meta, data["side"])
     cell["recon"] = pool[data["side"]]
-    _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+    put_roster(rows, row)
+    put_meta(rows, meta, record)
 
 
 def _withdrawn(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
-    row, cell = _cell(rows, meta, data["side"])
+    data, meta = record["data"], load_meta(rows)
+    row, cell = roster_cell(rows, meta, data["side"])
     cell.setdefault("withdrawn", []).append(
         {"units": data["units"], "rule": data["rule"],
          "retained_off_map": data["retained_off_map"]})
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _lvp_totalled(rows: Rows, record: Record) -> None:
-    data, meta = record["data"], _meta(rows)
+    data, meta = record["data"], load_meta(rows)
     rows.put(LVP, data["cg_date"], record["version"],
              {k: data[k] for k in ("cg_date", "current", "by_map_group", "cg_total", "rule")})
     row = rows.get(ROSTER, data["cg_date"])
     assert row is not None
     for side, cell in row["sides"].items():
         cell["lvp_current"], cell["lvp_cg"] = data["current"][side], data["cg_total"][side]
-    _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+    put_roster(rows, row)
+    put_meta(rows, meta, record)
 
 
 def _objective(rows: Rows, record: Record) -> None:
@@ -496,21 +365,21 @@ def _objective(rows: Rows, record: Record) -> None:
 
 
 def _pf(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     meta["pf_halves"][record["data"]["side"]] = record["data"]["halves"]
-    _put_meta(rows, meta, record)
+    put_meta(rows, meta, record)
 
 
 def _fanaticism(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     meta["fanaticism"].append(record["data"]["scenario"])
-    _put_meta(rows, meta, record)
+    put_meta(rows, meta, record)
 
 
 def _massacre(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     meta["massacre"] = record["data"]["side"]
-    _put_meta(rows, meta, record)
+    put_meta(rows, meta, record)
 
 
 def _holding(rows: Rows, record: Record) -> None:
@@ -528,10 +397,10 @@ def _control(rows: Rows, record: Record) -> None:
 
 
 def _initiative(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
-    row, cell = _cell(rows, meta, record["data"]["side"])
+    meta = load_meta(rows)
+    row, cell = roster_cell(rows, meta, record["data"]["side"])
     cell["chit"] = record["data"]["chit"]
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _chits_revealed(rows: Rows, record: Record) -> None:
@@ -542,7 +411,7 @@ def _chits_revealed(rows: Rows, record: Record) -> None:
         row["scenario_type"] = row["scenario_type"] or "Idle CG Date"
     if record["data"].get("scenario_type"):
         row["scenario_type"] = record["data"]["scenario_type"]
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _scenario_recorded(rows: Rows, record: Record) -> None:
@@ -552,11 +421,11 @@ def _scenario_recorded(rows: Rows, record: Record) -> None:
     for field in ("scenario_type", "weather", "ec", "wind"):
         if data.get(field) is not None:
             row[field] = data[field]
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _step(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     _step_done(rows, meta, record)
     meta["phase"], meta["step"] = record["data"]["phase"], record["data"]["step"]
     if meta["phase"] == "scenario":
@@ -564,8 +433,8 @@ def _step(rows: Rows, record: Record) -> None:
         row = rows.get(ROSTER, meta["cg_date"])
         assert row is not None
         row["scenario_played"] = True
-        _put_roster(rows, row)
-    _put_meta(rows, meta, record)
+        put_roster(rows, row)
+    put_meta(rows, meta, record)
 
 
 def _step_done(rows: Rows, meta: dict[str, Any], record: Record) -> None:
@@ -580,26 +449,26 @@ def _step_done(rows: Rows, meta: dict[str, Any], record: Record) -> None:
 
 
 def _date_started(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     meta["cg_date"] = record["data"]["cg_date"]
-    _put_meta(rows, meta, record)
-    row = _new_roster_row(meta, record["version"], meta["cpp"])
+    put_meta(rows, meta, record)
+    row = new_roster_row(meta, record["version"], meta["cpp"])
     for side, locations in meta.get("recon", {}).items():  # Idle dates' Recon carries on
         row["sides"][side]["recon"] = locations or None
-    _put_roster(rows, row)
+    put_roster(rows, row)
 
 
 def _cg_ended(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     meta["phase"], meta["all_revealed"] = "ended", True
-    _put_meta(rows, meta, record)
+    put_meta(rows, meta, record)
 
 
 def _seed_revealed(rows: Rows, record: Record) -> None:
-    meta = _meta(rows)
+    meta = load_meta(rows)
     meta["seed"] = record["data"]["seed"]
     meta["seed_commitment"] = record["data"]["next_commitment"] or meta["seed_commitment"]
-    _put_meta(rows, meta, record)
+    put_meta(rows, meta, record)
 
 
 _HANDLERS: dict[str, Fold] = {
@@ -642,12 +511,12 @@ _HANDLERS: dict[str, Fold] = {
     "CGDateStarted": _date_started,
     "CGEnded": _cg_ended,
     "SeedRevealed": _seed_revealed,
-    "RerollAuthorized": _reroll,
-    "RulingRecorded": _ruling,
-    "RulingSealed": _ruling_sealed,
-    "RollVoided": _roll_voided,
+    "RerollAuthorized": fold_reroll,
+    "RulingRecorded": fold_ruling,
+    "RulingSealed": fold_ruling_sealed,
+    "RollVoided": fold_roll_voided,
     "PointsCorrected": _points_corrected,
-    "PurchaseAmended": _purchase_amended,
+    "PurchaseAmended": fold_purchase_amended,
 }
 
 # Events that change no row of the forms, each with the reason (a test holds every event
@@ -661,6 +530,8 @@ NOT_FOLDED: dict[str, str] = {
     "ScenarioEnded": "the StepAdvanced recorded with it ends the scenario on the forms",
     "RollAuthorized": "a missed roll a ruling allows: the campaign (and its guide) keeps "
                       "it until the roll is made, which the forms show",
+    "StepDoneBySide": "a side's part of a step is the guide's to show (read from the "
+                      "campaign); the forms show the step when it is left",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
     "Undone": "the views turn their rows back to its target (projections/runner.py), and "
               "a fold of the log skips what it undid",

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict
 
 from domain.modules.kgp.rules import pf_text
-from projections.fold import (
+from projections.rows import (
     CONTROL,
     CVP,
     ELR,

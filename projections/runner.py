@@ -19,7 +19,8 @@ import domain.modules  # noqa: F401  (every module's events: their stored topics
 from domain.campaign import CampaignEvent
 from domain.campaign.part import part_transcodings
 from domain.history import is_undone, undone_ranges
-from projections.fold import META, fold
+from projections.fold import fold
+from projections.rows import META
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
 CHECKPOINT_EVERY = 500  # the fewest versions between two as-of checkpoints of a campaign

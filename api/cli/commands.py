@@ -36,20 +36,18 @@ def roll(
         help="An optional DRM claimed by id (ID, or ID:COUNT); the ledger derives the rest.")]
     = None,
     dice: Annotated[list[int] | None, typer.Option(help="Entered mode: each die.")] = None,
-    subject: Annotated[str, typer.Option(help="What is rolled for.")] = "",
+    subject: Annotated[str, typer.Option(
+        help="What is rolled for, as `refit guide` names it: step, rg:N, rg:N/sw:K, "
+             "rg:N/leader:K or unit:LABEL.")] = "step",
     target: Annotated[int | None, typer.Option(help="Target number, if the table has one.")]
     = None,
     secret: Annotated[bool, typer.Option(help="Keep the roll secret from the other side.")]
     = False,
-    purchase: Annotated[int | None, typer.Option(
-        help="The RG Purchase Record line the roll is for (strength, SW, leader, ...).")]
-    = None,
     by: By = "director", db: Db = None, as_json: Json = False,
 ) -> None:
     """Roll dr/DR on a module table; the ledger adds the DRM it derives."""
     body = {"type": "roll", "table": table, "side": side, "drm": parse_drm(drm or []),
-            "subject": subject, "dice": dice, "target": target, "secret": secret,
-            "purchase": purchase}
+            "subject": subject, "dice": dice, "target": target, "secret": secret}
     run(db, as_json, campaign, guarded(as_json, lambda: cmd.parse_command(body)), by)
 
 
@@ -67,9 +65,14 @@ def purchase(
 
 
 @app.command()
-def advance(campaign: Id, by: By = "director", db: Db = None, as_json: Json = False) -> None:
-    """Complete the current RePh step and go to the next."""
-    run(db, as_json, campaign, cmd.Advance(), by)
+def advance(
+    campaign: Id,
+    side: Annotated[str | None, typer.Option(
+        help="The side whose part of the step is done (none: the step, for all).")] = None,
+    by: By = "director", db: Db = None, as_json: Json = False,
+) -> None:
+    """A side's part of the RePh step done, or (without --side) the step complete for all."""
+    run(db, as_json, campaign, cmd.Advance(side=side), by)
 
 
 @app.command("command")

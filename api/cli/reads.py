@@ -12,21 +12,34 @@ import typer
 from api.cli.core import AsOf, Db, Id, Json, emit, guarded, query
 from api.render import TEXT
 from domain.campaign import campaign_id
+from domain.errors import InvalidCommand
 from domain.verify import VerifyReport, verify_export
+from infra.application import Refit
 from infra.queries import READS, Read
 from infra.transfer import parse_lines
 
 app = typer.Typer()
+Side = Annotated[str | None, typer.Option(
+    "--side", help="Read as this side reads it (the other side's secrets kept).")]
 
 
 def _command(which: Read) -> None:
-    """`refit COMMAND ID [--as-of POINT]`: the read, as the director (the operator) sees it."""
-    def read_it(campaign: Id, as_of: AsOf = None, db: Db = None, as_json: Json = False) -> None:
+    """`refit COMMAND ID [--as-of POINT] [--side SIDE]`: the read, as the director (the
+    operator) sees it, or as one side does."""
+    def read_it(campaign: Id, as_of: AsOf = None, side: Side = None, db: Db = None,
+                as_json: Json = False) -> None:
         answer: Any = query(db, as_json, lambda refit: refit.reads.answer(
-            which, campaign_id(campaign), as_of))
+            which, campaign_id(campaign), as_of, viewer_side(refit, campaign, side)))
         emit(as_json, answer, lambda: typer.echo(TEXT[which.name](answer)))
     read_it.__doc__ = " ".join((which.answer.__doc__ or which.summary).split())
     app.command(which.command)(read_it)
+
+
+def viewer_side(refit: Refit, campaign: str, side: str | None) -> str | None:
+    """A side of the campaign to read as (None: the director, who sees every side)."""
+    if side is not None and side not in refit.store.campaign(campaign_id(campaign)).sides:
+        raise InvalidCommand(f"{side!r} is not a side of this campaign", field="side")
+    return side
 
 
 for _read in READS:

@@ -106,13 +106,15 @@ class Campaign(Aggregate):
         module_hash: str | None = None  # the module data it plays (None: made before pins)
 
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
-    # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts
-    class_version = 6
+    # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
+    # v7: dice keyed by subject, each side's part of a step
+    class_version = 7
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
     upcast_v4_v5 = staticmethod(upcasts.v4_v5)
     upcast_v5_v6 = staticmethod(upcasts.v5_v6)
+    upcast_v6_v7 = staticmethod(upcasts.v6_v7)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,
@@ -229,6 +231,7 @@ class Campaign(Aggregate):
         if handler is None:
             raise InvalidCommand(f"no rules module handles {command.type!r}", field="type")
         pinning.check_step(self, command)
+        steps.check_not_done(self, command, actor)
         if key is not None:
             self.__dict__["command_key"] = key
         try:
@@ -389,8 +392,8 @@ class Campaign(Aggregate):
 
     @handles(cmd.Advance)
     def advance(self, command: cmd.Advance, actor: str) -> None:
-        """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
-        steps.advance(self, actor)
+        """A side's part of the step done, or (the director's) the step complete for all."""
+        steps.advance(self, command, actor)
 
     @handles(cmd.EndScenario)
     def end_scenario(self, command: cmd.EndScenario, actor: str) -> None:
@@ -409,10 +412,6 @@ class Campaign(Aggregate):
         self.reph.check_not_ended()
         self.dice.check_early_reveal()
         self._record(SeedRevealed, actor, **self.dice.reveal(commit_next=True))
-
-    def missing_rolls(self) -> list[steps.Missing]:
-        """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
-        return steps.missing_rolls(self)
 
     # -- roles and a director's remedies -----------------------------------------
 

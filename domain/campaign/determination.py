@@ -8,8 +8,7 @@ from typing import Any, cast
 
 from domain import commands as cmd
 from domain.campaign.events import CampaignEvent
-from domain.campaign.purchases import Purchases
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import RuleViolation
 from domain.rules import Module, SWAllotment, Table
 
 
@@ -56,15 +55,10 @@ def by_hand(module: Module, line: dict[str, Any], command: cmd.DetermineRG) -> d
     return fields
 
 
-def check_link(module: Module, purchases: Purchases, table: Table, side: str,
-               cg_date: str, command: cmd.Roll) -> int | None:
-    """Check a roll made for an RG of the purchase record; the target it rolls against."""
-    if command.purchase is None:
-        return command.target
-    if table.determines is None:
-        raise InvalidCommand(f"table {table.id} writes nothing on an RG's record: "
-                             "leave out `purchase`", field="purchase")
-    line = purchases.line(command.purchase, side)
+def check_line(module: Module, table: Table, line: dict[str, Any], number: int,
+               cg_date: str) -> None:
+    """A roll for line `number` of the RG Purchase Record: a line this table is for,
+    bought or given on this CG Date, whose result the table has not found yet."""
     if table.for_rgs is not None and line["rg"] not in table.for_rgs:
         raise RuleViolation(f"table {table.id} is for {', '.join(table.for_rgs)} RG, "
                             f"not {line['rg']}", rule=table.rule)
@@ -72,22 +66,16 @@ def check_link(module: Module, purchases: Purchases, table: Table, side: str,
         raise RuleViolation(f"table {table.id} is not used for KG {line['kg']}'s "
                             f"{line['rg']}", rule=table.rule)
     if line["cg_date"] != cg_date:
-        raise RuleViolation(f"purchase #{command.purchase} came on {line['cg_date']}: its "
+        raise RuleViolation(f"purchase #{number} came on {line['cg_date']}: its "
                             "rolls were made in that RePh", rule=table.rule)
-    _not_determined(module, table, line, command.purchase)
-    if table.determines != "sw":
-        return command.target
-    allotment = _allotment(module, side, line, command.subject, table.rule)
-    rolled = line["sw_rolls"].get(allotment.sw, 0)
-    if rolled >= allotment.count and not _sw_again(module, side, line):
-        raise RuleViolation(f"{line['rg']} has made its {allotment.count} dr for "
-                            f"{allotment.sw}", rule=table.rule)
-    number = allotment.depleted if line["strength"] == "D" else cast(int, allotment.full)
-    if command.target is not None and command.target != number:
-        raise InvalidCommand(f"{allotment.sw} of {line['rg']} is received on a dr <= "
-                             f"{number}, not {command.target}",
-                             rule=table.rule, field="target")
-    return number
+    if line.get("removed"):
+        raise RuleViolation(f"purchase #{number} has left the OB", rule=table.rule)
+    _not_determined(module, table, line, number)
+    row = module.chart_row(line["side"], line["rg"])
+    if table.determines in ("leader", "sw") and row is not None and row.units_depleted \
+            and strength_of(line) is None:  # its rolls depend on it (3.6182; 3.6183 +1)
+        raise RuleViolation(f"purchase #{number} ({line['rg']}): roll its strength first",
+                            rule=table.rule)
 
 
 def _not_determined(module: Module, table: Table, line: dict[str, Any], number: int) -> None:
@@ -102,7 +90,9 @@ def _not_determined(module: Module, table: Table, line: dict[str, Any], number: 
     allowed = row.leader_rolls if row is not None else 1
     if kind == "leader" and line.get("leader_rolls", 0) >= allowed:
         refuse(f"has made its {allowed} Leader Table roll(s): {line['leader']}")
-    if kind == "strength" and row is not None and not row.units_depleted:
+    if kind == "strength" and line.get("paradrop"):
+        refuse("enters by Para drop: no Depletion, no strength DR (3.6181 EXC)")
+    if kind == "strength" and (row is None or not row.units_depleted):
         refuse("is not subject to Depletion on the RG chart")
     if kind == "sw_type":
         item = next((a for a in allotments(module, line["side"], line["rg"])
@@ -113,37 +103,45 @@ def _not_determined(module: Module, table: Table, line: dict[str, Any], number: 
             refuse(f"already has its {item.sw}: {line['choices'][item.sw]}")
 
 
-def _allotment(module: Module, side: str, line: dict[str, Any], subject: str,
-               rule: str) -> SWAllotment:
-    """The SW a 9.6182-style dr is made for, named by `subject`: any SW of a Depleted RG,
-    and of a Full one those it receives only on a dr (PBr British I2/I4)."""
-    if line["strength"] is None:
-        raise RuleViolation(f"{line['rg']}'s strength is not known yet: roll it first",
+def strength_of(line: dict[str, Any]) -> str | None:
+    """An RG's strength: as found, or Full for one entering by Para drop, which is not
+    subject to Depletion (3.6181 EXC, British chart note c)."""
+    return line["strength"] or ("F" if line.get("paradrop") else None)
+
+
+def listed_sw(module: Module, side: str, rg: str) -> list[SWAllotment]:
+    """An RG's listed SW, one per counter: sw:K of a subject is the K-th (1-based)."""
+    return [item for item in allotments(module, side, rg) for _ in range(item.count)]
+
+
+def rolled_sw(module: Module, side: str, line: dict[str, Any]) -> list[int]:
+    """The K of the listed SW a dr is made for: every one of a Depleted RG, and of a Full
+    one those it receives only on a dr (PBr British I2/I4); none before its strength."""
+    strength = strength_of(line)
+    if strength is None:
+        return []
+    return [k for k, item in enumerate(listed_sw(module, side, line["rg"]), 1)
+            if strength == "D" or item.full is not None]
+
+
+def sw_slot(module: Module, side: str, line: dict[str, Any], k: int,
+            rule: str) -> SWAllotment:
+    """The SW a 9.6182-style dr for sw:K is made for, refused unless it is rolled for."""
+    listed = listed_sw(module, side, line["rg"])
+    if not 1 <= k <= len(listed):
+        raise RuleViolation(f"{line['rg']} lists {len(listed)} SW on the SW chart: no "
+                            f"sw:{k}", rule=rule)
+    item = listed[k - 1]
+    if k not in rolled_sw(module, side, line):
+        raise RuleViolation(f"a Full {line['rg']} receives its {item.sw} without a dr",
                             rule=rule)
-    offered = allotments(module, side, line["rg"])
-    wanted = subject.strip().casefold()
-    if not wanted:
-        raise InvalidCommand(f"name the SW rolled for in `subject` (one of "
-                             f"{', '.join(item.sw for item in offered) or 'none'})",
-                             rule=rule, field="subject")
-    for item in offered:
-        names = {item.sw.casefold(), line["choices"].get(item.sw, item.sw).casefold()}
-        if item.choose is not None:  # "PSK/Lt. Mtr" may be asked for as either
-            names |= {part.strip().casefold() for part in item.sw.split("/")}
-        if wanted in names:
-            if line["strength"] == "F" and item.full is None:
-                raise RuleViolation(f"a Full {line['rg']} receives its {item.sw} without "
-                                    "a dr", rule=rule)
-            if item.choose is not None and item.sw not in line["choices"]:
-                raise RuleViolation(f"roll {item.choose} first: it decides which SW "
-                                    f"{item.sw} is", rule=rule)
-            return item
-    listed = ", ".join(item.sw for item in offered) or "none"
-    raise InvalidCommand(f"{line['rg']} has no SW {subject!r} on the SW chart "
-                         f"(it has {listed})", rule=rule, field="subject")
+    if item.choose is not None and item.sw not in line["choices"]:
+        raise RuleViolation(f"roll {item.choose} first: it decides which SW {item.sw} is",
+                            rule=rule)
+    return item
 
 
-def by_roll(module: Module, table: Table, line: dict[str, Any], command: cmd.Roll,
+def by_roll(module: Module, table: Table, line: dict[str, Any], item: SWAllotment | None,
             value: str) -> dict[str, Any]:
     """The RGDetermined fields a roll's outcome writes on the RG's line (9.6181-9.6184)."""
     side = line["side"]
@@ -168,8 +166,8 @@ def by_roll(module: Module, table: Table, line: dict[str, Any], command: cmd.Rol
         fields["sw"] = [chosen.get(name, name) for name in line["sw"]]
         fields["choices"] = chosen
     elif table.determines == "sw":  # a Depleted RG's dr for one SW, hit or miss
-        item = _allotment(module, side, line, command.subject, table.rule)
-        again = _sw_again(module, side, line)  # 3.6182: the whole RG rolls again
+        item = cast(SWAllotment, item)
+        again = sw_again(module, side, line)  # 3.6182: the whole RG rolls again
         fields |= {"sw_rolled": item.sw, "sw_again": again}
         received = [] if again else line["sw"]
         if table.target is not None and value == table.target.hit:
@@ -179,7 +177,7 @@ def by_roll(module: Module, table: Table, line: dict[str, Any], command: cmd.Rol
     return fields
 
 
-def _sw_again(module: Module, side: str, line: dict[str, Any]) -> bool:
+def sw_again(module: Module, side: str, line: dict[str, Any]) -> bool:
     """Every SW rolled for, fewer received than the chart's minimum: roll them again."""
     chart = module.sw_charts.get(side)
     minimum = chart.minimum.get(line["rg"], 0) if chart else 0

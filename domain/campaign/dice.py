@@ -9,7 +9,7 @@ from typing import Any, cast
 
 from domain.campaign.events import NOT_DATA, CampaignEvent
 from domain.campaign.part import Part
-from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, roll_key, roll_prefix
+from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, subject_key
 from domain.errors import InvalidCommand, RuleViolation
 from domain.hashing import sha256_hex
 
@@ -32,19 +32,22 @@ class Dice(Part):
         self.seed = seed  # private until SeedRevealed
         self.seed_commitment = seed_commitment
         self.sealed_rolls_on_seed = 0  # secret server rolls the current seed would open
-        self.ordinals: dict[str, int] = {}  # CG Date/step/table/side -> rolls in the step
+        self.slots: dict[str, int] = {}  # slot rolled on this CG Date -> its epoch
         self.rolled_before: dict[str, list[int]] = {}  # an undone roll's key -> its dice
         self.epochs: dict[str, int] = {}  # a re-rolled slot -> its authorized epoch
         self.rolls_today: dict[str, int] = {}  # table/side -> rolls on this CG Date
         self.results_today: dict[str, int] = {}  # table/side/result -> rolls that gave it
         self.table_rolls_cg: dict[str, int] = {}  # table/side -> rolls in the CG
 
-    def next_key(self, cg_date: str, step: str, table: str, side: str) -> str:
-        """The key of the next roll of a table by a side in this step."""
-        prefix = roll_prefix(cg_date, step, table, side)
-        ordinal = self.ordinals.get(prefix, 0) + 1
-        return roll_key(cg_date, step, table, side, ordinal,
-                        self.epochs.get(f"{prefix}/{ordinal}", 0))
+    def key(self, slot: str) -> str:
+        """The key of a roll for a slot (CG Date/table/side/subject): the slot and its
+        re-roll epoch, which only a director's authorized re-roll raises."""
+        cg_date, table, side, subject = slot.split("/", 3)
+        return subject_key(cg_date, table, side, subject, self.epochs.get(slot, 0))
+
+    def has_rolled(self, slot: str) -> bool:
+        """Whether a standing roll was made for the slot on this CG Date."""
+        return slot in self.slots
 
     def authorizations(self) -> dict[str, dict[str, Any]]:
         """The rolls a director's ruling allows outside their step, by table/side/subject:
@@ -56,16 +59,12 @@ class Dice(Part):
         """Whether a ruling has authorized a roll of the table for that side and subject."""
         return f"{table}/{side}/{subject}" in self.__dict__.get("authorized", {})
 
-    def authorized_key(self, cg_date: str, step: str, table: str, side: str,
-                       subject: str) -> tuple[str, str] | None:
-        """The key and step of a roll a ruling authorized (None: no ruling did)."""
-        allowed = self.__dict__.get("authorized", {}).get(f"{table}/{side}/{subject}")
-        if allowed is None:
-            return None
-        slot = allowed["slot"]
-        if slot is None:  # a missed roll: keyed as any roll made now
-            return self.next_key(cg_date, step, table, side), step
-        return f"{slot}/{self.epochs.get(slot, 0)}", allowed["step"]
+    def authorization(self, table: str, side: str, subject: str) -> dict[str, Any] | None:
+        """The step a ruling authorized a roll of the table for that side and subject in
+        (a voided roll's re-roll, a missed roll), or None when no ruling did."""
+        allowed: dict[str, Any] | None = self.__dict__.get("authorized", {}).get(
+            f"{table}/{side}/{subject}")
+        return allowed
 
     def rolled(self, table: str, side: str) -> int:
         """How many times the side has rolled the table on this CG Date."""
@@ -146,11 +145,10 @@ class DiceRolled(CampaignEvent):
 
     def apply(self, campaign: Any) -> None:
         dice: Dice = campaign.dice
-        allowed = dice.__dict__.get("authorized", {}).pop(
-            f"{self.table}/{self.side}/{self.subject}", None)
-        if allowed is None or allowed["slot"] is None:  # a voided roll's slot is counted
-            prefix = self.key.rsplit("/", 2)[0]
-            dice.ordinals[prefix] = dice.ordinals.get(prefix, 0) + 1
+        dice.__dict__.get("authorized", {}).pop(f"{self.table}/{self.side}/{self.subject}",
+                                                None)  # a ruling's authorization is used
+        slot, epoch = self.key.rsplit("/", 1)
+        dice.slots[slot] = int(epoch) if epoch.isdigit() else 0
         tally = f"{self.table}/{self.side}"
         dice.rolls_today[tally] = dice.rolls_today.get(tally, 0) + 1
         dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 0) + 1

@@ -20,6 +20,7 @@ class RePh(Part):
         self.cg_date = cg_date
         self.phase = phase
         self.step = step
+        self.done: list[str] = []  # sides that have done their part of the step (3.6)
 
     def check_not_ended(self) -> None:
         """After CG End the ledger takes no more commands."""
@@ -56,12 +57,23 @@ class StepAdvanced(CampaignEvent):
     def apply(self, campaign: Any) -> None:
         campaign.reph.phase = self.phase
         campaign.reph.step = self.step
-        campaign.dice.ordinals = {}
+        campaign.reph.done = []
         if self.phase == "scenario":
             campaign.scenario.played = campaign.reph.cg_date
             campaign.scenario.last_scenario_cvp = dict.fromkeys(campaign.sides, 0)
             campaign.initiative.idle_dates_since_scenario = 0
             campaign.initiative.scenarios_since_idle += 1
+
+
+class StepDoneBySide(CampaignEvent):
+    """A side did its part of the RePh step (public: the RePh's pace is open)."""
+
+    side: str
+    step: str | None
+    cg_date: str
+
+    def apply(self, campaign: Any) -> None:
+        campaign.reph.done = [*campaign.reph.done, self.side]
 
 
 class CGDateStarted(CampaignEvent):
@@ -77,6 +89,7 @@ class CGDateStarted(CampaignEvent):
         campaign.purchases.rg_today = {side: {} for side in campaign.sides}
         campaign.purchases.forts_today = {}
         campaign.dice.rolls_today = {}
+        campaign.dice.slots = {}
         campaign.dice.results_today = {}
         campaign.scenario.conditions = {}
         campaign.points.forgone = 0

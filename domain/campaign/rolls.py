@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import determination, results
+from domain.campaign import determination, results, slots
 from domain.campaign.dice import DiceRolled
 from domain.campaign.points import CPPCredited, CPPSpent
 from domain.campaign.scenario import CONDITIONS, ReconRolled, ScenarioRecorded
@@ -26,11 +26,16 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     side = campaign.check_side(command.side)
     table = module.table(command.table)
     step = reph.step or reph.phase
-    # A roll a director's ruling authorized (a voided roll's, a missed one) is made now.
-    allowed = campaign.dice.authorized_key(reph.cg_date, step, table.id, side, command.subject)
-    key, step = allowed or (campaign.dice.next_key(reph.cg_date, step, table.id, side), step)
+    # A roll a director's ruling authorized (a voided roll's re-roll, a missed one) is
+    # made now, outside its step.
+    allowed = campaign.dice.authorization(table.id, side, command.subject)
+    checked = slots.check_subject(campaign, table, side, command.subject,
+                                  again=allowed is not None)
+    key = campaign.dice.key(checked.slot)
+    step = allowed["step"] if allowed is not None else step
     dice = campaign.dice.dice(key, table.roll, command.dice)
-    subject = subject_facts(campaign, side, command.purchase, None)
+    leader = checked.subject.slot if checked.subject.kind == "leader" else None
+    subject = subject_facts(campaign, side, checked.number, leader)
     derived = derived_drm(table, subject)
     drm = derived + claimed_drm(table, subject, command.drm, derived)
     if table.halved_by_balance and side == campaign.balance:  # the DR halved, FRD (8.31)
@@ -42,14 +47,13 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     check_when(campaign, table, side)
     base = cpp_base(campaign, table, side)
     cost = _cost(campaign, table, side, drm)
-    target = determination.check_link(module, campaign.purchases, table, side, reph.cg_date,
-                                      command)
+    target = slots.sw_target(campaign, table, checked, command.target)
     final = sum(dice) + sum(item["value"] for item in drm)
     result = table.result(final, target)
     band = table.band(final)
     effects = [campaign.points.effect(module.levels, effect, side, table) for effect in
                (band.effects if band is not None else [])]
-    secret_for = side if _secret(campaign, table, command) else None
+    secret_for = side if _secret(campaign, table, command, checked) else None
     campaign._record(
         DiceRolled, actor, secret_for=secret_for,
         side=side, key=key, table=table.id, rule=table.rule, title=table.title,
@@ -60,11 +64,11 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     _credit_and_spend(campaign, table, side, base, final, cost, actor)
     _write_result(campaign, table, side, final, result, command, actor)
     value = band.records if band is not None and band.records is not None else result
-    if command.purchase is not None:
-        line = campaign.purchases.lines[command.purchase - 1]
+    if checked.number is not None:
+        line = campaign.purchases.lines[checked.number - 1]
         campaign._record(determination.RGDetermined, actor, secret_for=line["side"],
-                         side=line["side"], purchase=command.purchase,
-                         **determination.by_roll(module, table, line, command, value))
+                         side=line["side"], purchase=checked.number,
+                         **determination.by_roll(module, table, line, checked.item, value))
     # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice.
     cause = f"{table.id} {table.title}" + ("" if secret_for else f": Final {final}, {result}")
     for event_class, fields in effects:
@@ -84,7 +88,8 @@ def _check_step(campaign: Campaign, table: Table) -> None:
                                 "this CG Date", rule=table.rule)
 
 
-def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:
+def _secret(campaign: Campaign, table: Table, command: cmd.Roll,
+            checked: slots.Checked) -> bool:
     """Whether the roll is sealed: a secret table, or one that tells a secret."""
     # A roll for an RG tells of a secret purchase (9.617): it is as secret as the RG.
     if table.open_roll and command.secret:
@@ -93,7 +98,7 @@ def _secret(campaign: Campaign, table: Table, command: cmd.Roll) -> bool:
     # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount;
     # one that only a secret roll's result calls for tells that result (3.613 †).
     follows = table.follows
-    return table.secret or command.secret or command.purchase is not None or \
+    return table.secret or command.secret or checked.number is not None or \
         table.credits_cpp or table.credits_roll or \
         (follows is not None and campaign.rules.table(follows.table).secret)
 

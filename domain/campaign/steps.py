@@ -8,69 +8,66 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from domain import commands as cmd
-from domain.campaign import results
+from domain.campaign import guide, results
 from domain.campaign.dice import SeedRevealed
 from domain.campaign.points import CPPCredited, FPPCredited, PointsAdjusted, SANChanged
 from domain.campaign.purchases import RGReceived
-from domain.campaign.reph import CGDateStarted, CGDecided, CGEnded, StepAdvanced
-from domain.campaign.rolls import check_when, cpp_base
+from domain.campaign.reph import (
+    CGDateStarted,
+    CGDecided,
+    CGEnded,
+    StepAdvanced,
+    StepDoneBySide,
+)
 from domain.campaign.scenario import ScenarioEnded, WalkingWoundedRecovered
 from domain.errors import MissingTable, RuleViolation
-from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement, Table
+from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
 
-Missing = tuple[str, str, int | None]  # table, side, RG purchase # (None: not for an RG)
 
-
-def missing_rolls(campaign: Campaign) -> list[Missing]:
-    """The rolls (table, side, RG purchase #) the step needs before the RePh leaves it."""
-    module, reph = campaign.rules, campaign.reph
-    step = reph.current_step(module)
-    if step is None or reph.phase in ("scenario", "ended") or _idle(campaign):
-        return []  # an Idle CG Date has no scenario to roll weather for
-    missing: list[Missing] = [(table_id, side, None)
-                              for table_id, side, why in _required(campaign) if why is None]
-    strength = next((t for t in step.tables if module.table(t).determines == "strength"),
-                    None)
-    if step.requires_strength and strength is not None:
-        missing += [(strength, line["side"], number)
-                    for number, line in enumerate(campaign.purchases.lines, 1)
-                    if line["cg_date"] == reph.cg_date and line["strength"] is None
-                    and not line.get("paradrop")  # no Depletion by Para drop (3.6181 EXC)
-                    and (row := module.chart_row(line["side"], line["rg"])) is not None
-                    and row.units_depleted
-                    and line["rg"] in (module.table(strength).for_rgs or [line["rg"]])]
-    return missing
-
-
-def _required(campaign: Campaign) -> Iterator[tuple[str, str, str | None]]:
-    """The step's required rolls not made yet: (table, side, why it does not apply)."""
-    module = campaign.rules
-    step = campaign.reph.current_step(module)
-    for table_id in step.requires if step else []:
-        for side in campaign.sides:
-            if not campaign.dice.rolled(table_id, side):
-                yield table_id, side, _why_not(campaign, module.table(table_id), side)
-
-
-def _why_not(campaign: Campaign, table: Table, side: str) -> str | None:
-    """Why a side does not roll a table now (None when it does)."""
-    try:
-        check_when(campaign, table, side)
-        cpp_base(campaign, table, side)
-    except RuleViolation as refusal:
-        return refusal.message
-    return None
-
-
-def advance(campaign: Campaign, actor: str) -> None:
-    """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
-    module, reph = campaign.rules, campaign.reph
+def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
+    """A side's part of the step done (3.6: the sides perform each step simultaneously):
+    the step is left once every side's is; the director's advance without a side leaves
+    it for all. Refused while a roll is due (for that side; for the director, any)."""
+    reph = campaign.reph
     reph.check_not_ended()
     if reph.phase == "scenario":
         raise RuleViolation(f"the {reph.cg_date} CG Scenario is in play: end it first")
+    if command.side is None:
+        _leave(campaign, actor, None)
+        return
+    side = campaign.check_side(command.side)
+    if side in reph.done:
+        raise RuleViolation(f"the {side} has marked its part of step {reph.step} done",
+                            rule=reph.step)
+    refusal = guide.due_refusal(campaign, [side], side)
+    if refusal is not None:
+        raise RuleViolation(refusal, rule=reph.step)
+    if side in campaign.initiative.waiting() and reph.phase == "reph" and \
+            reph.step in campaign.rules.command_steps.get("select_initiative", []):
+        raise RuleViolation(f"the {side} must choose an Initiative chit before its part of "
+                            f"{reph.step} is done", rule=reph.step)
+    campaign._record(StepDoneBySide, actor, side=side, step=reph.step,
+                     cg_date=reph.cg_date)
+    if set(campaign.sides) <= set(reph.done):
+        _leave(campaign, actor, side)
+
+
+def check_not_done(campaign: Campaign, command: cmd.Command, actor: str) -> None:
+    """A side that marked its part of the step done sends nothing more in it (the
+    director's undo takes a mark back)."""
+    side = getattr(command, "side", None)
+    if actor == side and side in campaign.reph.done:
+        raise RuleViolation(f"the {side} has marked its part of step {campaign.reph.step} "
+                            "done: it sends nothing more in this step (the director may "
+                            "undo the mark)", rule=campaign.reph.step)
+
+
+def _leave(campaign: Campaign, actor: str, viewer: str | None) -> None:
+    """Complete the current RePh step; a step marked new-CG-Date starts the next date."""
+    module, reph = campaign.rules, campaign.reph
     sequence = [s for s in module.steps if s.initial or reph.phase != "setup"]
     if not sequence or reph.step is None:
         raise MissingTable(f"the {module.id} RePh steps are not supplied; an owner loads "
@@ -86,10 +83,10 @@ def advance(campaign: Campaign, actor: str) -> None:
         raise MissingTable(f"step {reph.step} is no longer among the {module.id} RePh "
                            "steps (an owner's file replaced them)", rule=reph.step)
     position = rules.index(reph.step) + 1
-    _check_leaving(campaign)
+    _check_leaving(campaign, viewer)
     skipped = [f"{side}: {why}" for _, side, why in _required(campaign)
                if why is not None] or None
-    if _idle(campaign):
+    if guide.idle(campaign):
         _idle_date(campaign, actor)
         return
     if position == len(sequence):
@@ -108,16 +105,23 @@ def advance(campaign: Campaign, actor: str) -> None:
     _enter_step(campaign, actor)
 
 
-def _check_leaving(campaign: Campaign) -> None:
+def _required(campaign: Campaign) -> Iterator[tuple[str, str, str | None]]:
+    """The step's required rolls not made yet: (table, side, why it does not apply)."""
+    module = campaign.rules
+    step = campaign.reph.current_step(module)
+    for table_id in step.requires if step else []:
+        for side in campaign.sides:
+            if not campaign.dice.rolled(table_id, side):
+                yield table_id, side, guide.why_not(campaign, module.table(table_id), side)
+
+
+def _check_leaving(campaign: Campaign, viewer: str | None) -> None:
     """Refuse to leave a step before its rolls are made, or whose automatic effects need
     a SAN not yet recorded."""
     module = campaign.rules
-    missing = missing_rolls(campaign)
-    if missing:  # no purchase numbers: a side's RG are its secret (`status` names them)
-        table, side, _ = missing[0]
-        raise RuleViolation(f"step {campaign.reph.step} is not complete: the {side} still "
-                            f"roll {table} ({module.table(table).title})",
-                            rule=campaign.reph.step)
+    refusal = guide.due_refusal(campaign, campaign.sides, viewer)
+    if refusal is not None:
+        raise RuleViolation(refusal, rule=campaign.reph.step)
     for line in _scheduled(campaign):
         if line.san is not None and campaign.points.san[line.side] is None:
             raise RuleViolation(f"{line.cg_date}: the {line.side} SAN changes by "
@@ -208,14 +212,6 @@ def _points_on_leaving(campaign: Campaign, actor: str) -> None:
                              pool=effect.pool, before=pool[side],
                              after=effect.after(pool[side]), rule=effect.rule,
                              cg_date=reph.cg_date)
-
-
-def _idle(campaign: Campaign) -> bool:
-    """Both sides chose Idle at the initiative step: an Idle CG Date, no scenario."""
-    module, reph = campaign.rules, campaign.reph
-    return (reph.phase == "reph" and module.idle_repeat is not None
-            and reph.step in module.command_steps.get("select_initiative", [])
-            and campaign.initiative.all_idle())
 
 
 def _idle_date(campaign: Campaign, actor: str) -> None:

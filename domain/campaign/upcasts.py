@@ -86,3 +86,14 @@ def v5_v6(state: dict[str, Any]) -> None:
                                          for stored, mine in fields.items() if stored in state})
     book = {name: state.pop(name) for name in KGP_BOOK if name in state}
     state["book"] = book if state.get("module_id") == "kgp" else {}
+
+
+def v6_v7(state: dict[str, Any]) -> None:
+    """Before v7: dice keyed by ordinal (their count per step dropped for the slots rolled
+    on the CG Date, none known), and no side had marked its part of a step done."""
+    dice, reph = state.get("dice"), state.get("reph")
+    if isinstance(dice, Part):
+        vars(dice).pop("ordinals", None)
+        vars(dice).setdefault("slots", {})
+    if isinstance(reph, Part):
+        vars(reph).setdefault("done", [])

@@ -52,7 +52,7 @@ def test_a_campaign_is_created_rolled_on_and_read_back(db: str) -> None:
         refit("advance", campaign, "--db", db)
     assert refit("status", campaign, "--db", db)["step"] == "9.610"  # type: ignore[index]
     rolled = refit("roll", campaign, "--table", "9.6101", "--side", "British",
-                   "--drm", "9.6101-heroic", "--subject", "Lt. Grayburn", "--db", db)
+                   "--drm", "9.6101-heroic", "--subject", "unit:Lt.Grayburn", "--db", db)
     assert isinstance(rolled, dict)
     data = rolled["events"][0]["data"]
     assert [d["reason"] for d in data["drm"]] == ["British", "Heroic"]
@@ -82,7 +82,8 @@ def test_a_refused_command_says_why_and_exits_2(db: str) -> None:
                     "--db", db)
     assert isinstance(created, dict)
     result = runner.invoke(app, ["roll", created["id"], "--table", "9.6101", "--side",
-                                 "British", "--dice", "4", "--db", db, "--json"])
+                                 "British", "--subject", "unit:Lt.Grayburn", "--dice", "4",
+                                 "--db", db, "--json"])
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"]["field"] == "dice"
     bad_json = runner.invoke(app, ["command", created["id"], "{nope", "--db", db])
@@ -174,9 +175,9 @@ def test_a_roll_for_an_rg_lands_on_its_record_and_status_says_what_is_due(db: st
     refit("purchase", campaign, "--side", "German", "--rg", "I1", "--kg", "K", "--db", db)
     refit("advance", campaign, "--db", db)  # to 9.618
     waiting = runner.invoke(app, ["status", campaign, "--db", db])
-    assert "9.618 waits for: 9.6181 German for RG #1" in waiting.stdout
+    assert "9.618 waits for: 9.6181 German for rg:1" in waiting.stdout
     refit("roll", campaign, "--table", "9.6181", "--side", "German", "--dice", "6",
-          "--dice", "5", "--purchase", "1", "--db", db)  # 11: Depleted
+          "--dice", "5", "--subject", "rg:1", "--db", db)  # 11: Depleted
     record = refit("purchases", campaign, "--db", db)
     assert isinstance(record, list) and (record[0]["strength"], record[0]["units"]) == (
         "D", "3x 6-5-8")
@@ -424,6 +425,35 @@ def test_a_director_corrects_by_ruling_and_dry_runs_an_undo(db: str) -> None:
                               '"pool": "elr", "amount": 9, "reason": "x"}', "--db", db,
                               "--json"])
     assert bad.exit_code == 2 and "corrections[0].amount" in bad.stdout
+
+
+def test_refit_guide_prints_a_sides_own_part_or_every_sides_for_the_director(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "Guide",
+                    "--dice", "entered", "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    refit("command", campaign, '{"type": "credit_cpp", "side": "German", "amount": 5, '
+          '"reason": "Initial Scenario CPP"}', "--db", db)
+    refit("purchase", campaign, "--side", "German", "--rg", "I1", "--kg", "K", "--db", db)
+    refit("advance", campaign, "--db", db)  # to 9.618
+    german = refit("guide", campaign, "--side", "German", "--db", db)
+    assert isinstance(german, dict) and list(german["sides"]) == ["German"]
+    assert [(w["table"], w["subject"]) for w in german["sides"]["German"]["due"]] == [
+        ("9.6181", "rg:1"), ("9.6182-psk", "rg:1")]
+    british = refit("guide", campaign, "--side", "British", "--db", db)
+    assert isinstance(british, dict) and "rg:1" not in json.dumps(british)
+    director = refit("guide", campaign, "--db", db)
+    assert isinstance(director, dict) and set(director["sides"]) == {"British", "German"}
+    text = runner.invoke(app, ["guide", campaign, "--side", "German", "--db", db])
+    assert "due: 9.6181 RG Strength Table for rg:1" in text.stdout
+    nobody = runner.invoke(app, ["guide", campaign, "--side", "Axis", "--db", db])
+    assert nobody.exit_code == 2 and "not a side of this campaign" in nobody.stderr
+    refit("roll", campaign, "--table", "9.6181", "--side", "German", "--dice", "1", "--dice",
+          "1", "--subject", "rg:1", "--by", "German", "--db", db)
+    refit("roll", campaign, "--table", "9.6182-psk", "--side", "German", "--dice", "4",
+          "--subject", "rg:1", "--by", "German", "--db", db)
+    marked = refit("advance", campaign, "--side", "German", "--by", "German", "--db", db)
+    assert isinstance(marked, dict) and marked["events"][0]["type"] == "StepDoneBySide"
 
 
 def test_campaign_new_cg_ii_starts_where_the_owners_cg_parameters_say(db: str) -> None:

@@ -7,7 +7,7 @@ import hmac
 
 import pytest
 
-from domain.dice import check_entered, dice_from_seed, roll_key
+from domain.dice import check_entered, dice_from_seed, ordinal_key, subject_key
 from domain.errors import InvalidCommand
 
 SEED = bytes(range(32))
@@ -25,8 +25,8 @@ def contract_dice(seed: bytes, key: str, count: int) -> list[int]:
 
 
 def test_dice_are_read_from_hmac_sha256_of_seed_and_key() -> None:
-    for ordinal in range(1, 200):
-        key = roll_key("18AM", "9.610", "9.6101", "British", ordinal, 0)
+    for line in range(1, 200):
+        key = subject_key("18AM", "9.6181", "British", f"rg:{line}", 0)
         assert dice_from_seed(SEED, key, 2) == contract_dice(SEED, key, 2)
 
 
@@ -42,17 +42,23 @@ def test_a_byte_of_252_or_more_is_skipped() -> None:
 
 
 def test_the_same_key_always_gives_the_same_dice() -> None:
-    key = roll_key("19PM", "9.618", "9.6181", "German", 3, 0)
+    key = subject_key("19PM", "9.6181", "German", "rg:3", 0)
     assert dice_from_seed(SEED, key, 2) == dice_from_seed(SEED, key, 2)
 
 
 def test_a_raised_reroll_epoch_is_a_different_key() -> None:
-    keys = {roll_key("19PM", "9.618", "9.6181", "German", 1, epoch) for epoch in range(3)}
+    keys = {subject_key("19PM", "9.6181", "German", "rg:1", epoch) for epoch in range(3)}
     assert len(keys) == 3
 
 
-def test_roll_key_names_date_step_table_side_ordinal_and_epoch() -> None:
-    assert roll_key("18AM", "9.610", "9.6101", "British", 2, 0) == "18AM/9.610/9.6101/British/2/0"
+def test_a_roll_key_names_date_table_side_subject_and_epoch() -> None:
+    assert subject_key("18AM", "3.6182", "British", "rg:2/sw:3", 0) == \
+        "18AM/3.6182/British/rg:2/sw:3/0"
+
+
+def test_a_key_made_before_subjects_named_the_step_and_an_ordinal() -> None:
+    assert ordinal_key("18AM", "9.610", "9.6101", "British", 2, 0) == \
+        "18AM/9.610/9.6101/British/2/0"
 
 
 @pytest.mark.parametrize("dice,kind", [([7], "dr"), ([0], "dr"), ([3], "DR"), ([1, 2], "dr"),

@@ -32,11 +32,11 @@ def rolled_campaign(refit: Refit, secret: bool = True) -> UUID:
     load_abtf_owner_data(refit)
     campaign = refit.commands.create_campaign("abtf", "I", "Arnhem", "server").id
     to_reph_step(refit, campaign, "9.610")
-    for subject in ("Lt. Grayburn", "Maj. Crawley"):
+    for subject in ("unit:Lt.Grayburn", "unit:Maj.Crawley"):
         do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "British",
                              "drm": [{"id": "9.6101-heroic"}], "subject": subject})
     do(refit, campaign, {"type": "roll", "table": "9.6101", "side": "German", "secret": secret,
-                         "subject": "Hptstf. Brinkmann"})
+                         "subject": "unit:Hptstf.Brinkmann"})
     return campaign
 
 
@@ -123,7 +123,7 @@ def test_a_tampered_stored_event_is_found_at_its_version(refit: Refit,
                                                          database_url: str) -> None:
     campaign = rolled_campaign(refit)
     second = rolls_at(refit, campaign)[1]
-    tamper(database_url, campaign, version=second, old=b"Maj. Crawley", new=b"Maj. Crowley")
+    tamper(database_url, campaign, version=second, old=b"Maj.Crawley", new=b"Maj.Crowley")
     report = refit.reads.verify(campaign)
     assert not report.ok and report.first_bad_version == second + 1
     assert report.problem == (f"version {second + 1} does not link to version {second}: "
@@ -193,15 +193,22 @@ def test_entered_dice_record_who_entered_them(refit: Refit) -> None:
     assert data["entered_by"] == "British player"
 
 
-def test_roll_keys_count_within_a_step_and_start_again_in_the_next(refit: Refit) -> None:
+def test_a_roll_key_names_its_subject_not_the_order_of_asking(refit: Refit) -> None:
     load_fixture_chart(refit)
     first = refit.commands.create_campaign("pbr", "I", "One", "server")
-    keys = [do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis"}
-               ).events[0]["data"]["key"] for _ in range(2)]
-    assert keys == ["14AM/3.617/T1/Axis/1/0", "14AM/3.617/T1/Axis/2/0"]
+    keys = [do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis",
+                                 "subject": f"unit:{label}"}).events[0]["data"]["key"]
+            for label in ("Pak-2", "Pak-1")]
+    assert keys == ["14AM/T1/Axis/unit:Pak-2/0", "14AM/T1/Axis/unit:Pak-1/0"]
     advance_to(refit, first.id, "3.618")
-    again = do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis"})
-    assert again.events[0]["data"]["key"] == "14AM/3.618/T1/Axis/1/0"
+    again = do(refit, first.id, {"type": "roll", "table": "T1", "side": "Axis",
+                                 "subject": "unit:Pak-3"})
+    assert again.events[0]["data"]["key"] == "14AM/T1/Axis/unit:Pak-3/0"
+
+
+def test_a_key_that_names_another_subject_than_its_roll_is_found(refit: Refit) -> None:
+    problem = forged(refit, {"key": "17N/9.6101/British/unit:Maj.Crawley/0"})["problem"]
+    assert "does not name its CG Date, table, side, subject and epoch" in problem
 
 
 def test_rolls_of_every_seed_are_checked_after_cg_end(refit: Refit) -> None:
@@ -332,3 +339,18 @@ def test_an_events_stored_state_carries_no_empty_idempotency_envelope(refit: Ref
     stored = [s.state for s in refit.store.recorder.select_events(campaign)]
     assert b"idempotency_key" not in bytes(stored[1])
     assert b'"k"' in bytes(stored[2]) or b"\\u001fk" in bytes(stored[2])
+
+
+def test_a_history_whose_keys_count_ordinals_per_step_still_verifies(refit: Refit) -> None:
+    campaign = rolled_campaign(refit, secret=False)
+    records = list(refit.store.records(campaign))
+    counted: dict[str, int] = {}
+    for version in rolls_at(refit, campaign):  # as campaigns made before subjects keyed them
+        data = records[version - 1]["data"]
+        prefix = f"{data['cg_date']}/{data['step']}/{data['table']}/{data['side']}"
+        counted[prefix] = counted.get(prefix, 0) + 1
+        data["key"] = f"{prefix}/{counted[prefix]}/0"
+    report = verify_records(_relinked(records))
+    assert report.ok, report
+    records[rolls_at(refit, campaign)[1] - 1]["data"]["key"] = "17N/9.610/9.6101/British/3/0"
+    assert "skips ahead" in str(verify_records(_relinked(records)).problem)

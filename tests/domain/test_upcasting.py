@@ -26,7 +26,7 @@ def as_v5(live: Campaign) -> dict[str, Any]:
              if k not in ("_id", "_version", "_pending_events", "book")
              and k not in {kind.name for kind in V5_FIELDS}}
     for kind, fields in V5_FIELDS.items():
-        part = vars(getattr(live, kind.name))
+        part = vars(getattr(live, kind.name)) | {"ordinals": {}}  # v5-v6 counted ordinals
         state |= {stored: part[mine] for stored, mine in fields.items()}
     state |= {"cg_lvp": dict.fromkeys(live.sides, 0), "objectives": {},
               "pf_halves": dict.fromkeys(live.sides, 0), "fanaticism": [], "massacre": None}
@@ -97,13 +97,30 @@ def test_a_v5_snapshot_loads_split_into_the_campaigns_parts(refit: Refit) -> Non
     live = refit.store.campaign(campaign)
     loaded = old_snapshot(live, as_v5(live)).mutate(None)
     assert isinstance(loaded, Campaign)
+    vars(live.dice)["slots"] = {}  # before v7 no roll named its subject's slot
     assert loaded.parts() == live.parts() and loaded.book == live.book == {}
 
 
-def test_a_snapshot_taken_now_records_class_version_6(refit: Refit) -> None:
+def test_a_v6_snapshot_loads_with_no_slot_rolled_and_no_side_done(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "v6 snapshot")
+    to_reph_step(refit, campaign, "9.617")
+    live = refit.store.campaign(campaign)
+    taken = Snapshot.take(live)
+    dice, reph = taken.state["dice"], taken.state["reph"]
+    vars(dice).pop("slots")
+    vars(dice)["ordinals"] = {"17N/9.616/9.6162/German": 1}
+    vars(reph).pop("done")
+    taken.state["class_version"] = 6
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert loaded.dice.slots == {} and "ordinals" not in vars(loaded.dice)
+    assert loaded.reph.done == [] and loaded.points == live.points
+
+
+def test_a_snapshot_taken_now_records_class_version_7(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 6
+    assert taken.state["class_version"] == 7
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
 

@@ -48,6 +48,6 @@ def secrets_played(client: TestClient) -> dict[str, Any]:
     credit = {"type": "credit_cpp", "side": "Axis", "amount": 39, "reason": "Base"}
     assert send(client, campaign, campaign["tokens"]["director"], credit).status_code == 200
     for body in ({"type": "purchase_rg", "side": "Axis", "rg": "X1"},
-                 {"type": "roll", "table": "T2", "side": "Axis", "subject": "Oblt.Secret"}):
+                 {"type": "roll", "table": "T2", "side": "Axis", "subject": "unit:Oblt.Secret"}):
         assert send(client, campaign, axis, body).status_code == 200
     return campaign

@@ -7,6 +7,11 @@ from typing import Any
 from uuid import UUID
 
 from domain import commands as cmd
+from domain.campaign.determination import listed_sw
+from domain.campaign.guide import guide
+from domain.campaign.slots import sw_round
+from domain.errors import RefitError
+from domain.subjects import kind_of
 from infra.application import Refit
 from infra.modules import install_file
 from infra.results import CommandResult
@@ -34,24 +39,78 @@ def abtf_campaign(refit: Refit, name: str, dice: str = "server") -> UUID:
 
 def do(refit: Refit, campaign: UUID, body: dict[str, Any],
        actor: str = "director") -> CommandResult:
-    """Run a command given as its JSON body."""
+    """Run a command given as its JSON body; a roll that names no subject is sent for the
+    first one the guide lists for its table and side (a unit gets a label of its own)."""
+    if body.get("type") == "roll" and "subject" not in body and "table" in body:
+        body = body | {"subject": guided_subject(refit, campaign, body["table"], body["side"])}
     return refit.commands.execute(campaign, cmd.parse_command(body), actor)
+
+
+def guided_subject(refit: Refit, campaign: UUID, table: str, side: str) -> str:
+    """The subject the guide lists first for a roll of `table` by `side` (due, then
+    optional); `step` when it lists none, so the ledger words the refusal."""
+    state = refit.store.campaign(campaign)
+    if _per_unit(state, table):  # a new unit each time: u1, u2, ... on this CG Date
+        return f"unit:u{state.dice.rolled(table, side) + 1}"
+    part = guide(state, None)["sides"].get(side, {"due": [], "optional": []})
+    listed = [w["subject"] for w in part["due"] + part["optional"] if w.get("table") == table]
+    return listed[0] if listed else "step"
+
+
+def rg_subject(refit: Refit, campaign: UUID, table: str, number: int,
+               sw: str | None = None, leader: int | None = None) -> str:
+    """The subject of a roll for RG line `number`: `rg:N`; its next leader roll (or the
+    `leader`-th); or, for a SW dr, the first listed SW named `sw` still to roll now."""
+    state = refit.store.campaign(campaign)
+    rules = state.rules.table(table)
+    kind = kind_of(rules)
+    line = state.purchases.lines[number - 1]
+    if kind == "leader":
+        return f"rg:{number}/leader:{leader or line.get('leader_rolls', 0) + 1}"
+    if kind != "sw":
+        return f"rg:{number}"
+    round_, due = sw_round(state, rules, line["side"], number, line)
+    listed = listed_sw(state.rules, line["side"], line["rg"])
+    names = {k: {listed[k - 1].sw, line["choices"].get(listed[k - 1].sw, "")}
+             | set(listed[k - 1].sw.split("/")) for k in range(1, len(listed) + 1)}
+    k = next((k for k in due if sw in names[k]),
+             next((k for k in names if sw in names[k]), 0))
+    return f"rg:{number}/sw:{k}" + (f"/round:{round_}" if round_ > 1 else "")
+
+
+def _per_unit(state: Any, table: str) -> bool:
+    try:
+        return kind_of(state.rules.table(table)) == "unit"
+    except RefitError:
+        return False
 
 
 QUIET_DICE = {"dr": [1], "DR": [1, 2]}  # typed in where a story does not care what came up
 
 
+def due(refit: Refit, campaign: UUID, side: str | None = None) -> list[tuple[str, str, str]]:
+    """The rolls the guide lists as due now, as (table, side, subject), as the director
+    (or one side) reads it."""
+    answer = refit.reads.guide(campaign, viewer=side)
+    return [(work["table"], name, work["subject"])
+            for name, part in answer["sides"].items() for work in part["due"]]
+
+
 def roll_what_is_required(refit: Refit, campaign: UUID) -> None:
-    """Make the rolls the current step still needs (server dice, or QUIET_DICE typed in)."""
-    state = refit.store.campaign(campaign)
-    module = state.rules
-    for table, side, purchase in state.missing_rolls():
-        body: dict[str, Any] = {"type": "roll", "table": table, "side": side}
-        if purchase is not None:
-            body["purchase"] = purchase
-        if state.dice.mode == "entered":
-            body["dice"] = QUIET_DICE[module.table(table).roll]
-        do(refit, campaign, body)
+    """Make every roll the guide lists as due, until none is: a Depleted RG's SW dr follow
+    its strength (server dice, or QUIET_DICE typed in)."""
+    for _ in range(20):
+        state = refit.store.campaign(campaign)
+        rolls = due(refit, campaign)
+        if not rolls:
+            return
+        for table, side, subject in rolls:
+            body: dict[str, Any] = {"type": "roll", "table": table, "side": side,
+                                    "subject": subject}
+            if state.dice.mode == "entered":
+                body["dice"] = QUIET_DICE[state.rules.table(table).roll]
+            do(refit, campaign, body)
+    raise AssertionError("rolls never stopped being due")
 
 
 def advance(refit: Refit, campaign: UUID, times: int = 1) -> None:

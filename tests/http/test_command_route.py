@@ -126,7 +126,8 @@ def test_of_two_authorization_headers_the_first_counts(client: TestClient) -> No
 REFUSED: list[tuple[bytes, dict[str, str], str, int, str, str | None]] = [
     (b'{"type": "teleport"}', {}, "director", 422, "invalid_command", "type"),
     (b"{}", {}, "director", 422, "invalid_command", "type"),
-    (b'{"type": "roll", "table": "3.610", "side": "Axis"}', {}, "director", 422,
+    (b'{"type": "roll", "table": "3.610", "side": "Axis", "subject": "unit:Lt.A"}', {},
+     "director", 422,
      "rule_violation", None),
     (b'{"type": "credit_cpp", "side": "Axis", "amount": 5}', {}, "director", 422,
      "invalid_command", "credit_cpp.reason"),

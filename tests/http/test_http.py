@@ -67,7 +67,7 @@ def test_only_the_admin_creates_and_lists_campaigns(client: TestClient) -> None:
 def test_a_side_acts_for_itself_an_observer_only_reads(client: TestClient) -> None:
     campaign = new_campaign(client)
     tokens = campaign["tokens"]
-    roll = {"type": "roll", "table": "T1", "side": "Axis"}
+    roll = {"type": "roll", "table": "T1", "side": "Axis", "subject": "unit:Pak-1"}
     british = send(client, campaign, tokens["sides"]["British"], roll)
     assert british.status_code == 403 and british.json()["error"]["field"] == "side"
     assert send(client, campaign, tokens["observer"], roll).status_code == 403
@@ -147,7 +147,7 @@ def test_if_match_may_be_quoted_as_an_entity_tag(client: TestClient) -> None:
 def test_a_repeated_idempotency_key_answers_the_first_answer(client: TestClient) -> None:
     campaign = new_campaign(client)
     director = campaign["tokens"]["director"]
-    body = {"type": "roll", "table": "T1", "side": "Axis"}
+    body = {"type": "roll", "table": "T1", "side": "Axis", "subject": "unit:Pak-1"}
     first = send(client, campaign, director, body, **{"Idempotency-Key": "roll-1"})
     again = send(client, campaign, director, body, **{"Idempotency-Key": "roll-1"})
     assert first.status_code == again.status_code == 200
@@ -199,7 +199,7 @@ def test_every_refusal_is_the_contracts_error_body(client: TestClient) -> None:
     bad_type = send(client, campaign, director, {"type": "teleport"})
     assert bad_type.status_code == 422 and bad_type.json()["error"]["field"] is not None
     rule = send(client, campaign, director, {"type": "roll", "table": "3.610",
-                                             "side": "Axis"})
+                                             "side": "Axis", "subject": "unit:Lt.A"})
     assert rule.status_code == 422 and rule.json()["error"]["rule"] == "3.610"
     not_json = client.post(f"/campaigns/{campaign['id']}/commands", content=b"{nope",
                            headers=auth(director) | {"Content-Type": "application/json"})
@@ -259,9 +259,11 @@ def test_the_openapi_schema_documents_each_command_type(client: TestClient) -> N
 def test_an_idempotency_key_is_the_callers_own(client: TestClient) -> None:
     campaign = new_campaign(client)
     axis, british = (campaign["tokens"]["sides"][s] for s in ("Axis", "British"))
-    first = send(client, campaign, axis, {"type": "roll", "table": "T1", "side": "Axis"},
+    first = send(client, campaign, axis, {"type": "roll", "table": "T1", "side": "Axis",
+                                          "subject": "unit:Pak-1"},
                  **{"Idempotency-Key": "k1"})
-    other = send(client, campaign, british, {"type": "roll", "table": "T1", "side": "British"},
+    other = send(client, campaign, british, {"type": "roll", "table": "T1", "side": "British",
+                                             "subject": "unit:Pak-1"},
                  **{"Idempotency-Key": "k1"})  # the same key, another role: its own command
     assert first.status_code == other.status_code == 200
     assert other.json()["version"] == first.json()["version"] + 1
@@ -272,7 +274,7 @@ def test_an_early_seed_reveal_waits_while_secret_rolls_would_open(client: TestCl
     director = campaign["tokens"]["director"]
     assert send(client, campaign, director, {"type": "reveal_seed"}).status_code == 200
     send(client, campaign, campaign["tokens"]["sides"]["Axis"],
-         {"type": "roll", "table": "T2", "side": "Axis"})  # a secret DR on the new seed
+         {"type": "roll", "table": "T2", "side": "Axis", "subject": "unit:Pak-1"})  # secret
     refused = send(client, campaign, director, {"type": "reveal_seed"})
     assert refused.status_code == 422 and "1 secret roll(s)" in refused.json()["error"][
         "message"]

@@ -14,7 +14,7 @@ from uuid import UUID
 import pytest
 
 from infra.application import Refit
-from tests.helpers.story import advance_to, do, load_abtf_owner_data
+from tests.helpers.story import advance_to, do, load_abtf_owner_data, rg_subject
 
 BRITISH, GERMAN = "British", "German"
 
@@ -29,8 +29,13 @@ class Table:
         """Run a command; the records it appended."""
         return do(self.refit, self.campaign, body).events
 
-    def roll(self, table: str, side: str, dice: list[int], **extra: Any) -> dict[str, Any]:
-        """A roll with physical dice; its DiceRolled data."""
+    def roll(self, table: str, side: str, dice: list[int], purchase: int | None = None,
+             subject: str | None = None, **extra: Any) -> dict[str, Any]:
+        """A roll with physical dice, for the step or an RG line (`subject` names its SW);
+        its DiceRolled data."""
+        if purchase is not None:
+            extra["subject"] = rg_subject(self.refit, self.campaign, table, purchase,
+                                          sw=subject)
         return self({"type": "roll", "table": table, "side": side, "dice": dice} | extra)[0][
             "data"]
 
@@ -156,11 +161,15 @@ def second_reph_with_an_idle_date(t: Table) -> None:
     t.roll("9.6162", GERMAN, [2, 2])  # 20 + 4 = 24: 12 + 24 = 36
     t.to("9.617")
     t.buy(GERMAN, "A4", "B")  # 36 - 5 = 31 -> 16
+    t.to("9.618")
+    t.roll("9.6184-A4", GERMAN, [2], purchase=12)  # due before 9.618 is left: StuG x2
     t.to("9.620")  # British: -1 (35 CVP), -3 (Idle 18PM), +1 Exhaustion, +1 Level: -2
     t.elr_rolls(british_drm=-2, german_drm=-3)  # Finals 2 and 1: ELR +1 each (5 and 4)
     t.to("9.621")
     t.chits("attack", "attack")  # Dual Assault
     t.weather([5, 5], ec=6, wind=5)  # after 18AM's Clear, Moderate: Clear, Dry, Mild Breeze
+    t.roll("9.62133", GERMAN, [2])  # <= 3: the British set up first
+    t.roll("9.6215", GERMAN, [5])  # >= 5: the British move first
     t.to(None)
     t.lose(BRITISH, "6-4-8", 2, ww=2)
     t.lose(GERMAN, "4-6-7", 2)
@@ -250,7 +259,7 @@ HAND_KEPT_PURCHASES = [  # #, side, CG Date, RG, KG, CPP, #P, #R, F/D, units, SW
     (9, BRITISH, "18PM", "I1", None, 6, 1, 2, "F", "4x 6-4-8", ["LMG", "PIAT"], None, None),
     (10, GERMAN, "18PM", "I6", "H", 3, 1, 0, None, None, [], None, None),
     (11, GERMAN, "18PM", "A5", "H", 4, 1, 1, None, None, [], None, None),
-    (12, GERMAN, "18EVE", "A4", "B", 5, 1, 1, None, None, [], None, None),
+    (12, GERMAN, "18EVE", "A4", "B", 5, 1, 1, None, None, [], None, "StuG IIIG(L) x2"),
 ]
 
 

@@ -11,7 +11,7 @@ import pytest
 from domain.errors import RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance, advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.helpers.story import advance, advance_to, do, due, load_abtf_owner_data, to_reph_step
 
 
 @pytest.fixture(autouse=True)
@@ -114,7 +114,7 @@ def test_no_purchase_before_9_616_replenishment_is_rolled_for_both_sides(refit: 
     do(refit, campaign, {"type": "roll", "table": "9.6162", "side": "British", "dice": [2, 2]})
     unfinished = refused(refit, campaign, {"type": "advance"})
     assert isinstance(unfinished, RuleViolation) and unfinished.rule == "9.616"
-    assert "the German still roll 9.6162 (CG CPP Variable Arrival Points)" in unfinished.message
+    assert "still due the German 9.6162 (CG CPP Variable Arrival Points)" in unfinished.message
 
 
 def test_a_required_roll_that_does_not_apply_is_skipped_with_its_reason(refit: Refit) -> None:
@@ -129,13 +129,13 @@ def test_a_required_roll_that_does_not_apply_is_skipped_with_its_reason(refit: R
 def test_9_618_waits_for_the_strength_of_each_rg_received_that_day(refit: Refit) -> None:
     campaign = refit.commands.create_campaign("abtf", "I", "Strength", "server").id
     advance_to(refit, campaign, "9.618")  # 17N: nothing bought, nothing to roll
-    assert refit.store.campaign(campaign).missing_rolls() == []
+    assert due(refit, campaign) == []
     to_reph_step(refit, campaign, "9.618")  # 18AM: the 9.6152 British I1 and I2
-    missing = refit.store.campaign(campaign).missing_rolls()
-    assert missing == [("9.6181", "British", 1), ("9.6181", "British", 2)]
-    error = refused(refit, campaign, {"type": "advance"})
-    assert isinstance(error, RuleViolation) and "British still roll 9.6181" in error.message
-    assert "#" not in error.message  # which RG is the British secret; `status` tells them
+    assert due(refit, campaign) == [("9.6181", "British", "rg:1"), ("9.6181", "British", "rg:2")]
+    error = refused(refit, campaign, {"type": "advance"})  # the director sees every line
+    assert isinstance(error, RuleViolation) and error.rule == "9.618"
+    assert "the British 9.6181 (RG Strength Table) for rg:1; the British 9.6181" in \
+        error.message
 
 
 def british_roll(refit: Refit, campaign: UUID, table: str, dice: list[int]) -> dict[str, Any]:
@@ -198,5 +198,5 @@ def test_status_names_the_rolls_a_step_waits_for_keeping_rg_rolls_to_their_side(
     assert refit.reads.status(campaign).to_roll == ["9.6162 British", "9.6162 German"]
     to_reph_step(refit, campaign, "9.618")  # the 9.6152 British I1 and I2 wait for F/D
     assert refit.reads.status(campaign, viewer="British").to_roll == [
-        "9.6181 British for RG #1", "9.6181 British for RG #2"]
+        "9.6181 British for rg:1", "9.6181 British for rg:2"]
     assert refit.reads.status(campaign, viewer="German").to_roll == []

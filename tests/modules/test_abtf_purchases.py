@@ -11,7 +11,7 @@ import pytest
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.helpers.story import advance_to, do, load_abtf_owner_data, rg_subject, to_reph_step
 
 
 @pytest.fixture(autouse=True)
@@ -122,10 +122,11 @@ def test_german_maximums_count_per_kg(refit: Refit, at_purchase: UUID) -> None:
 
 
 def roll_for(refit: Refit, campaign: UUID, table: str, purchase: int, dice: list[int],
-             side: str = "German", **extra: Any) -> dict[str, Any]:
-    """A roll made for one RG of the purchase record; its DiceRolled data."""
+             side: str = "German", sw: str | None = None) -> dict[str, Any]:
+    """A roll made for one RG of the purchase record (`sw`: the SW a 9.6182 dr is for);
+    its DiceRolled data."""
     body = {"type": "roll", "table": table, "side": side, "dice": dice,
-            "purchase": purchase} | extra
+            "subject": rg_subject(refit, campaign, table, purchase, sw=sw)}
     data: dict[str, Any] = do(refit, campaign, body).events[0]["data"]
     return data
 
@@ -155,12 +156,12 @@ def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw_against_its_number
     roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])  # 10: Depleted
     assert refit.reads.purchase_record(ss_rifle_pltn)[2].units == "3x 6-5-8"
     too_early = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
-                                               "side": "German", "dice": [1], "purchase": 3,
-                                               "subject": "PSK"})
+                                               "side": "German", "dice": [1],
+                                               "subject": "rg:3/sw:2"})  # PSK/Lt. Mtr
     assert isinstance(too_early, RuleViolation) and "9.6182-psk first" in too_early.message
     roll_for(refit, ss_rifle_pltn, "9.6182-psk", 3, [4])  # EX: type dr 4, PSK
-    lmg = roll_for(refit, ss_rifle_pltn, "9.6182", 3, [3], subject="LMG")  # <= 3: received
-    psk = roll_for(refit, ss_rifle_pltn, "9.6182", 3, [3], subject="PSK")  # > 2: not received
+    lmg = roll_for(refit, ss_rifle_pltn, "9.6182", 3, [3], sw="LMG")  # <= 3: received
+    psk = roll_for(refit, ss_rifle_pltn, "9.6182", 3, [3], sw="PSK")  # > 2: not received
     assert (lmg["target"], lmg["result"]) == (3, "SW received")
     assert (psk["target"], psk["result"]) == (2, "SW not received")
     assert refit.reads.purchase_record(ss_rifle_pltn)[2].sw == ["LMG"]
@@ -168,12 +169,17 @@ def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw_against_its_number
 
 def test_leader_and_composition_rolls_land_on_the_rg_record(refit: Refit,
                                                             ss_rifle_pltn: UUID) -> None:
+    early = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6183-german",
+                                           "side": "German", "subject": "rg:3/leader:1",
+                                           "dice": [2, 1]})
+    assert isinstance(early, RuleViolation) and "roll its strength first" in early.message
+    roll_for(refit, ss_rifle_pltn, "9.6181", 3, [3, 4])  # 7: Full
     roll_for(refit, ss_rifle_pltn, "9.6183-german", 3, [2, 1])  # 3: 9-2
     roll_for(refit, ss_rifle_pltn, "9.6184-A3", 4, [3])  # dr 3: PzKpfw VIE(L) x2
     rows = refit.reads.purchase_record(ss_rifle_pltn)
     assert rows[2].leader == "9-2" and rows[3].composition == "PzKpfw VIE(L) x2"
     wrong = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6184-A2",
-                                           "side": "German", "dice": [1], "purchase": 4})
+                                           "side": "German", "dice": [1], "subject": "rg:4"})
     assert isinstance(wrong, RuleViolation) and wrong.rule == "9.6184"
 
 
@@ -190,7 +196,7 @@ def test_9_6184_is_not_rolled_for_kg_graebners_a4(refit: Refit, at_purchase: UUI
     buy(refit, at_purchase, "A4", "G")
     advance_to(refit, at_purchase, "9.618")
     error = refused(refit, at_purchase, {"type": "roll", "table": "9.6184-A4",
-                                         "side": "German", "dice": [1], "purchase": 3})
+                                         "side": "German", "dice": [1], "subject": "rg:3"})
     assert isinstance(error, RuleViolation) and "KG G" in error.message
 
 
@@ -212,24 +218,31 @@ def test_an_rgs_result_is_found_once_so_no_roll_can_be_fished_again(
         refit: Refit, ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])  # Depleted
     again = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6181", "side": "German",
-                                           "dice": [1, 1], "purchase": 3})
+                                           "dice": [1, 1], "subject": "rg:3"})
     assert isinstance(again, RuleViolation) and "already has its strength: D" in again.message
     tank = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6181", "side": "German",
-                                          "dice": [1, 1], "purchase": 4})
+                                          "dice": [1, 1], "subject": "rg:4"})
     assert isinstance(tank, RuleViolation) and "not subject to Depletion" in tank.message
-    roll_for(refit, ss_rifle_pltn, "9.6182", 3, [6], subject="LMG")  # one LMG, one dr
+    roll_for(refit, ss_rifle_pltn, "9.6182", 3, [6], sw="LMG")  # one LMG, one dr
     second = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
-                                            "side": "German", "dice": [1], "purchase": 3,
-                                            "subject": "LMG"})
-    assert isinstance(second, RuleViolation) and "made its 1 dr for LMG" in second.message
+                                            "side": "German", "dice": [1],
+                                            "subject": "rg:3/sw:1"})  # its LMG again
+    assert isinstance(second, RuleViolation) and "has been rolled for rg:3/sw:1" in \
+        second.message
     roll_for(refit, ss_rifle_pltn, "9.6182-psk", 3, [5])
     type_again = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182-psk",
-                                                "side": "German", "dice": [1], "purchase": 3})
+                                                "side": "German", "dice": [1],
+                                                "subject": "rg:3"})
     assert isinstance(type_again, RuleViolation) and "already has its PSK/Lt. Mtr: PSK" in \
         type_again.message
     unnamed = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
-                                             "side": "German", "dice": [1], "purchase": 3})
+                                             "side": "German", "dice": [1],
+                                             "subject": "rg:3"})
     assert isinstance(unnamed, InvalidCommand) and unnamed.field == "subject"
+    beyond = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182",
+                                            "side": "German", "dice": [1],
+                                            "subject": "rg:3/sw:3"})
+    assert isinstance(beyond, RuleViolation) and "lists 2 SW" in beyond.message
 
 
 def test_an_rgs_rolls_belong_to_its_cg_date(refit: Refit, ss_rifle_pltn: UUID) -> None:
@@ -240,7 +253,8 @@ def test_an_rgs_rolls_belong_to_its_cg_date(refit: Refit, ss_rifle_pltn: UUID) -
     advance_to(refit, ss_rifle_pltn, None)  # the 18AM scenario
     to_reph_step(refit, ss_rifle_pltn, "9.618")  # 18PM
     late = refused(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6183-german",
-                                          "side": "German", "dice": [1, 1], "purchase": 3})
+                                          "side": "German", "dice": [1, 1],
+                                          "subject": "rg:3/leader:1"})
     assert isinstance(late, RuleViolation) and "came on 18AM" in late.message
 
 
@@ -254,10 +268,10 @@ def test_a_hit_and_a_miss_leave_the_same_sealed_trace(refit: Refit,
                                                       ss_rifle_pltn: UUID) -> None:
     roll_for(refit, ss_rifle_pltn, "9.6181", 3, [5, 5])  # Depleted
     hit = do(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182", "side": "German",
-                                    "dice": [1], "purchase": 3, "subject": "LMG"}).events
+                                    "dice": [1], "subject": "rg:3/sw:1"}).events  # LMG
     roll_for(refit, ss_rifle_pltn, "9.6182-psk", 3, [5])
     miss = do(refit, ss_rifle_pltn, {"type": "roll", "table": "9.6182", "side": "German",
-                                     "dice": [6], "purchase": 3, "subject": "PSK"}).events
+                                     "dice": [6], "subject": "rg:3/sw:2"}).events  # PSK
     assert [e["type"] for e in hit] == [e["type"] for e in miss] == [
         "DiceRolled", "RGDetermined"]
     assert all(e["sealed"] for e in hit + miss)

@@ -18,6 +18,15 @@ def owner_data(refit: Refit) -> None:
     load_abtf_owner_data(refit)
 
 
+def with_rg(refit: Refit, campaign: UUID, side: str, rg: str, kg: str | None = None) -> str:
+    """An RG the OB gives the side at 9.617; the RePh at 9.618; its line's subject."""
+    advance_to(refit, campaign, "9.617")
+    do(refit, campaign, {"type": "receive_rg", "side": side, "rg": rg, "kg": kg,
+                         "reason": "the story's OB"})
+    advance_to(refit, campaign, "9.618", rolls=False)
+    return f"rg:{len(refit.store.campaign(campaign).purchases.lines)}"
+
+
 def at_step(refit: Refit, step: str) -> UUID:
     """An ABtF CG at a RePh step after its Initial Scenario, with dice typed in."""
     campaign = refit.commands.create_campaign("abtf", "I", "Arnhem", "entered").id
@@ -26,10 +35,11 @@ def at_step(refit: Refit, step: str) -> UUID:
 
 
 def roll(refit: Refit, campaign: UUID, table: str, side: str, dice: list[int],
-         drm: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """One roll with physical dice; its recorded data."""
-    result = do(refit, campaign, {"type": "roll", "table": table, "side": side, "dice": dice,
-                                  "drm": drm or []})
+         drm: list[dict[str, Any]] | None = None, subject: str | None = None) -> dict[str, Any]:
+    """One roll with physical dice (for `subject`, else the one the guide lists first);
+    its recorded data."""
+    body = {"type": "roll", "table": table, "side": side, "dice": dice, "drm": drm or []}
+    result = do(refit, campaign, body | ({"subject": subject} if subject else {}))
     data: dict[str, Any] = result.events[0]["data"]
     return data
 
@@ -80,9 +90,10 @@ def test_9_6122_san_drm_is_derived_from_the_sides_san(refit: Refit) -> None:
 def test_9_6181_rg_strength_is_a_secret_dr_with_british_and_exhaustion_drm(
         refit: Refit) -> None:
     campaign = refit.commands.create_campaign("abtf", "I", "Late", "entered", start_date="20EVE").id
-    to_reph_step(refit, campaign, "9.618")  # now 20N: Campaign Exhaustion +3, half FRD +1
+    to_reph_step(refit, campaign, "9.617")  # now 20N: Campaign Exhaustion +3, half FRD +1
+    line = with_rg(refit, campaign, "British", "I1")
     rolled = do(refit, campaign, {"type": "roll", "table": "9.6181", "side": "British",
-                                  "dice": [5, 5]}).events[0]
+                                  "dice": [5, 5], "subject": line}).events[0]
     assert rolled["sealed"] is not None and rolled["data"]["secret_for"] == "British"
     assert [(d["value"], d["reason"]) for d in rolled["data"]["drm"]] == [
         (-2, "British"), (1, "Campaign Exhaustion DRM/2 (FRD)")]
@@ -90,8 +101,10 @@ def test_9_6181_rg_strength_is_a_secret_dr_with_british_and_exhaustion_drm(
 
 
 def test_9_6184_a3_composition_dr(refit: Refit) -> None:
-    campaign = at_step(refit, "9.618")
-    assert roll(refit, campaign, "9.6184-A3", "German", [6])["result"] == "PzKpfw VIE x2"
+    campaign = at_step(refit, "9.617")
+    line = with_rg(refit, campaign, "German", "A3", "K")
+    assert roll(refit, campaign, "9.6184-A3", "German", [6], subject=line)["result"] == \
+        "PzKpfw VIE x2"
 
 
 def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
@@ -232,18 +245,24 @@ def test_9_6182_ex_a_depleted_ss_rifle_pltn_rolls_for_each_sw(refit: Refit) -> N
     assert [(a.sw, a.count, a.depleted) for a in chart["I1"]] == [
         ("LMG", 1, 3), ("PSK/Lt. Mtr", 1, 2)]
     assert [(a.sw, a.count) for a in chart["I3"]] == [("LMG", 1)]  # the VG Pltn's one LMG
-    campaign = at_step(refit, "9.618")
-    which = roll(refit, campaign, "9.6182-psk", "German", [4])
+    campaign = at_step(refit, "9.617")
+    line = with_rg(refit, campaign, "German", "I1", "K")
+    roll(refit, campaign, "9.6181", "German", [6, 6], subject=line)  # Depleted
+    which = roll(refit, campaign, "9.6182-psk", "German", [4], subject=line)
     assert which["result"] == "PSK"  # "Assume a 4 was rolled (making a PSK available)"
 
-    def allot(die: int, target: int) -> str:
-        rolled = do(refit, campaign, {"type": "roll", "table": "9.6182", "side": "German",
-                                      "dice": [die], "target": target, "subject": "I1"})
-        return str(rolled.events[0]["data"]["result"])
+    def allot(k: int, die: int, target: int | None = None) -> dict[str, Any]:
+        body = {"type": "roll", "table": "9.6182", "side": "German", "dice": [die],
+                "subject": f"{line}/sw:{k}"}
+        rolled = do(refit, campaign, body | ({"target": target} if target else {}))
+        return dict(rolled.events[0]["data"])
 
-    assert allot(3, 3) == "SW received"  # the LMG on a dr <= 3
-    assert allot(3, 2) == "SW not received"  # the PSK only on a dr <= 2
-    assert allot(2, 2) == "SW received"
+    with pytest.raises(InvalidCommand) as given:  # the chart gives the number, not the player
+        allot(1, 3, target=6)
+    assert given.value.field == "target"
+    assert allot(1, 3)["result"] == "SW received"  # the LMG on a dr <= 3
+    psk = allot(2, 3)
+    assert (psk["target"], psk["result"]) == (2, "SW not received")  # the PSK on a dr <= 2
 
 
 def test_cg4_game_end_dr_at_night_adds_2(refit: Refit) -> None:
@@ -253,6 +272,9 @@ def test_cg4_game_end_dr_at_night_adds_2(refit: Refit) -> None:
     def game_end(die: int) -> dict[str, Any]:
         return roll_with_target(refit, campaign, "CG4", "British", [die], target=3)
 
+    optional = refit.reads.guide(campaign, viewer="British")["sides"]["British"]["optional"]
+    assert [(w["table"], w["subject"], [d["value"] for d in w["drm"]]) for w in optional] == [
+        ("CG4", "unit:LABEL", [2])]  # each Game End dr names its own, e.g. unit:turn-6
     night = game_end(2)
     assert [(d["value"], d["reason"]) for d in night["drm"]] == [(2, "CG Night Scenario")]
     assert (night["final"], night["result"]) == (4, "Play continues")

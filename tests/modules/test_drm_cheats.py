@@ -12,7 +12,13 @@ from pydantic import ValidationError
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance_to, do, load_abtf_owner_data, to_reph_step
+from tests.helpers.story import (
+    advance_to,
+    do,
+    load_abtf_owner_data,
+    rg_subject,
+    to_reph_step,
+)
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -22,7 +28,7 @@ def roll(refit: Refit, campaign: UUID, table: str, side: str, dice: list[int],
     """One roll with physical dice; its recorded data."""
     body = {"type": "roll", "table": table, "side": side, "dice": dice, "drm": list(claims)}
     if purchase is not None:
-        body["purchase"] = purchase
+        body["subject"] = rg_subject(refit, campaign, table, purchase)
     data: dict[str, Any] = do(refit, campaign, body).events[0]["data"]
     return data
 
@@ -48,7 +54,7 @@ def bought(refit: Refit) -> UUID:
 
 def test_the_3_6181_gv_drm_claimed_for_an_i_rg_is_refused(refit: Refit, bought: UUID) -> None:
     error = refused(refit, bought, {"type": "roll", "table": "3.6181", "side": AXIS,
-                                    "dice": [4, 4], "purchase": 1,
+                                    "dice": [4, 4], "subject": "rg:1",
                                     "drm": [{"id": "3.6181-gv"}]})
     assert isinstance(error, InvalidCommand) and error.rule == "3.6181"
     assert "the ledger derives it" in error.message
@@ -86,7 +92,7 @@ def test_the_signal_coy_minus_4_is_derived_on_its_first_leader_roll_only(
 def test_the_signal_coy_minus_4_on_another_rg_is_refused(refit: Refit, bought: UUID) -> None:
     roll(refit, bought, "3.6181", AXIS, [1, 1], 2)
     error = refused(refit, bought, {"type": "roll", "table": "3.6183-personnel", "side": AXIS,
-                                    "dice": [4, 4], "purchase": 2,
+                                    "dice": [4, 4], "subject": "rg:2/leader:1",
                                     "drm": [{"id": "3.6183-signal"}]})
     assert isinstance(error, InvalidCommand) and error.rule == "3.6183"
     assert "3.6183-signal" not in drm_of(roll(refit, bought, "3.6183-personnel", AXIS,

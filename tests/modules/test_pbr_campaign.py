@@ -14,7 +14,7 @@ import pytest
 from domain.errors import RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance_to, do
+from tests.helpers.story import advance_to, do, rg_subject
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -44,10 +44,11 @@ class Table:
         self(type="purchase_rg", side=side, rg=rg, mode=mode)
 
     def roll(self, table: str, side: str, dice: list[int], purchase: int | None = None,
-             *drm: dict[str, Any], subject: str = "") -> None:
-        """A roll with physical dice, perhaps for an RG of the record."""
-        self(type="roll", table=table, side=side, dice=dice, purchase=purchase,
-             drm=list(drm), subject=subject)
+             *drm: dict[str, Any], subject: str | None = None) -> None:
+        """A roll with physical dice, for the step or an RG line (`subject` names its SW)."""
+        what = "step" if purchase is None else \
+            rg_subject(self.refit, self.campaign, table, purchase, sw=subject)
+        self(type="roll", table=table, side=side, dice=dice, subject=what, drm=list(drm))
 
     def sw(self, side: str, purchase: int, **dice: int) -> None:
         """One 3.6182 dr per SW, e.g. LMG=3."""
@@ -100,6 +101,9 @@ def initial_14am(t: Table) -> None:
     for dice in ([2, 2], [3, 3], [6, 6]):  # a coy rolls three times, Alert +1: 5, 7, 13
         t.roll("3.6183-personnel", AXIS, dice, 1)
     t.roll("3.6183-personnel", BRITISH, [3, 4], 3)  # Airborne -1: 6, 8-1
+    for dice in ([3, 4], [2, 2], [5, 6]):  # a Depleted Italian coy, +2 +1: 10, 7, 14
+        t.roll("3.6183-personnel", AXIS, dice, 2)
+    t.roll("3.6183-personnel", BRITISH, [4, 4], 4)  # Airborne -1, Coy Cmd -1, Depleted +1: 7
     t.to(None)
     t.lose(AXIS, "4-4-7", 2, times=5)
     t.lose(AXIS, "3-4-6", 2, times=5)  # the Axis lose 20 CVP
@@ -126,6 +130,7 @@ def idle_14pm_and_night_14n(t: Table) -> None:
     t.roll("3.6183-personnel", AXIS, [3, 3], 5)  # 1: 10-2
     t.roll("3.6183-personnel", AXIS, [4, 4], 5)  # 7: 8-1
     t.roll("3.6183-personnel", AXIS, [5, 5], 5)  # 9: 8-0
+    t.roll("3.6183-personnel", BRITISH, [3, 3], 8)  # Airborne -1, Depleted +1: 6, 8-1
     t.to("3.621")
     t.chits("idle", "idle")
     t.to("3.617")  # 14N: Base # Axis 42, British 4
@@ -135,6 +140,8 @@ def idle_14pm_and_night_14n(t: Table) -> None:
     t.buy(BRITISH, "M1")  # 4 - 3 = 1
     t.to("3.618")
     t.roll("3.6181", AXIS, [1, 2], 9)  # Full
+    for dice in ([1, 1], [2, 3], [4, 5]):  # a Fallschirmjäger coy: 1, 4, 8
+        t.roll("3.6183-personnel", AXIS, dice, 9)  # -1 derived
     t.to("3.620")
     t.roll("3.620", BRITISH, [4])  # 1 CPP: 4 Locations
     t.to("3.621")
@@ -169,6 +176,10 @@ def british_attack_15am(t: Table) -> None:
         t.roll("3.6182", BRITISH, [die], 12, subject="LMG")  # 4: lost, 2: received
     t.sw(BRITISH, 12, **{"51mm_MTR": 5})
     t.sw(BRITISH, 12, **{"51mm_MTR": 3}, PIAT=6)
+    for dice in ([3, 4], [2, 2], [5, 5]):  # a Full rifle coy: 7, 4, 10
+        t.roll("3.6183-personnel", BRITISH, dice, 11)
+    for dice in ([1, 1], [4, 3], [6, 6]):  # a Depleted one: 3, 8, 13
+        t.roll("3.6183-personnel", BRITISH, dice, 12)  # +1 derived
     t.to("3.621")
     t.chits("idle", "attack")
     t.to(None)
@@ -183,6 +194,8 @@ def axis_attack_15pm(t: Table) -> None:
     t.buy(AXIS, "I7")
     t.to("3.618")
     t.roll("3.6181", AXIS, [1, 1], 15)
+    for dice in ([1, 1], [2, 1], [3, 3]):  # an Italian coy: 4, 5, 8
+        t.roll("3.6183-personnel", AXIS, dice, 15)  # +2 derived
     t.to("3.621")
     t.chits("attack", "idle")
     t.to(None)
@@ -251,24 +264,24 @@ def test_each_m1_raised_its_sides_san_as_it_was_bought(story: Table) -> None:
 I1_FULL = "4x 4-5-8 + 4x 4-5-7 + 4x 4-4-7"
 HAND_KEPT_PURCHASES = [  # #, side, CG Date, RG, CPP, #P, #R, F/D, units, SW, leader(s)
     (1, AXIS, "14AM", "I5", 14, 1, 1, "F", "12x 4-4-7", ["LMG"], "9-1, 8-1, 6+1"),
-    (2, AXIS, "14AM", "I7", 12, 1, 2, "D", "9x 3-4-6", ["LMG"], None),
+    (2, AXIS, "14AM", "I7", 12, 1, 2, "D", "9x 3-4-6", ["LMG"], "7-0, 8-1, 6+1"),
     (3, BRITISH, "14AM", "I2", 7, 1, 1, "F", "4x 6-4-8", ["LMG", "51mm MTR"], "8-1"),
-    (4, BRITISH, "14AM", "I4", 4, 1, 0, "D", "1x 6-4-8", ["LMG"], None),
+    (4, BRITISH, "14AM", "I4", 4, 1, 0, "D", "1x 6-4-8", ["LMG"], "8-1"),
     (5, AXIS, "14PM", "I4", 15, 1, 0, "F", "12x 4-6-7", ["LMG"], "10-2, 8-1, 8-0"),
     (6, AXIS, "14PM", "M1", 2, 1, 7, None, None, [], None),
     (7, BRITISH, "14PM", "F1", 1, 1, 0, None, None, [], None),
-    (8, BRITISH, "14PM", "I2", 7, 2, 0, "D", "3x 6-4-8", ["51mm MTR", "PIAT"], None),
+    (8, BRITISH, "14PM", "I2", 7, 2, 0, "D", "3x 6-4-8", ["51mm MTR", "PIAT"], "8-1"),
     (9, AXIS, "14N", "I1", 21, 1, 2, "F", "12x 4-6-8",
-     ["LMG"] * 3 + ["DC"] * 6 + ["FT"] * 3, None),
+     ["LMG"] * 3 + ["DC"] * 6 + ["FT"] * 3, "10-2, 9-1, 8-0"),
     (10, BRITISH, "14N", "M1", 3, 1, 3, None, None, [], None),
     (11, BRITISH, "15AM", "I1", 18, 1, 11, "F", I1_FULL,
-     ["LMG"] * 3 + ["51mm MTR"] * 2 + ["PIAT"], None),
+     ["LMG"] * 3 + ["51mm MTR"] * 2 + ["PIAT"], "8-1, 9-1, 7-0"),
     (12, BRITISH, "15AM", "I1", 18, 2, 10, "D", "3x 4-5-8 + 3x 4-5-7 + 3x 4-4-7",
-     ["LMG", "LMG", "51mm MTR"], None),
+     ["LMG", "LMG", "51mm MTR"], "9-2, 8-0, 6+1"),
     (13, BRITISH, "15AM", "G1", 8, 1, 5, "F",
      "3x 57L OQF 6-Pounder AT (each with a 2-2-8 crew and a Lloyd Carrier)", [], None),
     (14, AXIS, "15AM", "G3", 5, 1, 3, "D", "1x 81* GrW 34 MTR (with a 2-2-8 crew)", [], None),
-    (15, AXIS, "15PM", "I7", 12, 2, 1, "F", "12x 3-4-6", ["LMG"], None),
+    (15, AXIS, "15PM", "I7", 12, 2, 1, "F", "12x 3-4-6", ["LMG"], "9-1, 9-1, 8-0"),
 ]
 
 

@@ -17,7 +17,7 @@ from infra.application import Refit
 from infra.modules import ModuleFileError, install_file, packaged_modules
 from tests.helpers.paths import FIXTURE_PBR_CGS
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance_to, do, load_fixture_chart, to_reph_step
+from tests.helpers.story import advance_to, do, due, load_fixture_chart, to_reph_step
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -77,10 +77,15 @@ def test_an_ob_line_given_twice_is_two_lines_and_paradrop_is_not_depleted(
     lines = [p for p in refit.reads.purchase_record(campaign) if p.side == BRITISH]
     assert [(p.rg, p.mode) for p in lines] == [("I2", "paradrop"), ("I2", "paradrop"),
                                               ("G2", "entry")]
-    to_reph_step(refit, campaign, "3.618")
-    due = {(table, side, line) for table, side, line in
-           refit.store.campaign(campaign).missing_rolls()}
-    assert ("3.6181", BRITISH, 2) not in due and ("3.6181", BRITISH, 3) not in due  # 3.6181 EXC
+    advance_to(refit, campaign, "3.618", rolls=False)  # the Initial Scenario's 3.618
+    listed = set(due(refit, campaign))
+    assert ("3.6181", BRITISH, "rg:2") not in listed  # 3.6181 EXC: no Depletion by Para drop
+    assert ("3.6181", BRITISH, "rg:3") not in listed
+    assert ("3.6183-personnel", BRITISH, "rg:2/leader:1") in listed  # its leader, as Full
+    assert ("3.6182", BRITISH, "rg:2/sw:1") in listed  # a Full I2 rolls its SW on <= 3
+    dropped = refused(refit, campaign, {"type": "roll", "table": "3.6181", "side": BRITISH,
+                                        "subject": "rg:2", "dice": [6, 6]})
+    assert isinstance(dropped, RuleViolation) and "3.6181 EXC" in dropped.message
 
 
 def test_ob_given_rgs_are_public_but_what_the_sides_rolls_find_is_not(refit: Refit) -> None:

@@ -228,20 +228,29 @@ def test_3_6182_an_mg_platoon_rolls_again_until_it_has_two_mg(refit: Refit,
 
     def mg(subject: str, die: int) -> None:
         do(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS, "dice": [die],
-                            "purchase": number, "subject": subject})
+                            "subject": f"rg:{number}/{subject}"})
 
     do(refit, at_14am, {"type": "roll", "table": "3.6181", "side": AXIS, "dice": [6, 6],
-                        "purchase": number})  # Depleted
-    for subject, die in (("MMG", 1), ("MMG", 5), ("HMG", 6), ("HMG", 4)):
+                        "subject": f"rg:{number}"})  # Depleted
+    # Its listed SW: sw:1 and sw:2 the MMG, sw:3 and sw:4 the HMG.
+    for subject, die in (("sw:1", 1), ("sw:2", 5), ("sw:3", 6), ("sw:4", 4)):
         mg(subject, die)  # one MG received: fewer than two
-    mg("HMG", 2)  # the whole RG rolls again: this HMG is the new round's first
-    mg("MMG", 3)
+    late = refused(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS,
+                                    "dice": [1], "subject": f"rg:{number}/sw:5"})
+    assert isinstance(late, RuleViolation) and "lists 4 SW" in late.message
+    stale = refused(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS,
+                                     "dice": [1], "subject": f"rg:{number}/sw:1"})
+    assert isinstance(stale, RuleViolation) and "has been rolled for" in stale.message
+    mg("sw:3/round:2", 2)  # the whole RG rolls again: this HMG is the new round's first
+    mg("sw:1/round:2", 3)
     assert refit.reads.purchase_record(at_14am)[-1].sw == ["HMG", "MMG"]
-    mg("MMG", 6)
-    mg("HMG", 5)  # the round is over with two: no more
+    mg("sw:2/round:2", 6)
+    mg("sw:4/round:2", 5)  # the round is over with two: no more
     done = refused(refit, at_14am, {"type": "roll", "table": "3.6182", "side": AXIS,
-                                    "dice": [1], "purchase": number, "subject": "MMG"})
-    assert isinstance(done, RuleViolation) and "made its 2 dr for MMG" in done.message
+                                    "dice": [1], "subject": f"rg:{number}/sw:1/round:3"})
+    assert isinstance(done, RuleViolation) and "has made its SW dr" in done.message
+    assert not [w for w in refit.reads.guide(at_14am)["sides"][AXIS]["due"]
+                if w["table"] == "3.6182"]
 
 
 def test_loss_points_are_not_rolled_again_after_an_idle_date(refit: Refit,

@@ -96,10 +96,10 @@ def test_the_purchase_record_shows_f_d_sw_received_leaders_and_the_setup_area(
     do(refit, at_14am, {"type": "record_rg_area", "side": AXIS, "purchase": 1, "area": "Q16"})
     advance_to(refit, at_14am, "3.618", rolls=False)
     do(refit, at_14am, {"type": "roll", "table": "3.6181", "side": AXIS, "dice": [2, 3],
-                        "purchase": 1})  # 5: Full
-    for dice in ([2, 2], [3, 3], [6, 6]):  # a coy rolls three times; Alert Coy +1 derived
+                        "subject": "rg:1"})  # 5: Full
+    for k, dice in enumerate(([2, 2], [3, 3], [6, 6]), 1):  # a coy rolls three times
         do(refit, at_14am, {"type": "roll", "table": "3.6183-personnel", "side": AXIS,
-                            "dice": dice, "purchase": 1})
+                            "dice": dice, "subject": f"rg:1/leader:{k}"})  # Alert +1 derived
     (line,) = refit.reads.purchase_record(at_14am, viewer=AXIS)
     assert (line.strength, line.sw_received, line.leaders, line.setup_area) == (
         "F", {"LMG": 1}, ["9-1", "8-1", "6+1"], "Q16")

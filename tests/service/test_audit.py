@@ -9,6 +9,7 @@ import pytest
 from domain.dice import dice_from_seed
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
+from tests.helpers.refusals import refused
 from tests.helpers.story import abtf_campaign, do, to_reph_step
 
 
@@ -201,12 +202,15 @@ def test_a_roll_after_an_undo_of_an_undo_verifies(refit: Refit) -> None:
     campaign = abtf_campaign(refit, "Undo twice")
     to_reph_step(refit, campaign, "9.610")  # 9.6101: a dr per wounded leader
     target = refit.store.campaign(campaign).version
-    wounded = {"type": "roll", "table": "9.6101", "side": "German"}
+    wounded = {"type": "roll", "table": "9.6101", "side": "German", "subject": "unit:Hptm.A"}
     do(refit, campaign, wounded)
     undone = refit.audit.undo(campaign, "wrong leader", "director", to_version=target)
     refit.audit.undo(campaign, "it was right", "director", to_version=undone.version - 1)
-    again = do(refit, campaign, wounded)  # the first roll stands again: this is ordinal 2
-    assert again.events[0]["data"]["key"].endswith("/German/2/0")
+    stands = refused(refit, campaign, wounded)  # the first roll stands again
+    assert isinstance(stands, RuleViolation) and "has been rolled for unit:Hptm.A" in \
+        stands.message
+    again = do(refit, campaign, wounded | {"subject": "unit:Hptm.B"})
+    assert again.events[0]["data"]["key"] == "17N/9.6101/German/unit:Hptm.B/0"
     assert refit.reads.verify(campaign).ok
 
 

@@ -17,16 +17,20 @@ from infra.settings import Settings, backend_of
 from tests.helpers.story import abtf_campaign, advance, load_abtf_owner_data, to_reph_step
 
 
+def wounded(app: Refit, n: int) -> cmd.Roll:
+    """A 9.6101 dr for the n-th wounded leader this service reports: a dice key of its own."""
+    return cmd.Roll(table="9.6101", side="German", subject=f"unit:L{id(app) % 10**6}-{n}")
+
+
 def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
     apps = [Refit(settings.model_copy(update={"aggregate_cache": 0})) for _ in range(2)]
     try:
         campaign = abtf_campaign(apps[0], "Race")
         to_reph_step(apps[0], campaign, "9.610")
         start = apps[0].store.campaign(campaign).version
-        roll = cmd.Roll(table="9.6101", side="German")
-
         def rolls(app: Refit) -> list[int]:
-            return [app.commands.execute(campaign, roll, "director").version for _ in range(15)]
+            return [app.commands.execute(campaign, wounded(app, n), "director").version
+                    for n in range(15)]
 
         with ThreadPoolExecutor(2) as pool:
             versions = [v for done in pool.map(rolls, apps) for v in done]
@@ -74,10 +78,9 @@ def test_two_caching_services_rolling_at_once_lose_nothing(
     campaign = abtf_campaign(first, "Cached race")
     to_reph_step(first, campaign, "9.610")
     start = second.store.campaign(campaign).version  # both have it cached now
-    roll = cmd.Roll(table="9.6101", side="German")
-
     def rolls(app: Refit) -> list[int]:
-        return [app.commands.execute(campaign, roll, "director").version for _ in range(15)]
+        return [app.commands.execute(campaign, wounded(app, n), "director").version
+                for n in range(15)]
 
     with ThreadPoolExecutor(2) as pool:
         versions = [v for done in pool.map(rolls, two_services) for v in done]
@@ -212,12 +215,10 @@ def test_services_sharing_postgres_take_turns_instead_of_conflicting(
     try:
         campaign = abtf_campaign(apps[0], "Turns")
         to_reph_step(apps[0], campaign, "9.610")
-        roll = cmd.Roll(table="9.6101", side="German")
-
         def rolls(app: Refit) -> int:
             with patch.object(app.store, "save", wraps=app.store.save) as save:
-                for _ in range(15):
-                    app.commands.execute(campaign, roll, "director")
+                for n in range(15):
+                    app.commands.execute(campaign, wounded(app, n), "director")
                 return save.call_count
         with ThreadPoolExecutor(2) as pool:
             assert sum(pool.map(rolls, apps)) == 30  # not one save refused, retried

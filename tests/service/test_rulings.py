@@ -22,7 +22,7 @@ def rule(refit: Refit, campaign: UUID, *corrections: dict[str, Any],
 
 
 def roll(refit: Refit, campaign: UUID, table: str, side: str,
-         subject: str = "") -> dict[str, Any]:
+         subject: str = "step") -> dict[str, Any]:
     """A roll's record."""
     done = do(refit, campaign, {"type": "roll", "table": table, "side": side,
                                 "subject": subject})
@@ -187,7 +187,7 @@ def test_a_voided_rg_strength_dr_takes_back_the_strength_and_is_rolled_again(
     do(refit, campaign, {"type": "purchase_rg", "side": "Axis", "rg": "I5"})
     while refit.store.campaign(campaign).reph.step != "3.618":
         do(refit, campaign, {"type": "advance"})
-    strength = {"type": "roll", "table": "3.6181", "side": "Axis", "purchase": 1}
+    strength = {"type": "roll", "table": "3.6181", "side": "Axis", "subject": "rg:1"}
     first = do(refit, campaign, strength).events[0]["data"]
     assert refit.reads.purchase_record(campaign)[0].strength is not None
     rule(refit, campaign, {"kind": "void_roll", "reason": "rolled for the wrong RG"},

@@ -27,7 +27,7 @@ def secret_acts(refit: Refit) -> UUID:
     do(refit, campaign, {"type": "purchase_fortification", "side": "Axis", "amount": 2,
                          "reason": "Foxhole (2-squad)", "rule": "3.619"})
     do(refit, campaign, {"type": "roll", "table": "T1", "side": "Axis", "secret": True,
-                         "subject": "Oblt. Secret"})
+                         "subject": "unit:Oblt.Secret"})
     to_reph_step(refit, campaign, "3.621")  # 14PM: chits come after the Initial Scenario
     do(refit, campaign, {"type": "select_initiative", "side": "Axis", "chit": "attack"})
     return campaign
@@ -39,7 +39,7 @@ def test_the_opponent_sees_a_secret_roll_happened_but_not_what(refit: Refit) -> 
     assert seen.hidden and seen.secret and seen.side == "Axis"
     assert (seen.dice, seen.result, seen.subject, seen.table) == (None, None, None, None)
     (own,) = refit.reads.rolls(campaign, viewer="Axis")
-    assert own.subject == "Oblt. Secret" and own.dice is not None
+    assert own.subject == "unit:Oblt.Secret" and own.dice is not None
 
 
 def test_the_opponent_cannot_read_rg_purchases(refit: Refit) -> None:
@@ -204,7 +204,7 @@ def test_a_re_roll_of_a_secret_roll_tells_the_others_an_undo_happened_but_not_wh
                           "reason": "Initial Scenario: 3.6161 Base #"})
     game.ok("Axis", {"type": "purchase_rg", "side": "Axis", "rg": "I5", "mode": "entry"})
     game.to_step("3.618")
-    game.ok("Axis", {"type": "roll", "table": "3.6181", "side": "Axis", "purchase": 1})
+    game.ok("Axis", {"type": "roll", "table": "3.6181", "side": "Axis", "subject": "rg:1"})
     before = game.version()
     key = game.read("director", "/rolls").json()[-1]["key"]  # the secret RG strength DR
     why = "the die rolled under Hptm. Kraus's I5 roster sheet"
@@ -221,15 +221,16 @@ def test_a_re_roll_of_a_secret_roll_tells_the_others_an_undo_happened_but_not_wh
     assert why in game.read("director", "/report").text
 
 
-CASUALTIES = {"type": "roll", "table": "3.613-casualties", "side": "British", "dice": [5]}
+CASUALTIES = {"type": "roll", "table": "3.613-casualties", "side": "British", "dice": [5],
+              "subject": "unit:Lt.Wood"}
 
 
 def test_a_shift_casualties_dr_is_as_secret_as_the_shift_dr_it_follows(
         client: TestClient) -> None:
     game = Game(client, dice="entered")
     game.past_the_initial_scenario_to("3.613")
-    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
-                        "dice": [5, 6]})  # Final 11: Shifted with Casualties
+    game.ok("British", {"type": "roll", "table": "3.613", "side": "British",  # Final 11:
+                        "subject": "unit:Lt.Wood", "dice": [5, 6]})  # Shifted with Casualties
     game.ok("British", CASUALTIES)  # the subsequent dr (3.613 footnote)
 
     for role in ("Axis", "observer"):
@@ -247,7 +248,7 @@ def test_no_casualties_dr_follows_a_shift_whose_result_calls_for_none(
     game = Game(client, dice="entered")
     game.past_the_initial_scenario_to("3.613")
     game.ok("British", {"type": "roll", "table": "3.613", "side": "British",
-                        "dice": [2, 3]})  # Final 5: Shifted safely
+                        "subject": "unit:Lt.Wood", "dice": [2, 3]})  # Final 5: Shifted safely
     version = game.version()
     refused = game.do("British", CASUALTIES)
     assert refused.status_code == 422

@@ -1,0 +1,241 @@
+"""What each side must and may do now (CONTRACT 'Guide'): the rolls due per subject and
+the optional ones, each with the DRM the ledger will derive and those a side may claim;
+the purchases still open; which sides have done their part of the step; what leaving the
+step does. A pure function of the campaign: `advance` is refused while a roll is due,
+and a roll for a subject it does not list is refused by the same checks (slots.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from domain import commands as cmd
+from domain.campaign import slots
+from domain.campaign.purchases import rg_purchase
+from domain.campaign.rolls import check_when, cpp_base
+from domain.campaign.subject_facts import subject_facts
+from domain.drm import claimable, derived_drm
+from domain.errors import RefitError
+from domain.rules import Step, Table
+from domain.subjects import LABEL, Subject, kind_of, parse_subject
+
+if TYPE_CHECKING:
+    from domain.campaign.aggregate import Campaign
+
+Work = dict[str, Any]  # one roll or purchase, as the guide answers it
+UNIT = "unit:LABEL"  # an optional roll per unit: the side names the unit (LABEL)
+
+
+def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
+    """The guide as `viewer` may read it: a side its own part, the director every side's,
+    anyone else every side's public due rolls (no RG line, purchase or CPP)."""
+    reph = campaign.reph
+    sides = [viewer] if viewer in campaign.sides else campaign.sides
+    public = viewer is not None and viewer not in campaign.sides
+    answer: dict[str, Any] = {"cg_date": reph.cg_date, "step": reph.step,
+                              "phase": reph.phase, "sides": {}}
+    for side in sides:
+        due, optional = due_rolls(campaign, side), optional_work(campaign, side)
+        if public:
+            due = [w for w in due if w["subject"] == "step"]
+            optional = [w for w in optional if w.get("subject") == "step"]
+        answer["sides"][side] = {"due": due, "optional": optional,
+                                 "done": side in reph.done,
+                                 "on_leaving": leaving(campaign, side, not public)}
+    return answer
+
+
+def _step(campaign: Campaign) -> Step | None:
+    """The step whose rolls are due now (None in a scenario, at CG End, on an Idle date)."""
+    reph = campaign.reph
+    step = reph.current_step(campaign.rules)
+    if step is None or reph.phase in ("scenario", "ended") or idle(campaign):
+        return None
+    return step
+
+
+def idle(campaign: Campaign) -> bool:
+    """Both sides chose Idle at the initiative step: an Idle CG Date, no scenario."""
+    module, reph = campaign.rules, campaign.reph
+    return (reph.phase == "reph" and module.idle_repeat is not None
+            and reph.step in module.command_steps.get("select_initiative", [])
+            and campaign.initiative.all_idle())
+
+
+def why_not(campaign: Campaign, table: Table, side: str) -> str | None:
+    """Why a side does not roll a table now (None when it does)."""
+    try:
+        check_when(campaign, table, side)
+        cpp_base(campaign, table, side)
+    except RefitError as refusal:
+        return refusal.message
+    return None
+
+
+def due_rolls(campaign: Campaign, side: str) -> list[Work]:
+    """The rolls the side must make before the RePh leaves the step, per subject."""
+    step = _step(campaign)
+    if step is None:
+        return []
+    module = campaign.rules
+    work = [_roll(campaign, module.table(t), side, "step") for t in step.requires
+            if why_not(campaign, module.table(t), side) is None
+            and not campaign.dice.rolled(t, side)]
+    for table_id in step.tables if step.requires_strength else []:
+        table = module.table(table_id)
+        if _required(table) and why_not(campaign, table, side) is None:
+            work += [_roll(campaign, table, side, text)
+                     for text in _open_subjects(campaign, table, side)]
+    return work
+
+
+def optional_work(campaign: Campaign, side: str) -> list[Work]:
+    """The rolls the side may make now but need not, and the purchases still open."""
+    step = _step(campaign)
+    if step is None:  # in a CG Scenario: its own rolls (e.g. ABtF CG4, KGP CG23 Game End)
+        return [_roll(campaign, table, side, UNIT) for table in campaign.rules.tables
+                if campaign.reph.phase == "scenario" and table.in_scenario
+                and why_not(campaign, table, side) is None]
+    work: list[Work] = []
+    for table in (campaign.rules.table(t) for t in step.tables):
+        if why_not(campaign, table, side) is not None:
+            continue
+        kind = kind_of(table)
+        if kind == "unit":
+            work.append(_roll(campaign, table, side, UNIT))
+        elif kind == "step":
+            if table.id not in step.requires and not campaign.dice.rolled(table.id, side):
+                work.append(_roll(campaign, table, side, "step"))
+        elif not (step.requires_strength and _required(table)):
+            work += [_roll(campaign, table, side, text)
+                     for text in _open_subjects(campaign, table, side)]
+    return work + purchases_open(campaign, side)
+
+
+def _required(table: Table) -> bool:
+    """An RG table every line it is for must roll on (3.6181-3.6183, 9.6181-9.6184): its
+    lines are known from the data (the leader and composition tables name their RG)."""
+    if table.determines in ("strength", "sw", "sw_type"):
+        return True
+    return table.determines in ("leader", "composition") and table.for_rgs is not None
+
+
+def _open_subjects(campaign: Campaign, table: Table, side: str) -> Iterator[str]:
+    """Every subject of the side's own RG lines of this CG Date the table may roll for."""
+    for number, line in enumerate(campaign.purchases.lines, 1):
+        if line["side"] != side or line["cg_date"] != campaign.reph.cg_date:
+            continue
+        for subject in _candidates(campaign, table, side, number, line):
+            try:
+                slots.check_subject(campaign, table, side, subject.text())
+            except RefitError:
+                continue
+            yield subject.text()
+
+
+def _candidates(campaign: Campaign, table: Table, side: str, number: int,
+                line: dict[str, Any]) -> list[Subject]:
+    kind = kind_of(table)
+    if kind == "leader":
+        row = campaign.rules.chart_row(side, line["rg"])
+        return [Subject("leader", line=number, slot=k)
+                for k in range(1, (row.leader_rolls if row else 1) + 1)]
+    if kind == "sw":
+        round_, due = slots.sw_round(campaign, table, side, number, line)
+        return [Subject("sw", line=number, slot=k, round=round_) for k in due]
+    return [Subject("rg", line=number)]
+
+
+def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
+    """A roll as the guide lists it, with its DRM: derived, and those a side may claim."""
+    derived, claims = _drm(campaign, table, side, subject)
+    work: Work = {"table": table.id, "rule": table.rule, "title": table.title,
+                  "roll": table.roll, "subject": subject,
+                  "secret": table.secret or subject.startswith("rg:"),
+                  "drm": derived, "claims": claims}
+    if subject == UNIT:
+        work["label"] = f"the {side}'s own name for the unit ({LABEL.pattern})"
+    return work
+
+
+def _drm(campaign: Campaign, table: Table, side: str,
+         subject: str) -> tuple[list[Work], list[Work]]:
+    """The DRM a roll gets from the record, and those the side may claim (domain/drm.py:
+    every call the guide makes to it is here)."""
+    parsed = parse_subject(subject) if subject != UNIT else Subject("unit")
+    leader = parsed.slot if parsed.kind == "leader" else None
+    facts = subject_facts(campaign, side, parsed.line, leader)
+    claims = [{"id": spec.id, "reason": spec.reason, "value": spec.value,
+               "rule": spec.rule or table.rule, "count": spec.count is not None}
+              for spec in claimable(table, facts)]
+    return derived_drm(table, facts), claims
+
+
+def purchases_open(campaign: Campaign, side: str) -> list[Work]:
+    """The RG the side may still buy in this step at its printed price (and FPP left to
+    spend on Fortifications): each checked as a purchase would be."""
+    module, step = campaign.rules, campaign.reph.step
+    work: list[Work] = []
+    if step in module.command_steps.get("purchase_rg", []) and side in module.rg_charts:
+        chart = module.rg_chart(side)
+        for row in chart.rows:
+            for kg in _kgs(campaign, side, row.kgs):
+                try:
+                    fields = rg_purchase(campaign, side, cmd.PurchaseRG(side=side, rg=row.id,
+                                                                        kg=kg))
+                except RefitError:
+                    continue
+                work.append({"purchase": "rg", "rg": row.id, "kg": kg, "cost": fields["cost"],
+                             "rule": chart.rule})
+    fpp = campaign.points.fpp.get(side) or 0
+    if fpp and step in module.command_steps.get("purchase_fortification", []):
+        rule = module.fortification_chart.rule if module.fortification_chart else None
+        work.append({"purchase": "fortification", "fpp": fpp, "rule": rule})
+    return work
+
+
+def _kgs(campaign: Campaign, side: str, kgs: list[str] | None) -> list[str | None]:
+    """The KGs an RG is bought for (ABtF German: each it may be), or none."""
+    coordination = campaign.rules.coordination
+    if coordination is None or coordination.side != side:
+        return [None]
+    return list(kgs) if kgs else list(coordination.groups)
+
+
+def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
+    """What leaving the step will do to the side, where the module data says (e.g. PBr
+    3.617: CPP forfeited after 14PM); `amounts` False leaves out its secret points."""
+    module, reph = campaign.rules, campaign.reph
+    notes = []
+    for effect in module.on_leaving.get(reph.step or "", []):
+        if effect.dates is not None and reph.cg_date not in effect.dates:
+            continue
+        pool = campaign.points.cpp if effect.pool == "cpp" else campaign.points.fpp
+        have = pool.get(side) or 0
+        what = "forfeits" if effect.effect == "forfeit" else "halves (FRU)"
+        left = f" ({have} now, {effect.after(have)} after)" if amounts else ""
+        notes.append(f"{effect.rule}: leaving {reph.step} on {reph.cg_date} {what} the "
+                     f"{side} unspent {effect.pool.upper()}{left}")
+    forgo = module.cpp_forgo
+    if forgo is not None and forgo.side == side and forgo.cg == campaign.cg and \
+            forgo.cg_date == reph.cg_date and \
+            reph.step in module.command_steps.get("forgo_cpp", []):
+        notes.append(f"{forgo.rule} EXC: leaving {reph.step} ends the {side} choice to "
+                     "forgo CPP")
+    return notes
+
+
+def due_refusal(campaign: Campaign, sides: list[str], viewer: str | None) -> str | None:
+    """Why the step may not be left yet: each roll still due for `sides`, named by rule
+    and subject (another side's RG lines only to the director: `viewer` None)."""
+    named = []
+    for side in sides:
+        for work in due_rolls(campaign, side):
+            own = viewer is None or viewer == side
+            what = f"the {side} {work['table']} ({work['title']})"
+            if work["subject"] != "step":  # another side's RG line is its secret (3.617)
+                what += f" for {work['subject']}" if own else " for an RG of its own"
+            named.append(what)
+    if not named:
+        return None
+    return f"step {campaign.reph.step} is not complete: still due " + "; ".join(named)
