@@ -333,8 +333,9 @@ def _withdrawn(rows: Rows, record: Record) -> None:
     data, meta = record["data"], load_meta(rows)
     row, cell = roster_cell(rows, meta, data["side"])
     cell.setdefault("withdrawn", []).append(
-        {"units": data["units"], "rule": data["rule"],
-         "retained_off_map": data["retained_off_map"]})
+        {"units": data["units"], "rule": data["rule"],  # a list of kinds, or old text
+         "retained_off_map": data["retained_off_map"]} |
+        ({"note": data["note"]} if data.get("note") else {}))
     put_roster(rows, row)
 
 
