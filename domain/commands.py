@@ -322,6 +322,16 @@ class RemoveRG(Command):
     rule: str | None = Field(default=None, max_length=30)
 
 
+class ResolveBombardment(Command):
+    """PBr note i: a side resolves a pre-game Bombardment RG it holds, which is then
+    Eliminated (at most one per new CG Date since the last CG-Scenario End)."""
+
+    type: Literal["resolve_bombardment"] = "resolve_bombardment"
+    by = "side"
+    side: Name
+    purchase: StrictInt = Field(ge=1, le=100_000)  # its RG line
+
+
 class RecordRGArea(Command):
     """3.6179: the Setup Area or Eligible Entry Area ID recorded for an RG on its CG Date of
     purchase (an Entry Area by the hex of its center arrow)."""

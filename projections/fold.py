@@ -182,6 +182,14 @@ def _rg_removed(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
+def _bombarded(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    row["removed"] = f"{data['cg_date']}: Bombardment resolved, Eliminated (note i)"
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
 def _rg_area(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = rows.get(PURCHASE, str(data["purchase"]))
@@ -479,6 +487,7 @@ _HANDLERS: dict[str, Fold] = {
     "RGReceived": _rg_received,
     "RGDetermined": _rg_determined,
     "RGRemoved": _rg_removed,
+    "BombardmentResolved": _bombarded,
     "CPPCredited": _points("cpp", "cpp_credited", +1),
     "CPPSpent": _points("cpp", "cpp_spent", -1),
     "FPPCredited": _points("fpp", None, +1),  # the roster's FPP column is the balance

@@ -235,3 +235,82 @@ def test_withdrawn_units_are_listed_by_kind_not_as_text(refit: Refit) -> None:
         {"kind": "squad", "count": 2, "captured": False, "unit": "4-6-7"},
         {"kind": "leader", "count": 1, "captured": False, "unit": None}],
         "rule": "3.60742", "retained_off_map": True, "note": "RGs I4 and I5"}]
+
+
+# -- RG chart note i: Bombardments ---------------------------------------------------------
+
+def choose(refit: Refit, campaign: UUID, chit: str) -> None:
+    """Both sides choose their chit at 3.621."""
+    advance_to(refit, campaign, "3.621")
+    for side in (AXIS, BRITISH):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
+
+
+def bombardment_bought(refit: Refit, campaign: UUID) -> int:
+    """The British buy a B1 Bombardment at 3.617 (on or after 14N, note p): its line."""
+    advance_to(refit, campaign, "3.617")
+    answer = do(refit, campaign, {"type": "purchase_rg", "side": BRITISH, "rg": "B1"},
+                BRITISH)
+    return int(answer.events[0]["data"]["purchase"])
+
+
+def to_14n_reph(refit: Refit) -> UUID:
+    """CG I, the 14PM scenario played: the RePh of 14N."""
+    campaign = at(refit, "3.621")
+    choose(refit, campaign, "attack")
+    advance_to(refit, campaign, None)
+    to_reph_step(refit, campaign, "3.617")
+    return campaign
+
+
+def resolve(purchase: int) -> dict[str, Any]:
+    """The British resolve a Bombardment RG."""
+    return {"type": "resolve_bombardment", "side": BRITISH, "purchase": purchase}
+
+
+def test_note_i_one_bombardment_per_new_cg_date_since_the_last_scenario_end(
+        refit: Refit) -> None:
+    campaign = to_14n_reph(refit)
+    first = bombardment_bought(refit, campaign)  # 14N
+    choose(refit, campaign, "attack")
+    advance_to(refit, campaign, None)
+    to_reph_step(refit, campaign, "3.617")  # 15AM: one new CG Date since 14N's scenario
+    second = bombardment_bought(refit, campaign)
+    choose(refit, campaign, "attack")
+    early = refused(refit, campaign, resolve(first))
+    assert isinstance(early, RuleViolation) and "3.623" in early.message
+    advance_to(refit, campaign, "3.623")
+    do(refit, campaign, resolve(first), BRITISH)
+    error = refused(refit, campaign, resolve(second))
+    assert isinstance(error, RuleViolation) and error.rule == "3.6178"
+    assert "note i" in error.message and "(1): 1, and 1 resolved" in error.message
+    again = refused(refit, campaign, resolve(first))  # Eliminated once resolved
+    assert "already left the OB" in str(again)
+
+
+def test_note_i_ex_one_idle_date_between_scenarios_allows_two_bombardments(
+        refit: Refit) -> None:
+    campaign = to_14n_reph(refit)
+    first = bombardment_bought(refit, campaign)  # 14N, an Idle CG Date
+    choose(refit, campaign, "idle")
+    second = bombardment_bought(refit, campaign)  # 15AM
+    choose(refit, campaign, "attack")
+    advance_to(refit, campaign, "3.623")
+    do(refit, campaign, resolve(first), BRITISH)
+    do(refit, campaign, resolve(second), BRITISH)
+    lines = refit.reads.purchase_record(campaign, viewer=BRITISH)
+    assert [line.removed for line in lines if line.rg == "B1"] == [
+        "15AM: Bombardment resolved, Eliminated (note i)"] * 2
+    seen = [e for e in refit.reads.events(campaign, viewer=AXIS)
+            if e["type"] == "BombardmentResolved"]
+    assert len(seen) == 2 and all("purchase" not in e["data"] for e in seen)
+
+
+def test_note_i_only_a_bombardment_rg_is_resolved(refit: Refit) -> None:
+    campaign = to_14n_reph(refit)
+    answer = do(refit, campaign, {"type": "purchase_rg", "side": BRITISH, "rg": "M3"},
+                BRITISH)
+    choose(refit, campaign, "attack")
+    advance_to(refit, campaign, "3.623")
+    error = refused(refit, campaign, resolve(int(answer.events[0]["data"]["purchase"])))
+    assert isinstance(error, RuleViolation) and "not a pre-game Bombardment" in error.message
