@@ -6,6 +6,7 @@ and at most 3 leaders, 9 squad-equivalents and 1 SW Retained off map (3.60742)."
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from uuid import UUID
 
@@ -178,6 +179,12 @@ def test_3_619_e_a_trench_only_in_a_hex_that_held_a_foxhole_on_the_previous_cg_d
     assert isinstance(error, RuleViolation) and error.rule == "3.619"
     assert "note e" in error.message and "R17 did not" in error.message
     do(refit, campaign, trench("Q16"), AXIS)
+    # The hexes stay the Axis's own: on every read the British have, none shows.
+    roster = refit.reads.roster(campaign, viewer=BRITISH)
+    retained = refit.reads.retained(campaign, viewer=BRITISH)
+    shown = json.dumps([*refit.transfer.export(campaign, viewer=BRITISH),
+                        *(row.model_dump() for row in [*roster, *retained])])
+    assert "Q16" not in shown and "R17" not in shown
 
 
 def test_a_retained_fortification_names_a_line_of_the_table(refit: Refit) -> None:
