@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from domain import commands as cmd
 from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
-from domain.errors import RuleViolation
+from domain.errors import RefitError, RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -21,13 +21,21 @@ def resolve_bombardment(campaign: Campaign, command: cmd.ResolveBombardment,
     """Resolve a Bombardment RG within note i's number; it leaves the OB (Eliminated)."""
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
+    rule = check(campaign, side, command.purchase)
+    campaign._record(BombardmentResolved, actor, secret_for=side, side=side,
+                     purchase=command.purchase, rule=rule, cg_date=campaign.reph.cg_date)
+
+
+def check(campaign: Campaign, side: str, purchase: int) -> str | None:
+    """Line `purchase` is the side's Bombardment RG, still held, and note i allows one
+    more in this CG Date's scenario: the rule to cite."""
     limit = campaign.rules.unit_limits.bombardment
     rule = limit.rule if limit else campaign.rules.rg_chart_rule or None
-    line = campaign.purchases.line(command.purchase, side)
+    line = campaign.purchases.line(purchase, side)
     if limit is None or line["rg"] not in limit.rows or side != limit.side:
-        raise RuleViolation(f"purchase #{command.purchase} ({line['rg']}) is not a "
-                            "pre-game Bombardment RG", rule=rule)
-    campaign.purchases.check_removal(command.purchase, side)
+        raise RuleViolation(f"purchase #{purchase} ({line['rg']}) is not a pre-game "
+                            "Bombardment RG", rule=rule)
+    campaign.purchases.check_removal(purchase, side)
     why = f"note {limit.note}"
     if campaign.initiative.all_idle():
         raise RuleViolation(f"{why}: no Bombardment is resolved on an Idle CG Date",
@@ -42,8 +50,26 @@ def resolve_bombardment(campaign: Campaign, command: cmd.ResolveBombardment,
             f"{why}: the Bombardments usable in the {cg_date} CG Scenario are as many as "
             f"the new CG Dates since the last CG-Scenario End ({new_dates}): {most}, "
             f"and {done} resolved", rule=rule)
-    campaign._record(BombardmentResolved, actor, secret_for=side, side=side,
-                     purchase=command.purchase, rule=rule, cg_date=cg_date)
+    return rule
+
+
+def open_bombardments(campaign: Campaign, side: str) -> list[dict[str, Any]]:
+    """The side's Bombardment RG it may resolve now (the guide's optional work)."""
+    module = campaign.rules
+    limit = module.unit_limits.bombardment
+    if limit is None or campaign.reph.step not in module.command_steps.get(
+            "resolve_bombardment", []):
+        return []
+    work = []
+    for number, line in enumerate(campaign.purchases.lines, 1):
+        if line["side"] == side and line["rg"] in limit.rows and not line.get("removed"):
+            try:
+                rule = check(campaign, side, number)
+            except RefitError:
+                continue
+            work.append({"command": "resolve_bombardment", "purchase": number,
+                         "rg": line["rg"], "rule": rule})
+    return work
 
 
 class BombardmentResolved(CampaignEvent):

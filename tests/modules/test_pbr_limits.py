@@ -270,6 +270,12 @@ def to_14n_reph(refit: Refit) -> UUID:
     return campaign
 
 
+def guided(refit: Refit, campaign: UUID) -> list[dict[str, Any]]:
+    """The Bombardments the guide offers the British to resolve now."""
+    optional = refit.reads.guide(campaign, viewer=BRITISH)["sides"][BRITISH]["optional"]
+    return [w for w in optional if w.get("command") == "resolve_bombardment"]
+
+
 def resolve(purchase: int) -> dict[str, Any]:
     """The British resolve a Bombardment RG."""
     return {"type": "resolve_bombardment", "side": BRITISH, "purchase": purchase}
@@ -288,6 +294,7 @@ def test_note_i_one_bombardment_per_new_cg_date_since_the_last_scenario_end(
     assert isinstance(early, RuleViolation) and "3.623" in early.message
     advance_to(refit, campaign, "3.623")
     do(refit, campaign, resolve(first), BRITISH)
+    assert guided(refit, campaign) == []  # the guide offers no second one
     error = refused(refit, campaign, resolve(second))
     assert isinstance(error, RuleViolation) and error.rule == "3.6178"
     assert "note i" in error.message and "(1): 1, and 1 resolved" in error.message
@@ -303,8 +310,10 @@ def test_note_i_ex_one_idle_date_between_scenarios_allows_two_bombardments(
     second = bombardment_bought(refit, campaign)  # 15AM
     choose(refit, campaign, "attack")
     advance_to(refit, campaign, "3.623")
+    assert [w["purchase"] for w in guided(refit, campaign)] == [first, second]
     do(refit, campaign, resolve(first), BRITISH)
     do(refit, campaign, resolve(second), BRITISH)
+    assert guided(refit, campaign) == []
     lines = refit.reads.purchase_record(campaign, viewer=BRITISH)
     assert [line.removed for line in lines if line.rg == "B1"] == [
         "15AM: Bombardment resolved, Eliminated (note i)"] * 2
