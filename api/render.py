@@ -148,6 +148,8 @@ def status_text(answer: CampaignStatus) -> str:
                          for s, v in answer.sides.items()])]
     if answer.to_roll:
         lines.append(f"{answer.step} waits for: {', '.join(answer.to_roll)}")
+    lines += [f"report {r['report']} ({r['what']}, {r['status']}) awaits the "
+              f"{' or '.join(r['awaiting'])}" for r in answer.reports]
     return "\n".join(lines)
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import slots
+from domain.campaign import reports, slots
 from domain.campaign.purchases import rg_purchase
 from domain.campaign.rolls import check_when, cpp_base
 from domain.campaign.subject_facts import subject_facts
@@ -32,14 +32,17 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
     reph = campaign.reph
     sides = [viewer] if viewer in campaign.sides else campaign.sides
     public = viewer is not None and viewer not in campaign.sides
+    # Reports are public, as casualties and control are: every role reads them all.
     answer: dict[str, Any] = {"cg_date": reph.cg_date, "step": reph.step,
-                              "phase": reph.phase, "sides": {}}
+                              "phase": reph.phase, "sides": {},
+                              "reports": reports.listed(campaign)}
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
         if public:
             due = [w for w in due if w["subject"] == "step"]
             optional = [w for w in optional if w.get("subject") == "step"]
-        answer["sides"][side] = {"due": due, "optional": optional,
+        answer["sides"][side] = {"due": due + reports.due(campaign, side),
+                                 "optional": optional,
                                  "done": side in reph.done,
                                  "on_leaving": leaving(campaign, side, not public)}
     return answer
