@@ -70,7 +70,7 @@ def change_control(campaign: Campaign, command: cmd.ChangeControl, actor: str) -
     """The director records a control change (`side` None: nobody Controls it now); a
     side reports a Location it Controls now, for the other side to confirm."""
     campaign.reph.check_not_ended()
-    side = _acting(campaign, command.side, actor)  # a side reports what it Controls
+    _acting(campaign, command.side, actor)  # a side reports what it Controls
     fields = _control_fields(campaign, command.model_dump())
     if actor not in campaign.sides:
         _record_control(campaign, fields, actor)
