@@ -1,8 +1,9 @@
 """What each side must and may do now (CONTRACT 'Guide'): the rolls due per subject and
 the optional ones, each with the DRM the ledger will derive and those a side may claim;
 the purchases still open; which sides have done their part of the step; what leaving the
-step does. A pure function of the campaign: `advance` is refused while a roll is due,
-and a roll for a subject it does not list is refused by the same checks (slots.py)."""
+step does; the reports awaiting each side (reports.py). A pure function of the campaign:
+`advance` is refused while a roll is due, and a roll for a subject it does not list is
+refused by the same checks (slots.py)."""
 
 from __future__ import annotations
 

@@ -104,9 +104,6 @@ def dispute_report(campaign: Campaign, command: cmd.DisputeReport, actor: str) -
     campaign.reph.check_not_ended()
     entry = _entry(campaign, command.report)
     side = _answering(campaign, entry, command.side, actor, "disputes")
-    if side is None:
-        raise InvalidCommand("the director settles a report (confirm_report or "
-                             "withdraw_report); the other side disputes it", field="side")
     if entry["status"] == "disputed":
         raise RuleViolation(f"report {command.report} is disputed already: the director "
                             "settles it")

@@ -161,6 +161,21 @@ def test_a_step_is_not_left_while_a_report_awaits_its_answer(refit: Refit) -> No
     assert refit.store.campaign(campaign).reph.step != "3.605"
 
 
+def test_a_side_that_has_done_its_part_still_answers_the_others_report(
+        refit: Refit) -> None:
+    campaign = in_play(refit)
+    to_reph_step(refit, campaign, "3.605")
+    do(refit, campaign, {"type": "advance", "side": AXIS}, AXIS)
+    do(refit, campaign, {"type": "change_control", "location": "Q16", "side": BRITISH,
+                         "kind": "Strategic Location"}, BRITISH)
+    more = refused_as(refit, campaign, {"type": "change_control", "location": "Q17",
+                                        "side": AXIS}, AXIS)
+    assert isinstance(more, RuleViolation) and "sends nothing more" in more.message
+    do(refit, campaign, {"type": "confirm_report", "report": 1, "side": AXIS}, AXIS)
+    do(refit, campaign, {"type": "advance", "side": BRITISH}, BRITISH)
+    assert refit.store.campaign(campaign).reph.step != "3.605"
+
+
 def test_a_side_reports_only_a_location_it_controls_itself(refit: Refit) -> None:
     campaign = in_play(refit)
     nobody = refused_as(refit, campaign, {"type": "change_control", "location": "Q16",
@@ -188,3 +203,13 @@ def test_kgp_8_2_infantry_control_reveals_an_objective_hex_once_confirmed(
     assert (revealed.hex, revealed.revealed) == ("StQ10", True)
     do(refit, campaign, {"type": "end_scenario"})
     assert refit.reads.lvp(campaign)[0].current == {"German": 2, "US": 0}
+
+
+def test_an_undone_confirmation_opens_the_report_again(refit: Refit) -> None:
+    campaign = in_play(refit)
+    reported = do(refit, campaign, LOST, AXIS).version
+    do(refit, campaign, {"type": "confirm_report", "report": 1, "side": BRITISH}, BRITISH)
+    refit.audit.undo(campaign, "confirmed the wrong report", "director", to_version=reported)
+    assert cvp(refit, campaign) == {AXIS: 0, BRITISH: 0}
+    (again,) = refit.reads.guide(campaign, viewer=BRITISH)["sides"][BRITISH]["due"]
+    assert (again["report"], again["status"]) == (1, "pending")
