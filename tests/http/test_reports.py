@@ -152,8 +152,12 @@ def test_the_rg_line_of_a_reported_casualty_stays_its_sides_on_every_read(
         export = without_module_data(table.read(role, "/export").text)
         assert '"purchase":1' not in export.replace(" ", ""), role
         assert "purchase" not in str(table.read(role, "/guide").json()["reports"]), role
+        assert "RG #1" not in table.read(role, "/report?format=text").text, role
+        rows = table.read(role, "/purchase-record").json()
+        assert all(row.get("casualties") in (None, [], "") for row in rows), role
     own = [e for e in table.read(AXIS, "/events").json() if e["type"] == "RGCasualty"]
     assert own[0]["data"]["purchase"] == 1
+    assert "RG #1 lost 4-6-8" in table.read(AXIS, "/report?format=text").text
 
 
 def test_a_side_spends_its_own_recon_cpp_by_rolling_3_620(table: Table) -> None:
