@@ -76,6 +76,15 @@ def _each(items: list[dict[str, Any]] | None, fmt: Callable[[dict[str, Any]], st
     return None if items is None else "; ".join(fmt(item) for item in items)
 
 
+def _withdrawn(withdrawal: dict[str, Any]) -> str:
+    """Units withdrawn: each kind with its count (3.60742), or the text recorded before."""
+    units = withdrawal.get("units")
+    if not isinstance(units, list):
+        return str(units)
+    return ", ".join(f"{u['count']} {u.get('unit') or u['kind']}"
+                     f"{' (captured)' if u.get('captured') else ''}" for u in units)
+
+
 def _bought(rg: dict[str, Any]) -> str:
     kg = f"({rg['kg']})" if rg.get("kg") else ""
     return f"{rg.get('rg')}{kg} {_text(rg.get('cpp'))} CPP"
@@ -116,8 +125,7 @@ SIDE_COLUMNS = (
     Column("Chit", lambda c: c.chit),
     Column("Recon", lambda c: c.recon, optional=True),
     Column("WW", lambda c: (c.ww_received or {}).get("count"), optional=True),
-    Column("Withdrawn", lambda c: _each(c.withdrawn, lambda w: str(w.get("units"))),
-           optional=True),
+    Column("Withdrawn", lambda c: _each(c.withdrawn, _withdrawn), optional=True),
     Column("Current-LVP", lambda c: c.lvp_current, optional=True),
     Column("CG-LVP", lambda c: c.lvp_cg, optional=True),
 )

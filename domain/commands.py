@@ -12,7 +12,15 @@ import unicodedata
 from functools import reduce
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    TypeAdapter,
+    field_validator,
+    model_validator,
+)
 
 Die = Annotated[StrictInt, Field(ge=1, le=6)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
@@ -159,6 +167,7 @@ class PurchaseFortification(PointsChange):
     type: Literal["purchase_fortification"] = "purchase_fortification"
     by = "side"
     count: StrictInt = Field(default=1, ge=1, le=100)
+    hex: str | None = Field(default=None, max_length=20)  # where it goes (3.619 e: Trench)
 
 
 class RecordCasualty(Command):
@@ -272,14 +281,27 @@ class RecordOnMap(Command):
     on_map: bool
 
 
+UnitKind = Literal["squad", "HS", "crew", "leader", "SMC", "SW", "gun", "vehicle"]
+
+
+class WithdrawnUnit(Strict):
+    """Units of one kind withdrawn (3.6074): what the limits count (3.60742)."""
+
+    kind: UnitKind
+    count: StrictInt = Field(default=1, ge=1, le=500)
+    captured: bool = False  # a captured SW/vehicle kept with them (not counted, 3.60742)
+    unit: str | None = Field(default=None, max_length=200)  # e.g. "4-6-7", shown only
+
+
 class WithdrawUnits(Command):
     """Units a rule removes from play (PBr 3.6074), retained off map or not."""
 
     type: Literal["withdraw_units"] = "withdraw_units"
     side: Name
-    units: Name
+    units: list[WithdrawnUnit] = Field(min_length=1, max_length=100)
     rule: str = Field(max_length=30)
     retained_off_map: bool = False
+    note: str | None = Field(default=None, max_length=200)  # e.g. "RGs I4 and I5", shown only
 
 
 class DesignateObjective(Command):
@@ -338,6 +360,16 @@ class RemoveRG(Command):
     rule: str | None = Field(default=None, max_length=30)
 
 
+class ResolveBombardment(Command):
+    """PBr note i: a side resolves a pre-game Bombardment RG it holds, which is then
+    Eliminated (at most one per new CG Date since the last CG-Scenario End)."""
+
+    type: Literal["resolve_bombardment"] = "resolve_bombardment"
+    by = "side"
+    side: Name
+    purchase: StrictInt = Field(ge=1, le=100_000)  # its RG line
+
+
 class RecordRGArea(Command):
     """3.6179: the Setup Area or Eligible Entry Area ID recorded for an RG on its CG Date of
     purchase (an Entry Area by the hex of its center arrow)."""
@@ -363,6 +395,22 @@ class RetainedUnit(Strict):
     off_map: bool = False  # Retained off map, in an Entry Area
     isolated: bool = False  # Isolated (3.6052): Ammunition Shortage in the scenario
     shifted_from: str | None = Field(default=None, max_length=40)  # its Area before a Shift
+    kind: UnitKind | None = None  # what the limits count (3.619 b, d, 3.61427); None: none
+    elite: bool = False  # an elite squad (3.61427)
+    airborne: bool = False  # an airborne MMC (3.619 d)
+    weapon: Literal["FT", "DC"] | None = None  # a SW that is an FT or a DC
+    usage_dr: StrictInt | None = Field(default=None, ge=2, le=12)  # 3.61427: kept after it
+    item: str | None = Field(default=None, max_length=60)  # a Fortification's table item
+
+    @model_validator(mode="after")
+    def _consistent(self) -> RetainedUnit:
+        if self.weapon is not None and self.kind != "SW":
+            raise ValueError("`weapon` (FT, DC) is given for a SW line (kind SW)")
+        if self.usage_dr is not None and self.weapon is None:
+            raise ValueError("`usage_dr` (3.61427) is given for an FT or DC line")
+        if self.item is not None and not self.fortification:
+            raise ValueError("`item` names a Fortification's table line: set fortification")
+        return self
 
 
 class RetainUnits(Command):

@@ -182,6 +182,14 @@ def _rg_removed(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
+def _bombarded(rows: Rows, record: Record) -> None:
+    data = record["data"]
+    row = rows.get(PURCHASE, str(data["purchase"]))
+    assert row is not None
+    row["removed"] = f"{data['cg_date']}: Bombardment resolved, Eliminated (note i)"
+    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+
+
 def _rg_area(rows: Rows, record: Record) -> None:
     data = record["data"]
     row = rows.get(PURCHASE, str(data["purchase"]))
@@ -333,8 +341,9 @@ def _withdrawn(rows: Rows, record: Record) -> None:
     data, meta = record["data"], load_meta(rows)
     row, cell = roster_cell(rows, meta, data["side"])
     cell.setdefault("withdrawn", []).append(
-        {"units": data["units"], "rule": data["rule"],
-         "retained_off_map": data["retained_off_map"]})
+        {"units": data["units"], "rule": data["rule"],  # a list of kinds, or old text
+         "retained_off_map": data["retained_off_map"]} |
+        ({"note": data["note"]} if data.get("note") else {}))
     put_roster(rows, row)
 
 
@@ -478,6 +487,7 @@ _HANDLERS: dict[str, Fold] = {
     "RGReceived": _rg_received,
     "RGDetermined": _rg_determined,
     "RGRemoved": _rg_removed,
+    "BombardmentResolved": _bombarded,
     "CPPCredited": _points("cpp", "cpp_credited", +1),
     "CPPSpent": _points("cpp", "cpp_spent", -1),
     "FPPCredited": _points("fpp", None, +1),  # the roster's FPP column is the balance

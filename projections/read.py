@@ -118,6 +118,12 @@ class RetainedRow(BaseModel):
     off_map: bool = False
     isolated: bool = False
     shifted_from: str | None = None
+    kind: str | None = None  # squad, HS, crew, leader, SMC, SW, gun, vehicle (the limits')
+    elite: bool = False
+    airborne: bool = False
+    weapon: str | None = None  # FT or DC (3.61427)
+    usage_dr: int | None = None  # the usage DR that removed it, kept by 3.61427
+    item: str | None = None  # a Fortification's table item (3.619)
     secret: bool = False  # sealed to its side (HIP, Fortifications, off map)
 
 

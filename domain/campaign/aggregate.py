@@ -60,11 +60,11 @@ from domain.campaign.purchases import (
     rg_purchase,
 )
 from domain.campaign.reph import RePh
+from domain.campaign.retained import Retained
 from domain.campaign.scenario import (
     OnMapRecorded,
     Scenario,
     ScenarioRecorded,
-    UnitsWithdrawn,
 )
 from domain.errors import InvalidCommand
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
@@ -107,8 +107,9 @@ class Campaign(Aggregate):
 
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
-    # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides
-    class_version = 8
+    # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides;
+    # v9: the Retained units roster
+    class_version = 9
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
@@ -116,6 +117,7 @@ class Campaign(Aggregate):
     upcast_v5_v6 = staticmethod(upcasts.v5_v6)
     upcast_v6_v7 = staticmethod(upcasts.v6_v7)
     upcast_v7_v8 = staticmethod(upcasts.v7_v8)
+    upcast_v8_v9 = staticmethod(upcasts.v8_v9)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,
@@ -138,6 +140,7 @@ class Campaign(Aggregate):
         self.purchases = Purchases(sides)
         self.initiative = Initiative(sides, initial_chits)
         self.scenario = Scenario(sides, cg_date, phase)
+        self.retained = Retained(sides)
         self.access = Access(token_hashes)
         self.reports = reports.Reports()  # casualty and control reports awaiting an answer
         self.book: dict[str, Any] = {}  # the module's own records (KGP's bookkeeping)
@@ -322,14 +325,6 @@ class Campaign(Aggregate):
         self._record(OnMapRecorded, actor, side=side, on_map=command.on_map,
                      cg_date=self.reph.cg_date)
 
-    @handles(cmd.WithdrawUnits)
-    def withdraw_units(self, command: cmd.WithdrawUnits, actor: str) -> None:
-        """Record a withdrawal the rules order (e.g. 3.60741 after the 14PM scenario)."""
-        self.reph.check_not_ended()
-        side = self.check_side(command.side)
-        self._record(UnitsWithdrawn, actor, side=side, units=command.units,
-                     rule=command.rule, retained_off_map=command.retained_off_map,
-                     cg_date=self.reph.cg_date)
 
     @handles(cmd.ChangeELR, cmd.ChangeSAN)
     def change_rating(self, command: cmd.ChangeRating, actor: str) -> None:

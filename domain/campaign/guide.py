@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
 from domain.campaign import reports, slots
+from domain.campaign.bombardment import open_bombardments
 from domain.campaign.purchases import rg_purchase
 from domain.campaign.rolls import check_when, cpp_base
 from domain.campaign.subject_facts import subject_facts
@@ -113,7 +114,7 @@ def optional_work(campaign: Campaign, side: str) -> list[Work]:
         elif not (step.requires_strength and _required(table)):
             work += [_roll(campaign, table, side, text)
                      for text in _open_subjects(campaign, table, side)]
-    return work + purchases_open(campaign, side)
+    return work + purchases_open(campaign, side) + open_bombardments(campaign, side)
 
 
 def _required(table: Table) -> bool:

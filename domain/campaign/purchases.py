@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import results
+from domain.campaign import limits, results
 from domain.campaign.events import CampaignEvent
 from domain.campaign.part import Part
 from domain.campaign.points import PointsEvent
@@ -208,9 +208,10 @@ def fortification_purchase(campaign: Campaign, side: str,
         row = chart.row(command.reason)
         item, rule = row.item, rule or chart.rule
         campaign.purchases.check_fortification(row, side, command, chart.rule)
+        limits.check_fortification_need(campaign, side, row, command, chart.rule)
     campaign.points.check_fpp(side, command.amount, rule)
     return {"side": side, "amount": command.amount, "reason": item, "rule": rule,
-            "cg_date": campaign.reph.cg_date, "count": command.count}
+            "cg_date": campaign.reph.cg_date, "count": command.count, "hex": command.hex}
 
 
 def kg_of(module: Module, side: str, row: RGRow, kg: str | None) -> str | None:
@@ -332,6 +333,7 @@ class FortificationPurchased(PointsEvent):
     """FPP spent on `count` of the Fortification named in `reason`."""
 
     count: int = 1
+    hex: str | None = None  # where it is placed, when the table asks (3.619 e: Trench)
 
     def apply(self, campaign: Any) -> None:
         purchases: Purchases = campaign.purchases

@@ -12,13 +12,46 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
+from domain.campaign import limits
 from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
+from domain.campaign.part import Part
 from domain.campaign.scenario import CasualtyRecorded
 from domain.errors import RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
+
+
+class Retained(Part):
+    """Each side's Retained units as last recorded (and as recorded on an earlier CG Date),
+    and the units it Retains off map after a withdrawal, counted per rule (3.60742)."""
+
+    name = "retained"
+
+    def __init__(self, sides: list[str]) -> None:
+        # side -> {"cg_date", "open": [...], "sealed": [...], "earlier": [...]}
+        self.rosters: dict[str, dict[str, Any]] = {side: empty() for side in sides}
+        self.off_map: dict[str, dict[str, dict[str, int]]] = {side: {} for side in sides}
+
+    def units(self, side: str) -> list[dict[str, Any]]:
+        """The side's Retained units as last recorded (both parts)."""
+        roster = self.rosters.get(side) or empty()
+        return [*roster["open"], *roster["sealed"]]
+
+    def earlier(self, side: str, cg_date: str) -> list[dict[str, Any]]:
+        """The side's Retained units as recorded on the last CG Date before `cg_date`."""
+        roster = self.rosters.get(side) or empty()
+        return roster["earlier"] if roster["cg_date"] == cg_date else self.units(side)
+
+    def withdrawn(self, side: str, rule: str) -> dict[str, int]:
+        """Leaders, half-squads and SW the side Retains off map by a withdrawal rule."""
+        return self.off_map.get(side, {}).get(rule, {})
+
+
+def empty() -> dict[str, Any]:
+    """A side's roster before it records any Retained unit."""
+    return {"cg_date": None, "open": [], "sealed": [], "earlier": []}
 
 
 def secret(unit: cmd.RetainedUnit) -> bool:
@@ -35,6 +68,9 @@ def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> No
     for unit in command.units:
         if unit.purchase is not None:
             campaign.purchases.line(unit.purchase, side)  # the side's own RG line
+        if unit.item is not None and campaign.rules.fortification_chart is not None:
+            campaign.rules.fortification_chart.row(unit.item)  # a line of the table
+    limits.check_retained(campaign, side, command.units)
     for sealed in (False, True):
         units = [u.model_dump() for u in command.units if secret(u) == sealed]
         campaign._record(UnitsRetained, actor, secret_for=side if sealed else None,
@@ -91,4 +127,43 @@ class UnitsRetained(CampaignEvent):
     cg_date: str
 
     def apply(self, campaign: Any) -> None:
-        """The roster is a form; no rule of the RePh reads it yet."""
+        roster = campaign.retained.rosters.setdefault(self.side, empty())
+        if roster["cg_date"] != self.cg_date:  # a new CG Date's roster; keep the last one
+            earlier = [*roster["open"], *roster["sealed"]]
+            roster.update(cg_date=self.cg_date, open=[], sealed=[],
+                          earlier=earlier if roster["cg_date"] else roster["earlier"])
+        roster["sealed" if self.sealed_part else "open"] = self.units
+
+
+@handles(cmd.WithdrawUnits)
+def withdraw_units(campaign: Campaign, command: cmd.WithdrawUnits, actor: str) -> None:
+    """Record a withdrawal the rules order (e.g. 3.60741 after the 14PM scenario), within
+    what the side may Retain off map (3.60742)."""
+    campaign.reph.check_not_ended()
+    side = campaign.check_side(command.side)
+    units = [u.model_dump() for u in command.units]
+    if command.retained_off_map:
+        limits.check_withdrawal(campaign, side, command.rule, units)
+    campaign._record(UnitsWithdrawn, actor, side=side, units=units, rule=command.rule,
+                     retained_off_map=command.retained_off_map, note=command.note,
+                     cg_date=campaign.reph.cg_date)
+
+
+class UnitsWithdrawn(CampaignEvent):
+    """Units a rule removes from play (PBr 3.6074), perhaps retained off map: each kind
+    with its count (recorded before as one text, which still reads)."""
+
+    side: str
+    units: list[dict[str, Any]] | str
+    rule: str
+    retained_off_map: bool
+    cg_date: str
+    note: str | None = None
+
+    def apply(self, campaign: Any) -> None:
+        if not self.retained_off_map or isinstance(self.units, str):
+            return  # a text names no count (recorded before the limits were)
+        kept = campaign.retained.off_map.setdefault(self.side, {})
+        before = kept.get(self.rule, {})
+        kept[self.rule] = {key: before.get(key, 0) + value
+                           for key, value in limits.tally(self.units).items()}

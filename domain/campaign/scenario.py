@@ -138,16 +138,6 @@ class OnMapRecorded(CampaignEvent):
         campaign.scenario.off_map[self.side] = not self.on_map
 
 
-class UnitsWithdrawn(CampaignEvent):
-    """Units a rule removes from play (PBr 3.6074), perhaps retained off map."""
-
-    side: str
-    units: str
-    rule: str
-    retained_off_map: bool
-    cg_date: str
-
-
 class ReconRolled(CampaignEvent):
     """A Recon dr (3.620): Locations the opponent reveals; Idle dates' add up."""
 

@@ -14,6 +14,7 @@ from domain.campaign.points import Points
 from domain.campaign.purchases import Purchases, line_of
 from domain.campaign.reph import RePh
 from domain.campaign.reports import Reports
+from domain.campaign.retained import Retained
 from domain.campaign.scenario import Scenario
 
 
@@ -103,3 +104,9 @@ def v6_v7(state: dict[str, Any]) -> None:
 def v7_v8(state: dict[str, Any]) -> None:
     """Before v8: no side reported a casualty or control change (reports.py)."""
     state.setdefault("reports", Reports())
+
+
+def v8_v9(state: dict[str, Any]) -> None:
+    """Before v9: no roster of Retained units was kept (its events only filled a form), so
+    the limits read none recorded before, and nothing Retained off map by count."""
+    state.setdefault("retained", Retained(list(state.get("sides") or [])))

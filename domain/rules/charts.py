@@ -138,6 +138,16 @@ class SWChart(Strict):
     doubts: list[str] = []
 
 
+class FortificationNeed(Strict):
+    """A Fortification's precondition, from its table note: a unit Retained now (3.619 d:
+    an airborne MMC), or another Fortification in its hex on the previous CG Date (e)."""
+
+    note: str
+    retained_kinds: list[str] = []  # one Retained unit of these kinds ...
+    airborne: bool = False  # ... that is airborne
+    previous_in_hex: list[str] = []  # one of these items in the hex on an earlier CG Date
+
+
 class FortificationRow(Strict):
     """A line of a Fortification Purchase Table (e.g. 9.619): FPP per side, limits."""
 
@@ -148,6 +158,7 @@ class FortificationRow(Strict):
     per_cg_by_side: dict[str, int] = {}  # a limit for one side only (3.619 f: Axis 5)
     front_line: bool = False  # "F": may be set up in a Front Line Location
     notes: list[str] = []
+    needs: FortificationNeed | None = None  # what the side must hold first (3.619 d, e)
 
 
 class FortificationChart(Strict):

@@ -13,6 +13,7 @@ from domain.rules.base import Strict
 from domain.rules.calendar import CalendarDate, CGParams, PointsEffect, Step
 from domain.rules.charts import FortificationChart, RGChart, RGRow, SWChart
 from domain.rules.checks import check_module
+from domain.rules.limits import UnitLimits
 from domain.rules.procedures import (
     AttackNeedsTarget,
     Coordination,
@@ -68,6 +69,7 @@ class Module(Strict):
     reserve: ReserveRule | None = None
     balance_rule: str = ""  # KGP 8.31: the Balance side's secret DR halved (FRD)
     entry_areas: list[EntryArea] = []
+    unit_limits: UnitLimits = UnitLimits()  # HIP, FT/DC, withdrawal, Bombardment limits
     notes: list[str] = []
 
     @model_validator(mode="after")
@@ -172,6 +174,7 @@ class ModulePatch(Strict):
     calendar: list[CalendarDate] = []  # the whole calendar, e.g. a CG starting before it
     steps: list[Step] = []
     entry_areas: list[EntryArea] = []
+    unit_limits: UnitLimits = UnitLimits()  # HIP, FT/DC, withdrawal, Bombardment limits
 
     def apply_to(self, module: Module) -> Module:
         """The module with this patch's tables, charts and CGs added or replaced."""

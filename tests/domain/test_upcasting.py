@@ -128,12 +128,27 @@ def test_a_v7_snapshot_loads_with_no_report_open(refit: Refit) -> None:
     assert loaded.reports is not taken.mutate(None).reports  # each load its own
 
 
-def test_a_snapshot_taken_now_records_class_version_8(refit: Refit) -> None:
+def test_a_v8_snapshot_loads_with_no_unit_retained_yet(refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "v8 snapshot")
+    to_reph_step(refit, campaign, "9.617")
+    live = refit.store.campaign(campaign)
+    taken = Snapshot.take(live)
+    taken.state.pop("retained")
+    taken.state["class_version"] = 8
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert loaded.retained.units("German") == [] and loaded.retained.off_map == {
+        "British": {}, "German": {}}
+    assert loaded.points == live.points
+
+
+def test_a_snapshot_taken_now_records_class_version_9(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 8
+    assert taken.state["class_version"] == 9
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
+    assert again.retained == live.retained
 
 
 def test_events_defined_in_the_aggregates_parts_keep_the_campaign_topics() -> None:

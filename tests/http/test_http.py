@@ -331,8 +331,10 @@ def test_retained_hip_units_fortifications_and_rg_areas_stay_the_axis_own_on_eve
     axis = campaign["tokens"]["sides"]["Axis"]
     for body in ({"type": "record_rg_area", "side": "Axis", "purchase": 1, "area": "AreaQ16"},
                  {"type": "retain_units", "side": "Axis", "units": [
-                     {"unit": "4-6-8", "count": 3, "area": "A", "purchase": 1},
-                     {"unit": "HiddenSquad", "area": "A", "purchase": 1, "hip": True},
+                     {"unit": "4-6-8", "count": 3, "area": "A", "purchase": 1,
+                      "kind": "squad"},
+                     {"unit": "HiddenSquad", "area": "A", "purchase": 1, "hip": True,
+                      "kind": "squad"},
                      {"unit": "MinesSix", "area": "A", "hex": "HexP9",
                       "fortification": True}]}):
         assert send(client, campaign, axis, body).status_code == 200, body

@@ -51,17 +51,19 @@ def test_no_axis_attack_chit_while_the_british_have_no_units_on_map(refit: Refit
 
 def test_3_6074_withdrawals_are_recorded_in_3_607_on_the_roster(refit: Refit) -> None:
     campaign = at(refit, "I", "3.606")
+    paras = [{"kind": "squad", "count": 6}]
     early = refused(refit, campaign, {"type": "withdraw_units", "side": AXIS,
-                                      "units": "I4, I5", "rule": "3.60742"})
+                                      "units": paras, "rule": "3.60742"})
     assert isinstance(early, RuleViolation) and "3.607" in early.message
     advance_to(refit, campaign, "3.607")
     do(refit, campaign, {"type": "withdraw_units", "side": BRITISH,
-                         "units": "all personnel north of the river", "rule": "3.60741"})
-    do(refit, campaign, {"type": "withdraw_units", "side": AXIS, "units": "I4, I5",
+                         "units": [{"kind": "squad", "count": 12}], "rule": "3.60741"})
+    do(refit, campaign, {"type": "withdraw_units", "side": AXIS, "units": paras,
                          "rule": "3.60742", "retained_off_map": True})
     cells = refit.reads.roster(campaign)[0].sides
-    assert cells[AXIS].withdrawn == [{"units": "I4, I5", "rule": "3.60742",
-                                      "retained_off_map": True}]
+    assert cells[AXIS].withdrawn == [{"units": [{"kind": "squad", "count": 6,
+                                                 "captured": False, "unit": None}],
+                                      "rule": "3.60742", "retained_off_map": True}]
     assert cells[BRITISH].withdrawn[0]["rule"] == "3.60741"
 
 

@@ -120,8 +120,8 @@ def test_an_rg_area_is_recorded_by_its_side_on_its_own_line_only(refit: Refit,
 
 
 RETAINED = [
-    {"unit": "4-4-7", "count": 9, "area": "A", "purchase": 1},
-    {"unit": "4-4-7", "count": 1, "area": "A", "purchase": 1, "hip": True},
+    {"unit": "4-4-7", "count": 9, "area": "A", "purchase": 1, "kind": "squad"},
+    {"unit": "4-4-7", "count": 1, "area": "A", "purchase": 1, "hip": True, "kind": "squad"},
     {"unit": "Foxhole 2S", "area": "A", "hex": "Q16", "fortification": True},
     {"unit": "8-1 leader", "area": "B", "purchase": 1, "shifted_from": "A"},
 ]
