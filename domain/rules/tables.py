@@ -63,6 +63,24 @@ class Target(Strict):
         return self.hit if holds else self.miss
 
 
+class GameEnd(Strict):
+    """When a CG Scenario's Game End dr is made (ABtF CG4, KGP CG23): at the end of Game
+    Turn `from_turn` and of each turn after it (each Player Turn, where `each` says so), by
+    the side named or the ATTACKER; the number circled in each Game Turn's box of the CG
+    Turn Record Chart, where the seeds give it (an owner's patch supplies the rest)."""
+
+    rule: str
+    from_turn: int = Field(ge=1)
+    each: Literal["game_turn", "player_turn"]
+    by: str  # a side, or ATTACKER: the side whose Initiative chit was Attack
+    circled: dict[str, int] = {}  # Game Turn -> the number circled in its box
+    doubts: list[str] = []
+
+    def number(self, turn: int) -> int | None:
+        """The circled number of a Game Turn's box, if the data gives it."""
+        return self.circled.get(str(turn))
+
+
 class LossPoints(Strict):
     """Who may roll for CG Scenario Loss Points (3.6162): a side that lost >= `ratio` times,
     and >= `margin` more, CVP than the other in the prior CG Scenario."""
@@ -100,6 +118,8 @@ class Table(Strict):
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
                         "wind", "recon"] | None = None
     for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
+    for_marked_rgs: bool = False  # only for RGs whose chart row names it (9.6183 'indicated')
+    game_end: GameEnd | None = None  # a Game End dr: when it is due, the circled numbers
     excluded_kgs: list[str] = []  # not for these KGs' RGs (e.g. 9.6184: KG Graebner)
     bands: list[Band] = []
     target: Target | None = None
@@ -112,6 +132,8 @@ class Table(Strict):
         bands = self.bands
         if (self.target is None) == (not bands):
             raise ValueError(f"table {self.id}: give either result bands or a target, not both")
+        if self.game_end is not None and self.target is None:
+            raise ValueError(f"table {self.id}: a Game End dr rolls against a circled number")
         if self.determines == "strength" and {b.records for b in bands} != {"F", "D"}:
             raise ValueError(f"table {self.id}: a strength table's bands record F or D")
         ids = [spec.id for spec in self.drm]
