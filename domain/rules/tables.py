@@ -31,10 +31,18 @@ class Band(Strict):
     effects: list[Effect] = []
     # Who sets up or moves first in the CG Scenario (3.6213, 3.623): role -> side
     order: dict[Literal["sets_up_first", "moves_first"], str] = {}
+    # The result instead for an RG whose chart row has the trait (9.6183 dagger: a Hvy
+    # Tank Pltn's 8-1 Armor Leader is a 9-1)
+    by_trait: dict[str, str] = {}
 
     def holds(self, final: int) -> bool:
         """True when the Final roll falls in this band."""
         return (self.min is None or final >= self.min) and (self.max is None or final <= self.max)
+
+    def for_traits(self, traits: frozenset[str]) -> str:
+        """The band's result for an RG with these chart traits."""
+        return next((self.by_trait[t] for t in sorted(traits) if t in self.by_trait),
+                    self.result)
 
 
 class FollowUp(Strict):

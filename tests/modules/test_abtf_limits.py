@@ -152,6 +152,15 @@ def test_9_6183_9_618_is_not_left_before_the_leader_rolls(refit: Refit,
     assert refit.store.campaign(leaders_due).reph.step == "9.619"
 
 
+def test_9_6183_dagger_a_hvy_tank_pltns_final_5_gives_a_9_1_armor_leader(
+        refit: Refit, leaders_due: UUID) -> None:
+    armor = roll(refit, leaders_due, "9.6183-armor", GERMAN, "rg:5/leader:1", [3, 4])
+    assert (armor["final"], armor["result"]) == (5, "9-1 Armor Leader")  # 7 - 2 Hvy Tank
+    assert refit.reads.purchase_record(leaders_due)[4].leader == "9-1 Armor Leader"
+    five = refit.store.campaign(leaders_due).rules.table("9.6183-armor").band(5)
+    assert five is not None and five.for_traits(frozenset({"Med Tank"})) == "8-1 Armor Leader"
+
+
 @pytest.mark.parametrize("table,side,subject,why", [
     ("9.6183-british", GERMAN, "rg:3/leader:1", "I1 rolls on table 9.6183-german"),
     ("9.6183-german", BRITISH, "rg:1/leader:1", "I1 rolls on table 9.6183-british"),
