@@ -11,6 +11,7 @@ import pytest
 
 from domain.errors import InvalidCommand, RefitError, RuleViolation
 from infra.application import Refit
+from infra.modules import describe_table
 from tests.helpers.refusals import refused
 from tests.helpers.story import (
     QUIET_DICE,
@@ -211,6 +212,13 @@ def test_cg4_ex_at_the_end_of_game_turn_6_a_day_scenario_ends_on_3_or_less(
     assert ("ScenarioEnded" in [e["type"] for e in events]) == ended
     assert (refit.store.campaign(campaign).reph.phase == "reph") == ended
     assert due(refit, campaign) == []
+
+
+def test_cg4_is_data_that_get_modules_shows(refit: Refit) -> None:
+    cg4 = describe_table(refit.store.modules["abtf"].table("CG4"))
+    assert cg4["game_end"] | {"doubts": []} == {
+        "rule": "CG4", "from_turn": 5, "each": "game_turn", "by": BRITISH,
+        "circled": {"6": 3}, "doubts": []}
 
 
 def test_cg4_the_dr_is_due_from_the_end_of_game_turn_5_and_holds_up_the_next_turn(
