@@ -4,6 +4,7 @@ the end of Game Turn 5 and each turn after it, against the turn's circled number
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from uuid import UUID
 
@@ -134,6 +135,9 @@ def test_9_6183_each_side_rolls_its_own_column_for_exactly_the_indicated_rg(
         ("9.6183-armor", GERMAN, "rg:5/leader:1")]
     optional = refit.reads.guide(leaders_due, viewer=GERMAN)["sides"][GERMAN]["optional"]
     assert not [w for w in optional if w.get("table", "").startswith("9.6183")]
+    for other in (BRITISH, "observer"):  # another side's RG lines are its secret (9.617)
+        shown = json.dumps(refit.reads.guide(leaders_due, viewer=other))
+        assert "9.6183-german" not in shown and "9.6183-armor" not in shown, other
 
 
 def test_9_6183_9_618_is_not_left_before_the_leader_rolls(refit: Refit,
