@@ -148,6 +148,8 @@ def status_text(answer: CampaignStatus) -> str:
                          for s, v in answer.sides.items()])]
     if answer.to_roll:
         lines.append(f"{answer.step} waits for: {', '.join(answer.to_roll)}")
+    lines += [f"report {r['report']} ({r['what']}, {r['status']}) awaits the "
+              f"{' or '.join(r['awaiting'])}" for r in answer.reports]
     return "\n".join(lines)
 
 
@@ -175,11 +177,16 @@ def guide_text(answer: dict[str, Any]) -> str:
         lines += [f"  due: {_work(w)}" for w in part["due"]] or ["  due: nothing"]
         lines += [f"  may: {_work(w)}" for w in part["optional"]]
         lines += [f"  on leaving: {note}" for note in part["on_leaving"]]
+    lines += [f"report {r['report']} ({r['what']}): {r['status']}, awaits the "
+              f"{' or '.join(r['awaiting'])}" for r in answer.get("reports", [])]
     return "\n".join(lines)
 
 
 def _work(work: dict[str, Any]) -> str:
     """One roll (table, subject, DRM) or purchase of the guide, on one line."""
+    if "report" in work:
+        return f"answer report {work['report']} ({work['what']}): " + \
+            " or ".join(work["commands"])
     if "purchase" in work:
         return (f"buy {work['rg']} for {work['cost']} CPP" if work["purchase"] == "rg"
                 else f"Fortifications with {work['fpp']} FPP")

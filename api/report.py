@@ -111,6 +111,11 @@ def _casualty(d: Data) -> str:
     return f"{d['side']} lost {d['unit']}: {d['cvp']} CVP (scenario {d['scenario']}){ww}"
 
 
+def _answer(d: Data, what: str) -> str:
+    who = f"the {d['side']}" if d.get("side") else "the director"
+    return f"report {d['report']} ({d['by']} {d['kind']}) {what} by {who}"
+
+
 def _created(d: Data) -> str:
     seed = f", seed commitment {d['seed_commitment']}" if d.get("seed_commitment") else ""
     return (f"campaign {d['name']!r} opened: {d['module']} CG {d['cg']}, "
@@ -166,6 +171,15 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "RGRemoved": lambda d: f"{d['side']} RG #{d['purchase']} removed: {d['reason']}{_rule(d)}",
     "CasualtyRecorded": _casualty,
     "ControlChanged": _control,
+    "CasualtyReported": lambda d: f"report {d['report']}: " + _casualty(d) + ", to confirm",
+    "CasualtyLineReported": lambda d: (f"report {d['report']}: the {d['side']} casualty "
+                                       f"came from RG #{d['purchase']}"),
+    "ControlReported": lambda d: (f"report {d['report']}: the {d['side']} Control "
+                                  f"{d['location']} ({d['kind']}), to confirm{_rule(d)}"),
+    "ReportConfirmed": lambda d: _answer(d, "confirmed"),
+    "ReportDisputed": lambda d: _answer(d, "disputed") + f": {d['reason']}",
+    "ReportWithdrawn": lambda d: _answer(d, "withdrawn" if d.get("side") else "rejected")
+    + f": {d['reason']}",
     "ELRChanged": _rating("ELR"),
     "SANChanged": _rating("SAN"),
     "LevelChanged": lambda d: (f"{d['level']} ({d['side']}) {d['before']} -> {d['after']}: "

@@ -162,9 +162,11 @@ class PurchaseFortification(PointsChange):
 
 
 class RecordCasualty(Command):
-    """A unit lost by `side`, worth `cvp` Casualty VP to the other side (A26.2)."""
+    """A unit lost by `side`, worth `cvp` Casualty VP to the other side (A26.2). From a
+    side, a report of its own loss that counts once the other side confirms it."""
 
     type: Literal["record_casualty"] = "record_casualty"
+    by = "side"
     side: Name
     unit: Name
     cvp: StrictInt = Field(ge=0, le=100)
@@ -173,9 +175,11 @@ class RecordCasualty(Command):
 
 
 class ChangeControl(Command):
-    """A Location, Block or Strategic Location changes hands."""
+    """A Location, Block or Strategic Location changes hands. From a side, a report that
+    it Controls one now (A26.11-.12), which counts once the other side confirms it."""
 
     type: Literal["change_control"] = "change_control"
+    by = "side"
     location: Name
     kind: Name = "Location"
     side: str | None = None
@@ -183,6 +187,40 @@ class ChangeControl(Command):
     lvp: StrictInt | None = Field(default=None, ge=0, le=1000)  # its LVP (KGP 8.2)
     map_group: str | None = Field(default=None, max_length=20)
     infantry: bool = False  # Controlled by Infantry (reveals an Objective Hex, KGP 8.2)
+
+
+class ReportAnswer(Command):
+    """Common shape of the answers to a side's report (domain/campaign/reports.py)."""
+
+    report: StrictInt = Field(ge=1, le=100_000)
+
+
+class ConfirmReport(ReportAnswer):
+    """The other side confirms a report; from the director without `side`, it settles it
+    (confirmed): the record changes now."""
+
+    type: Literal["confirm_report"] = "confirm_report"
+    by = "side"
+    side: str | None = Field(default=None, max_length=200)
+
+
+class DisputeReport(ReportAnswer):
+    """The other side disputes a report: the record stays; the director settles it."""
+
+    type: Literal["dispute_report"] = "dispute_report"
+    by = "side"
+    side: Name
+    reason: Name
+
+
+class WithdrawReport(ReportAnswer):
+    """The reporting side withdraws its report; from the director without `side`, it
+    settles it (rejected): the record stays."""
+
+    type: Literal["withdraw_report"] = "withdraw_report"
+    by = "side"
+    side: str | None = Field(default=None, max_length=200)
+    reason: Name
 
 
 class ChangeRating(Command):
@@ -407,8 +445,9 @@ if TYPE_CHECKING:
 else:  # the union of every command class above, told apart by `type`
     AnyCommand = Annotated[reduce(operator.or_, COMMANDS.values()),
                            Field(discriminator="type")]
-# What a side sends for itself: its own choices and rolls. Bookkeeping (points, casualties,
-# control, strength by hand, the RePh's pace, CG End) is the director's.
+# What a side sends for itself: its own choices and rolls, its part of a step done, and its
+# reports of casualties and control (confirmed by the other side: reports.py). Bookkeeping
+# (points, strength by hand, CG End) is the director's.
 SIDE_COMMANDS = frozenset(tag for tag, kind in COMMANDS.items() if kind.by == "side")
 
 COMMAND_ADAPTER: TypeAdapter[AnyCommand] = TypeAdapter(AnyCommand)

@@ -47,7 +47,7 @@ class Director:
         for _ in range(20):
             state = self.refit.store.campaign(self.campaign)
             due = [(side, work) for side, part in guide(state, None)["sides"].items()
-                   for work in part["due"]]
+                   for work in part["due"] if "table" in work]  # rolls, not reports
             if not due:
                 return
             for side, work in due:

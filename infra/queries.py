@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
+from domain.campaign import reports
 from domain.campaign.guide import due_rolls, guide
 from domain.errors import CampaignNotFound
 from domain.history import redacted
@@ -63,8 +64,8 @@ class Queries:
     @exposed("", "Where the campaign stands", "status")
     def status(self, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> read.CampaignStatus:
-        """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side, and
-        the rolls its step still waits for."""
+        """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side, the
+        rolls its step still waits for, and the reports awaiting an answer."""
         answer = read.status(self.views.rows(campaign_id, as_of), viewer)
         state = self.store.campaign(campaign_id, version=answer.version)
         answer.head_hash, answer.module_data = state.head_hash, state.module_hash
@@ -75,6 +76,7 @@ class Queries:
                                                        f" for {work['subject']}")
                           for side in state.sides for work in due_rolls(state, side)
                           if viewer in (None, side) or work["subject"] == "step"]
+        answer.reports = reports.listed(state)  # public: casualties and control are
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
         return answer

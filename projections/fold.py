@@ -535,6 +535,11 @@ NOT_FOLDED: dict[str, str] = {
     "StepDoneBySide": "a side's part of a step is the guide's to show (read from the "
                       "campaign); the forms show the step when it is left",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
+    **dict.fromkeys(("CasualtyReported", "CasualtyLineReported", "ControlReported",
+                     "ReportConfirmed", "ReportDisputed", "ReportWithdrawn"),
+                    "a side's report changes no form until it is confirmed: the "
+                    "CasualtyRecorded or ControlChanged recorded then is folded; the guide "
+                    "and status show open reports (read from the campaign)"),
     "Undone": "the views turn their rows back to its target (projections/runner.py), and "
               "a fold of the log skips what it undid",
 }

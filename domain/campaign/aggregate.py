@@ -21,6 +21,7 @@ from domain.campaign import (
     cgstart,
     determination,
     pinning,
+    reports,
     results,
     rolls,
     steps,
@@ -61,7 +62,6 @@ from domain.campaign.purchases import (
 )
 from domain.campaign.reph import RePh
 from domain.campaign.scenario import (
-    ControlChanged,
     OnMapRecorded,
     Scenario,
     ScenarioRecorded,
@@ -108,14 +108,15 @@ class Campaign(Aggregate):
 
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
-    # v7: dice keyed by subject, each side's part of a step
-    class_version = 7
+    # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides
+    class_version = 8
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
     upcast_v4_v5 = staticmethod(upcasts.v4_v5)
     upcast_v5_v6 = staticmethod(upcasts.v5_v6)
     upcast_v6_v7 = staticmethod(upcasts.v6_v7)
+    upcast_v7_v8 = staticmethod(upcasts.v7_v8)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,
@@ -139,6 +140,7 @@ class Campaign(Aggregate):
         self.initiative = Initiative(sides, initial_chits)
         self.scenario = Scenario(sides, cg_date, phase)
         self.access = Access(token_hashes)
+        self.reports = reports.Reports()  # casualty and control reports awaiting an answer
         self.book: dict[str, Any] = {}  # the module's own records (KGP's bookkeeping)
         self.head_hash = GENESIS_HASH
 
@@ -332,19 +334,6 @@ class Campaign(Aggregate):
         self._record(UnitsWithdrawn, actor, side=side, units=command.units,
                      rule=command.rule, retained_off_map=command.retained_off_map,
                      cg_date=self.reph.cg_date)
-
-    @handles(cmd.ChangeControl)
-    def change_control(self, command: cmd.ChangeControl, actor: str) -> None:
-        """Record a control change; `side` None means no one controls it now. An LVP
-        Location carries its LVP; Infantry Control reveals an Objective Hex (KGP 8.2)."""
-        self.reph.check_not_ended()
-        side = self.check_side(command.side) if command.side is not None else None
-        self.rules.check_control(command)
-        change = self.scenario.control_change(command.location, side, command.lvp,
-                                              command.map_group)
-        self._record(ControlChanged, actor, kind=command.kind, rule=command.rule,
-                     cg_date=self.reph.cg_date, infantry=command.infantry, **change)
-        self.rules.control_changed(self, side, command.location, command.infantry, actor)
 
     @handles(cmd.ChangeELR, cmd.ChangeSAN)
     def change_rating(self, command: cmd.ChangeRating, actor: str) -> None:

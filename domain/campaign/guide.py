@@ -1,8 +1,9 @@
 """What each side must and may do now (CONTRACT 'Guide'): the rolls due per subject and
 the optional ones, each with the DRM the ledger will derive and those a side may claim;
 the purchases still open; which sides have done their part of the step; what leaving the
-step does. A pure function of the campaign: `advance` is refused while a roll is due,
-and a roll for a subject it does not list is refused by the same checks (slots.py)."""
+step does; the reports awaiting each side (reports.py). A pure function of the campaign:
+`advance` is refused while a roll is due, and a roll for a subject it does not list is
+refused by the same checks (slots.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import slots, turns
+from domain.campaign import reports, slots, turns
 from domain.campaign.purchases import rg_purchase
 from domain.campaign.rolls import check_when, cpp_base
 from domain.campaign.subject_facts import subject_facts
@@ -32,14 +33,17 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
     reph = campaign.reph
     sides = [viewer] if viewer in campaign.sides else campaign.sides
     public = viewer is not None and viewer not in campaign.sides
+    # Reports are public, as casualties and control are: every role reads them all.
     answer: dict[str, Any] = {"cg_date": reph.cg_date, "step": reph.step,
-                              "phase": reph.phase, "sides": {}}
+                              "phase": reph.phase, "sides": {},
+                              "reports": reports.listed(campaign)}
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
         if public:  # the step's and the turn's rolls are public; an RG line's are not
             due = [w for w in due if not w["subject"].startswith("rg:")]
             optional = [w for w in optional if w.get("subject") == "step"]
-        answer["sides"][side] = {"due": due, "optional": optional,
+        answer["sides"][side] = {"due": due + reports.due(campaign, side),
+                                 "optional": optional,
                                  "done": side in reph.done,
                                  "on_leaving": leaving(campaign, side, not public)}
     return answer

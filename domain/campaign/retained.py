@@ -42,24 +42,30 @@ def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> No
                          cg_date=campaign.reph.cg_date)
 
 
-@handles(cmd.RecordCasualty)
-def record_casualty(campaign: Campaign, command: cmd.RecordCasualty, actor: str) -> None:
-    """Casualties count for the CG Scenario in play or just played (9.12), openly; one
-    tied to its RG line says so on that line, which only its side reads (3.6172)."""
-    campaign.reph.check_not_ended()
-    side = campaign.check_side(command.side)
+def check_casualty(campaign: Campaign, side: str, ww_half_squads: int,
+                   purchase: int | None) -> str:
+    """The scenario a casualty counts for: the one in play or just played (9.12); a WW box
+    the module keeps for that side (CG19); the side's own RG line."""
     scenario = campaign.scenario.check_casualty()
     box = campaign.rules.walking_wounded
-    if command.ww_half_squads and (box is None or box.side != side):
+    if ww_half_squads and (box is None or box.side != side):
         raise RuleViolation(f"{campaign.rules.id} keeps no Walking Wounded box for the "
                             f"{side}", rule=box.rule if box else None)
-    if command.purchase is not None:
-        campaign.purchases.line(command.purchase, side)  # the side's own RG line
-    campaign._record(CasualtyRecorded, actor, side=side, unit=command.unit, cvp=command.cvp,
-                     scenario=scenario, ww_half_squads=command.ww_half_squads)
-    if command.purchase is not None:
+    if purchase is not None:
+        campaign.purchases.line(purchase, side)  # the side's own RG line
+    return scenario
+
+
+def record_casualty(campaign: Campaign, side: str, fields: dict[str, Any], scenario: str,
+                    actor: str) -> None:
+    """A casualty counted, openly; one tied to its RG line says so on that line, which
+    only its side reads (3.6172). Recorded by the director, or on a confirmed report."""
+    campaign._record(CasualtyRecorded, actor, side=side, unit=fields["unit"],
+                     cvp=fields["cvp"], scenario=scenario,
+                     ww_half_squads=fields["ww_half_squads"])
+    if fields["purchase"] is not None:
         campaign._record(RGCasualty, actor, secret_for=side, side=side,
-                         purchase=command.purchase, unit=command.unit, cvp=command.cvp,
+                         purchase=fields["purchase"], unit=fields["unit"], cvp=fields["cvp"],
                          scenario=scenario)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, cast
 
 from domain import commands as cmd
-from domain.campaign import guide, results
+from domain.campaign import guide, reports, results
 from domain.campaign.dice import SeedRevealed
 from domain.campaign.points import CPPCredited, FPPCredited, PointsAdjusted, SANChanged
 from domain.campaign.purchases import RGReceived
@@ -26,6 +26,8 @@ from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
 
+ANSWERS = frozenset({"confirm_report", "dispute_report"})  # a side done still answers these
+
 
 def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
     """A side's part of the step done (3.6: the sides perform each step simultaneously):
@@ -42,7 +44,7 @@ def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
     if side in reph.done:
         raise RuleViolation(f"the {side} has marked its part of step {reph.step} done",
                             rule=reph.step)
-    refusal = guide.due_refusal(campaign, [side], side)
+    refusal = guide.due_refusal(campaign, [side], side) or reports.unsettled(campaign, [side])
     if refusal is not None:
         raise RuleViolation(refusal, rule=reph.step)
     if side in campaign.initiative.waiting() and reph.phase == "reph" and \
@@ -57,8 +59,10 @@ def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
 
 def check_not_done(campaign: Campaign, command: cmd.Command, actor: str) -> None:
     """A side that marked its part of the step done sends nothing more in it (the
-    director's undo takes a mark back)."""
+    director's undo takes a mark back), but still answers the other side's reports."""
     side = getattr(command, "side", None)
+    if command.type in ANSWERS:
+        return
     if actor == side and side in campaign.reph.done:
         raise RuleViolation(f"the {side} has marked its part of step {campaign.reph.step} "
                             "done: it sends nothing more in this step (the director may "
@@ -119,7 +123,8 @@ def _check_leaving(campaign: Campaign, viewer: str | None) -> None:
     """Refuse to leave a step before its rolls are made, or whose automatic effects need
     a SAN not yet recorded."""
     module = campaign.rules
-    refusal = guide.due_refusal(campaign, campaign.sides, viewer)
+    refusal = guide.due_refusal(campaign, campaign.sides, viewer) or \
+        reports.unsettled(campaign, None)
     if refusal is not None:
         raise RuleViolation(refusal, rule=campaign.reph.step)
     for line in _scheduled(campaign):
@@ -248,6 +253,9 @@ def end_scenario(campaign: Campaign, actor: str) -> None:
     reph.check_not_ended()
     if reph.phase != "scenario":
         raise RuleViolation(f"no CG Scenario is in play (the RePh is at {reph.step})")
+    open_reports = reports.unsettled(campaign, None)
+    if open_reports is not None:  # its casualties and control decide the RePh (3.6162, 8.2)
+        raise RuleViolation(f"the {reph.cg_date} CG Scenario cannot end yet: {open_reports}")
     campaign._record(ScenarioEnded, actor, cg_date=reph.cg_date)
     module.scenario_ended(campaign, actor)
     if reph.cg_date == last_date(campaign):

@@ -13,6 +13,7 @@ from domain.campaign.part import Part
 from domain.campaign.points import Points
 from domain.campaign.purchases import Purchases, line_of
 from domain.campaign.reph import RePh
+from domain.campaign.reports import Reports
 from domain.campaign.scenario import Scenario
 
 
@@ -97,3 +98,8 @@ def v6_v7(state: dict[str, Any]) -> None:
         vars(dice).setdefault("slots", {})
     if isinstance(reph, Part):
         vars(reph).setdefault("done", [])
+
+
+def v7_v8(state: dict[str, Any]) -> None:
+    """Before v8: no side reported a casualty or control change (reports.py)."""
+    state.setdefault("reports", Reports())

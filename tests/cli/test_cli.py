@@ -471,3 +471,26 @@ def test_campaign_new_cg_ii_starts_where_the_owners_cg_parameters_say(db: str) -
     record = refit("purchases", created["id"], "--db", db)
     assert isinstance(record, list) and [(r["side"], r["rg"]) for r in record] == [
         ("Axis", "I1"), ("British", "V1")]
+
+
+def test_a_side_reports_by_the_command_line_and_the_guide_and_status_print_it(
+        db: str) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "Reports",
+                    "--db", db)
+    campaign = str(created["id"])  # type: ignore[index]
+    for _ in range(8):  # the Initial Scenario: 3.617-3.623, then the scenario is in play
+        if refit("status", campaign, "--db", db)["phase"] == "scenario":  # type: ignore[index]
+            break
+        refit("advance", campaign, "--db", db)
+    reported = refit("command", campaign, '{"type": "record_casualty", "side": "Axis", '
+                     '"unit": "4-6-8", "cvp": 2}', "--by", "Axis", "--db", db)
+    assert reported["events"][0]["type"] == "CasualtyReported"  # type: ignore[index]
+    guide_text = runner.invoke(app, ["guide", campaign, "--side", "British", "--db", db])
+    assert "due: answer report 1 (the Axis lost 4-6-8 (2 CVP)): confirm_report or " \
+        "dispute_report" in guide_text.stdout
+    status_text = runner.invoke(app, ["status", campaign, "--db", db])
+    assert "report 1 (the Axis lost 4-6-8 (2 CVP), pending) awaits the British" in \
+        status_text.stdout
+    refit("command", campaign, '{"type": "confirm_report", "report": 1, "side": "British"}',
+          "--by", "British", "--db", db)
+    assert refit("cvp", campaign, "--db", db)["totals"] == {"Axis": 2, "British": 0}  # type: ignore[index]

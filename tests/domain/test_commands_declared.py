@@ -22,9 +22,12 @@ def test_the_union_holds_every_command_and_parses_each_by_its_type() -> None:
     assert isinstance(cmd.parse_command({"type": "advance"}), cmd.Advance)
 
 
-def test_a_side_sends_its_own_choices_and_rolls_and_the_director_the_rest() -> None:
+def test_a_side_sends_its_own_choices_rolls_and_reports_and_the_director_the_rest() -> None:
     sides = {"roll", "advance", "purchase_rg", "purchase_fortification", "select_initiative",
              "designate_objective", "forgo_cpp", "hold_units", "declare_fanaticism",
-             "change_pf", "record_rg_area", "retain_units"}
+             "change_pf", "record_rg_area", "retain_units",
+             # reports between the sides, and their answers (domain/campaign/reports.py)
+             "record_casualty", "change_control", "confirm_report", "dispute_report",
+             "withdraw_report"}
     assert sides == cmd.SIDE_COMMANDS
     assert cmd.COMMANDS["advance"].by == "side" and cmd.Roll.by == "side"

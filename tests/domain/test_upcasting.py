@@ -117,10 +117,21 @@ def test_a_v6_snapshot_loads_with_no_slot_rolled_and_no_side_done(refit: Refit) 
     assert loaded.reph.done == [] and loaded.points == live.points
 
 
-def test_a_snapshot_taken_now_records_class_version_7(refit: Refit) -> None:
+def test_a_v7_snapshot_loads_with_no_report_open(refit: Refit) -> None:
+    live = refit.store.campaign(abtf_campaign(refit, "v7 snapshot"))
+    taken = Snapshot.take(live)
+    del taken.state["reports"]  # before v8 no side reported a casualty or control change
+    taken.state["class_version"] = 7
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert (loaded.reports.open, loaded.reports.made) == ({}, 0)
+    assert loaded.reports is not taken.mutate(None).reports  # each load its own
+
+
+def test_a_snapshot_taken_now_records_class_version_8(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 7
+    assert taken.state["class_version"] == 8
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
 

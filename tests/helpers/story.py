@@ -90,10 +90,11 @@ QUIET_DICE = {"dr": [1], "DR": [1, 2]}  # typed in where a story does not care w
 
 def due(refit: Refit, campaign: UUID, side: str | None = None) -> list[tuple[str, str, str]]:
     """The rolls the guide lists as due now, as (table, side, subject), as the director
-    (or one side) reads it."""
+    (or one side) reads it (not the other side's reports it must answer)."""
     answer = refit.reads.guide(campaign, viewer=side)
     return [(work["table"], name, work["subject"])
-            for name, part in answer["sides"].items() for work in part["due"]]
+            for name, part in answer["sides"].items() for work in part["due"]
+            if "table" in work]
 
 
 def roll_what_is_required(refit: Refit, campaign: UUID) -> None:
