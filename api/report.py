@@ -191,6 +191,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "StepAdvanced": _step,
     "CGDateStarted": lambda d: f"CG Date {d['cg_date']} begins (after {d['previous']})",
     "ScenarioEnded": lambda d: f"the CG Scenario of {d['cg_date']} ended",
+    "TurnEnded": lambda d: (f"Game Turn {d['turn']}" + (f", Player Turn {d['player_turn']}"
+                            if d.get("player_turn") else "") + f" ended ({d['rule']})"),
     "CGEnded": lambda d: f"CG End ({d['cg_date']}): every secret is open",
     "CGDecided": lambda d: (f"CG decided: {d['side']} {d['reason'].replace('_', ' ')}, "
                             f"{d['winner']} win{_rule(d)}"),

@@ -456,6 +456,15 @@ class EndScenario(Command):
     type: Literal["end_scenario"] = "end_scenario"
 
 
+class EndTurn(Command):
+    """A Game Turn (or, where the Game End dr is made per Player Turn, a Player Turn) of the
+    CG Scenario in play has ended: a Game End dr may now be due (ABtF CG4, KGP CG23)."""
+
+    type: Literal["end_turn"] = "end_turn"
+    turn: StrictInt = Field(ge=1, le=40)
+    player_turn: Literal[1, 2] | None = None
+
+
 class EndCG(Command):
     """CG End before the last CG Date: a side concedes, or wins by Sudden Death (9.6212)."""
 

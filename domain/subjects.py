@@ -11,24 +11,30 @@ from typing import Literal
 from domain.errors import InvalidCommand
 from domain.rules import Table
 
-Kind = Literal["step", "rg", "sw", "leader", "unit"]
+Kind = Literal["step", "rg", "sw", "leader", "unit", "turn"]
 LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,23}")  # a side's short name for a unit
-_GRAMMAR = re.compile(r"step|unit:(?P<label>[^/]*)|rg:(?P<line>[1-9][0-9]{0,5})"
+_GRAMMAR = re.compile(r"step|unit:(?P<label>[^/]*)"
+                      r"|turn:(?P<turn>[1-9][0-9]?)(?:/pt:(?P<pt>[12]))?"
+                      r"|rg:(?P<line>[1-9][0-9]{0,5})"
                       r"(?:/(?P<slot_kind>sw|leader):(?P<slot>[1-9][0-9]{0,2})"
                       r"(?:/round:(?P<round>[2-9]|[1-9][0-9]))?)?")
-FORMS = ("step", "rg:N", "rg:N/sw:K", "rg:N/sw:K/round:R", "rg:N/leader:K", "unit:LABEL")
+FORMS = ("step", "rg:N", "rg:N/sw:K", "rg:N/sw:K/round:R", "rg:N/leader:K", "unit:LABEL",
+         "turn:N", "turn:N/pt:K")
 
 
 @dataclass(frozen=True)
 class Subject:
     """One slot a roll decides: the step itself, an RG Purchase Record line, the K-th
-    listed SW (3.6182, in re-roll round R) or leader roll (3.6183) of a line, or a unit."""
+    listed SW (3.6182, in re-roll round R) or leader roll (3.6183) of a line, a unit, or
+    the Game Turn (and Player Turn) a Game End dr is made at the end of (CG4, CG23)."""
 
     kind: Kind
     line: int | None = None  # RG Purchase Record line, 1-based
     slot: int | None = None  # K of sw:K or leader:K
     round: int = 1  # 3.6182: the whole RG's SW rolled again until two are received
     label: str | None = None  # unit:LABEL, the side's own name for the unit
+    turn: int | None = None  # turn:N, the Game Turn just ended
+    player_turn: int | None = None  # turn:N/pt:K, its Player Turn K (KGP CG23)
 
     def text(self) -> str:
         """The subject as the guide hands it out and a roll command sends it back."""
@@ -36,6 +42,8 @@ class Subject:
             return "step"
         if self.kind == "unit":
             return f"unit:{self.label}"
+        if self.kind == "turn":
+            return f"turn:{self.turn}" + (f"/pt:{self.player_turn}" if self.player_turn else "")
         text = f"rg:{self.line}"
         if self.kind in ("sw", "leader"):
             text += f"/{self.kind}:{self.slot}"
@@ -57,6 +65,9 @@ def parse_subject(text: str) -> Subject:
             raise InvalidCommand("a unit's label is 1 to 24 letters, digits, '.', '_' or "
                                  "'-', starting with a letter or digit", field="subject")
         return Subject("unit", label=label)
+    if text.startswith("turn:"):
+        return Subject("turn", turn=int(found["turn"]),
+                       player_turn=int(found["pt"]) if found["pt"] else None)
     kind: Kind = "sw" if found["slot_kind"] == "sw" else \
         "leader" if found["slot_kind"] == "leader" else "rg"
     slot = int(found["slot"]) if found["slot"] else None
@@ -68,7 +79,10 @@ def parse_subject(text: str) -> Subject:
 
 def kind_of(table: Table) -> Kind:
     """What a table's rolls are for: an RG line or slot, the step (once per CG Date),
-    or a unit (a roll per unit, weapon or group: escape, repair, shift, ...)."""
+    a unit (a roll per unit, weapon or group: escape, repair, shift, ...), or the turn
+    just ended (a Game End dr)."""
+    if table.game_end is not None:
+        return "turn"
     if table.determines in ("strength", "composition", "sw_type"):
         return "rg"
     if table.determines in ("sw", "leader"):

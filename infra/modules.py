@@ -15,7 +15,7 @@ from domain.campaign.pinning import ModuleData
 from domain.errors import ModuleFileError
 from domain.hashing import data_hash
 from domain.modules import DATA_FILE, PACKAGES, module_class
-from domain.rules import Module, ModulePatch, Table
+from domain.rules import DRMSpec, Module, ModulePatch, Table
 
 
 def packaged_modules() -> dict[str, Module]:
@@ -102,16 +102,23 @@ def describe(module: Module) -> dict[str, Any]:
 
 
 def describe_table(table: Table) -> dict[str, Any]:
-    """A table's id, rule and roll, and each DRM it lists."""
-    return {"id": table.id, "title": table.title, "rule": table.rule, "roll": table.roll,
-            "secret": table.secret,
-            "drm": [{"id": spec.id, "value": spec.value, "reason": spec.reason,
-                     "rule": spec.rule or table.rule, "kind": spec.kind,
-                     "excludes": spec.excludes,
-                     "qualifies": spec.qualifies.model_dump(exclude_defaults=True),
-                     "derive": spec.derive,
-                     "count": spec.count.model_dump() if spec.count is not None else None,
-                     "cpp_cost": spec.cpp_cost, "doubt": spec.doubt} for spec in table.drm]}
+    """A table's id, rule and roll, each DRM it lists, and for a Game End dr (CG4, CG23)
+    when it is due and the circled numbers the data gives."""
+    described = {"id": table.id, "title": table.title, "rule": table.rule,
+                 "roll": table.roll, "secret": table.secret,
+                 "drm": [_drm(table, spec) for spec in table.drm]}
+    if table.game_end is not None:
+        described["game_end"] = table.game_end.model_dump()
+    return described
+
+
+def _drm(table: Table, spec: DRMSpec) -> dict[str, Any]:
+    return {"id": spec.id, "value": spec.value, "reason": spec.reason,
+            "rule": spec.rule or table.rule, "kind": spec.kind, "excludes": spec.excludes,
+            "qualifies": spec.qualifies.model_dump(exclude_defaults=True),
+            "derive": spec.derive,
+            "count": spec.count.model_dump() if spec.count is not None else None,
+            "cpp_cost": spec.cpp_cost, "doubt": spec.doubt}
 
 
 def module_data(module: Module) -> ModuleData:

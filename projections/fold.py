@@ -537,6 +537,8 @@ NOT_FOLDED: dict[str, str] = {
     "CGDecided": "the CGEnded recorded with it ends the CG on the forms; who conceded or "
                  "won is read from the log",
     "OnMapRecorded": "a note commands are checked against (3.6212 *), on no form",
+    "TurnEnded": "a turn's end is what a Game End dr is due after (CG4, CG23): the guide "
+                 "reads it from the campaign; no form has a Game Turn column",
     "ScenarioEnded": "the StepAdvanced recorded with it ends the scenario on the forms",
     "RollAuthorized": "a missed roll a ruling allows: the campaign (and its guide) keeps "
                       "it until the roll is made, which the forms show",

@@ -25,6 +25,7 @@ from domain.campaign import (
     results,
     rolls,
     steps,
+    turns,
     upcasts,
 )
 from domain.campaign.access import Access, TokenReplaced
@@ -247,8 +248,11 @@ class Campaign(Aggregate):
 
     @handles(cmd.Roll)
     def roll(self, command: cmd.Roll, actor: str) -> None:
-        """Roll on a table: server dice from the seed, or the physical dice entered."""
+        """Roll on a table: server dice from the seed, or the physical dice entered; a Game
+        End dr that ends play ends the CG Scenario (CG4, CG23)."""
         rolls.roll(self, command, actor)
+        if turns.ends_play(self, command.table, self.check_side(command.side)):
+            steps.end_scenario(self, actor)
 
     @handles(cmd.PurchaseRG)
     def purchase_rg(self, command: cmd.PurchaseRG, actor: str) -> None:

@@ -62,6 +62,8 @@ def check_line(module: Module, table: Table, line: dict[str, Any], number: int,
     if table.for_rgs is not None and line["rg"] not in table.for_rgs:
         raise RuleViolation(f"table {table.id} is for {', '.join(table.for_rgs)} RG, "
                             f"not {line['rg']}", rule=table.rule)
+    if table.for_marked_rgs:
+        _check_marked(module, table, line)
     if line["kg"] in table.excluded_kgs:
         raise RuleViolation(f"table {table.id} is not used for KG {line['kg']}'s "
                             f"{line['rg']}", rule=table.rule)
@@ -75,6 +77,18 @@ def check_line(module: Module, table: Table, line: dict[str, Any], number: int,
     if table.determines in ("leader", "sw") and row is not None and row.units_depleted \
             and strength_of(line) is None:  # its rolls depend on it (3.6182; 3.6183 +1)
         raise RuleViolation(f"purchase #{number} ({line['rg']}): roll its strength first",
+                            rule=table.rule)
+
+
+def _check_marked(module: Module, table: Table, line: dict[str, Any]) -> None:
+    """A table rolled only for the RGs the RG chart marks for it (9.6183: 'for each
+    indicated ... RG ... on the appropriate column')."""
+    row = module.chart_row(line["side"], line["rg"])
+    marked = row.leader_table if row is not None else None
+    if marked != table.id:
+        where = f"on table {marked}" if marked else "on no Leader Table"
+        raise RuleViolation(f"table {table.id} is rolled for the RGs the {line['side']} RG "
+                            f"chart indicates for it; {line['rg']} rolls {where}",
                             rule=table.rule)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign import reports, slots
+from domain.campaign import reports, slots, turns
 from domain.campaign.bombardment import open_bombardments
 from domain.campaign.purchases import rg_purchase
 from domain.campaign.rolls import check_when, cpp_base
@@ -40,8 +40,8 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                               "reports": reports.listed(campaign)}
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
-        if public:
-            due = [w for w in due if w["subject"] == "step"]
+        if public:  # the step's and the turn's rolls are public; an RG line's are not
+            due = [w for w in due if not w["subject"].startswith("rg:")]
             optional = [w for w in optional if w.get("subject") == "step"]
         answer["sides"][side] = {"due": due + reports.due(campaign, side),
                                  "optional": optional,
@@ -80,8 +80,9 @@ def why_not(campaign: Campaign, table: Table, side: str) -> str | None:
 def due_rolls(campaign: Campaign, side: str) -> list[Work]:
     """The rolls the side must make before the RePh leaves the step, per subject."""
     step = _step(campaign)
-    if step is None:
-        return []
+    if step is None:  # in a CG Scenario: its Game End dr at the end of a turn (CG4, CG23)
+        game_end = turns.due_subject(campaign, side)
+        return [] if game_end is None else [_roll(campaign, game_end[0], side, game_end[1])]
     module = campaign.rules
     work = [_roll(campaign, module.table(t), side, "step") for t in step.requires
             if why_not(campaign, module.table(t), side) is None
@@ -100,7 +101,7 @@ def optional_work(campaign: Campaign, side: str) -> list[Work]:
     if step is None:  # in a CG Scenario: its own rolls (e.g. ABtF CG4, KGP CG23 Game End)
         return [_roll(campaign, table, side, UNIT) for table in campaign.rules.tables
                 if campaign.reph.phase == "scenario" and table.in_scenario
-                and why_not(campaign, table, side) is None]
+                and table.game_end is None and why_not(campaign, table, side) is None]
     work: list[Work] = []
     for table in (campaign.rules.table(t) for t in step.tables):
         if why_not(campaign, table, side) is not None:
@@ -122,7 +123,8 @@ def _required(table: Table) -> bool:
     lines are known from the data (the leader and composition tables name their RG)."""
     if table.determines in ("strength", "sw", "sw_type"):
         return True
-    return table.determines in ("leader", "composition") and table.for_rgs is not None
+    return table.determines in ("leader", "composition") and \
+        (table.for_rgs is not None or table.for_marked_rgs)
 
 
 def _open_subjects(campaign: Campaign, table: Table, side: str) -> Iterator[str]:

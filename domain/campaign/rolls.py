@@ -49,8 +49,9 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
     cost = _cost(campaign, table, side, drm)
     target = slots.sw_target(campaign, table, checked, command.target)
     final = sum(dice) + sum(item["value"] for item in drm)
-    result = table.result(final, target)
     band = table.band(final)
+    result = band.for_traits(subject.traits) if band is not None else \
+        table.result(final, target)
     effects = [campaign.points.effect(module.levels, effect, side, table) for effect in
                (band.effects if band is not None else [])]
     secret_for = side if _secret(campaign, table, command, checked) else None

@@ -18,6 +18,11 @@ class Scenario(Part):
     """The scenario in play or just played, its casualties, conditions and control."""
 
     name = "scenario"
+    # The last Game Turn (and Player Turn) ended in the scenario of `turn_date` (CG4,
+    # CG23): class defaults, so a snapshot stored before they were kept reads as none.
+    turn_date: str | None = None
+    turn = 0
+    player_turn = 0
 
     def __init__(self, sides: list[str], cg_date: str, phase: str) -> None:
         # With no steps before it, the Initial Scenario is in play from the start.

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from domain.campaign import determination
+from domain.campaign import determination, turns
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import SWAllotment, Table
 from domain.subjects import Subject, kind_of, parse_subject, slot_key
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 FOR = {"step": "once for the step (subject `step`)", "rg": "per RG line (subject `rg:N`)",
        "sw": "per listed SW of an RG line (subject `rg:N/sw:K`)",
        "leader": "per leader roll of an RG line (subject `rg:N/leader:K`)",
-       "unit": "per unit (subject `unit:LABEL`)"}
+       "unit": "per unit (subject `unit:LABEL`)",
+       "turn": "per turn just ended (subject `turn:N`, `turn:N/pt:K`)"}
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,8 @@ def check_subject(campaign: Campaign, table: Table, side: str, text: str,
             _check_leader(campaign, table, line, number, subject)
         determination.check_line(campaign.rules, table, line, number, campaign.reph.cg_date)
     # (a once-per-date roll again is refused by its table's own condition: check_when)
+    if subject.kind == "turn":  # a Game End dr: for the turn just ended (CG4, CG23)
+        turns.check_turn(campaign, table, side, subject, again)
     if subject.kind != "step" and not again and campaign.dice.has_rolled(slot):
         raise RuleViolation(f"table {table.id} has been rolled for {text} by the {side} on "
                             f"{campaign.reph.cg_date}; only a director's re-roll rolls it "
@@ -121,7 +124,10 @@ def _check_round(campaign: Campaign, table: Table, side: str, number: int,
 def sw_target(campaign: Campaign, table: Table, checked: Checked,
               target: int | None) -> int | None:
     """The number a roll is made against: the SW chart's for a 3.6182 dr (never the
-    player's), else the one the command gives (e.g. KGP CG23's circled turn number)."""
+    player's); a Game End dr's the CG Turn Record Chart circles for the turn (CG4, CG23);
+    else the one the command gives."""
+    if checked.subject.kind == "turn":
+        return turns.circled(table, checked.subject, target)
     if checked.item is None:
         return target
     if target is not None:

@@ -37,6 +37,7 @@ from domain.rules.tables import (
     Band,
     Effect,
     FollowUp,
+    GameEnd,
     LossPoints,
     Table,
     Target,
@@ -45,7 +46,7 @@ from domain.rules.tables import (
 __all__ = [
     "AttackNeedsTarget", "Band", "CGParams", "CPPForgo", "CalendarDate", "Condition",
     "Coordination", "Count", "DRMSpec", "DeriveDRM", "Effect", "EntryArea", "FollowUp",
-    "FortificationChart", "FortificationRow", "LevelPenalty", "LevelSpec", "LossPoints",
+    "FortificationChart", "FortificationRow", "GameEnd", "LevelPenalty", "LevelSpec", "LossPoints",
     "MatrixEntry", "Module", "ModulePatch", "OBGroup", "PointsEffect", "PriceMode",
     "PriceOption", "PurchaseLimit", "Qualifies", "RGChart", "RGEffect", "RGRow",
     "ReinforcementSchedule", "ReserveRule", "SANAnnouncement", "SANFloor", "SWAllotment",

@@ -33,6 +33,7 @@ class RGRow(Strict):
     cg_max: dict[str, int | None] = {}
     kgs: list[str] | None = None  # KGs that may buy it (ABtF German); None: any
     leader_rolls: int = Field(default=1, ge=1)  # Leader Table rolls it makes (PBr coy: 3)
+    leader_table: str | None = None  # the Leader Table column it rolls on (9.6183 'indicated')
     bought_by: str | None = None  # bought by rolling this table, not in 3.617 (PBr M2)
     traits: list[str] = []  # what its DRM qualify on (e.g. "Airborne", "Italian", "VG")
     effects: list[RGEffect] = []  # applied as it is bought (PBr M1, M3)

@@ -28,6 +28,7 @@ def check_module(module: Module) -> None:
     for table in module.tables:
         _check_table(module, table, dates)
     _check_drm_ids(module)
+    _check_leader_marks(module)
 
 
 def _check_rg_charts(module: Module) -> None:
@@ -162,6 +163,9 @@ def _check_table(module: Module, table: Table, dates: list[str]) -> None:
                              f"does not have ({follows.table}: {follows.results})")
     if table.from_date is not None and table.from_date not in dates:
         raise ValueError(f"table {table.id}: from_date {table.from_date!r} is no CG Date")
+    if table.game_end is not None and table.game_end.by not in [*module.sides, "ATTACKER"]:
+        raise ValueError(f"table {table.id}: Game End dr by {table.game_end.by!r}, neither "
+                         "a side nor the ATTACKER")
     ordered = [side for band in table.bands for side in band.order.values()]
     for side in [*(table.sides or []), *(table.min_san or {}), *ordered]:
         if side not in module.sides:
@@ -189,3 +193,19 @@ def _check_drm_ids(module: Module) -> None:
                 raise ValueError(f"module {module.id}: DRM id {drm.id!r} is listed by "
                                  f"table {seen[drm.id]} and table {table.id}")
             seen[drm.id] = table.id
+
+
+def _check_leader_marks(module: Module) -> None:
+    """An RG chart row marked for a Leader Table names one the module has, that its side
+    rolls and that is rolled for marked RGs (9.6183)."""
+    tables = {table.id: table for table in module.tables}
+    for side, chart in module.rg_charts.items():
+        for row in chart.rows:
+            table = tables.get(row.leader_table or "")
+            if row.leader_table is None:
+                continue
+            if table is None or not table.for_marked_rgs or \
+                    (table.sides is not None and side not in table.sides):
+                raise ValueError(f"module {module.id}: {side} RG {row.id} names Leader "
+                                 f"Table {row.leader_table}, not one the {side} rolls for "
+                                 "an indicated RG")

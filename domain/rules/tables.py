@@ -31,10 +31,18 @@ class Band(Strict):
     effects: list[Effect] = []
     # Who sets up or moves first in the CG Scenario (3.6213, 3.623): role -> side
     order: dict[Literal["sets_up_first", "moves_first"], str] = {}
+    # The result instead for an RG whose chart row has the trait (9.6183 dagger: a Hvy
+    # Tank Pltn's 8-1 Armor Leader is a 9-1)
+    by_trait: dict[str, str] = {}
 
     def holds(self, final: int) -> bool:
         """True when the Final roll falls in this band."""
         return (self.min is None or final >= self.min) and (self.max is None or final <= self.max)
+
+    def for_traits(self, traits: frozenset[str]) -> str:
+        """The band's result for an RG with these chart traits."""
+        return next((self.by_trait[t] for t in sorted(traits) if t in self.by_trait),
+                    self.result)
 
 
 class FollowUp(Strict):
@@ -61,6 +69,24 @@ class Target(Strict):
             "gt": final > target,
         }[self.compare]
         return self.hit if holds else self.miss
+
+
+class GameEnd(Strict):
+    """When a CG Scenario's Game End dr is made (ABtF CG4, KGP CG23): at the end of Game
+    Turn `from_turn` and of each turn after it (each Player Turn, where `each` says so), by
+    the side named or the ATTACKER; the number circled in each Game Turn's box of the CG
+    Turn Record Chart, where the seeds give it (an owner's patch supplies the rest)."""
+
+    rule: str
+    from_turn: int = Field(ge=1)
+    each: Literal["game_turn", "player_turn"]
+    by: str  # a side, or ATTACKER: the side whose Initiative chit was Attack
+    circled: dict[str, int] = {}  # Game Turn -> the number circled in its box
+    doubts: list[str] = []
+
+    def number(self, turn: int) -> int | None:
+        """The circled number of a Game Turn's box, if the data gives it."""
+        return self.circled.get(str(turn))
 
 
 class LossPoints(Strict):
@@ -100,6 +126,8 @@ class Table(Strict):
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
                         "wind", "recon"] | None = None
     for_rgs: list[str] | None = None  # only for these RG ids (e.g. 9.6184-A3: A3)
+    for_marked_rgs: bool = False  # only for RGs whose chart row names it (9.6183 'indicated')
+    game_end: GameEnd | None = None  # a Game End dr: when it is due, the circled numbers
     excluded_kgs: list[str] = []  # not for these KGs' RGs (e.g. 9.6184: KG Graebner)
     bands: list[Band] = []
     target: Target | None = None
@@ -112,6 +140,8 @@ class Table(Strict):
         bands = self.bands
         if (self.target is None) == (not bands):
             raise ValueError(f"table {self.id}: give either result bands or a target, not both")
+        if self.game_end is not None and self.target is None:
+            raise ValueError(f"table {self.id}: a Game End dr rolls against a circled number")
         if self.determines == "strength" and {b.records for b in bands} != {"F", "D"}:
             raise ValueError(f"table {self.id}: a strength table's bands record F or D")
         ids = [spec.id for spec in self.drm]

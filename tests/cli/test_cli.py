@@ -452,6 +452,9 @@ def test_refit_guide_prints_a_sides_own_part_or_every_sides_for_the_director(db:
           "1", "--subject", "rg:1", "--by", "German", "--db", db)
     refit("roll", campaign, "--table", "9.6182-psk", "--side", "German", "--dice", "4",
           "--subject", "rg:1", "--by", "German", "--db", db)
+    # the fixture's chart indicates I1 for a Leader Table roll (9.6183): due before leaving
+    refit("roll", campaign, "--table", "9.6183-german", "--side", "German", "--dice", "3",
+          "--dice", "3", "--subject", "rg:1/leader:1", "--by", "German", "--db", db)
     marked = refit("advance", campaign, "--side", "German", "--by", "German", "--db", db)
     assert isinstance(marked, dict) and marked["events"][0]["type"] == "StepDoneBySide"
 

@@ -160,6 +160,7 @@ ABTF_COMMANDS = st.one_of(
     st.just({"type": "advance"}),
     st.just({"type": "advance"}),
     st.just({"type": "end_scenario"}),
+    st.builds(lambda turn: {"type": "end_turn", "turn": turn}, st.integers(1, 7)),
 )
 
 

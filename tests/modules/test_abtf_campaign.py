@@ -121,6 +121,8 @@ def first_reph(t: Table) -> None:
     t.roll("9.6182", BRITISH, [5], purchase=3, subject="LMG")  # <= 5: received
     t.roll("9.6182", BRITISH, [4], purchase=3, subject="Lt. Mtr")  # > 3: not received
     t.roll("9.6184-A3", GERMAN, [6], purchase=5)  # PzKpfw VIE x2
+    t.roll("9.6183-british", BRITISH, [3, 4], purchase=2)  # the chart indicates I1: 7, 8-1
+    t.roll("9.6183-armor", GERMAN, [2, 2], purchase=5)  # 4 - 2 Hvy Tank: 9-2 Armor Leader
     t.to("9.619")
     t({"type": "purchase_fortification", "side": GERMAN, "reason": "A-P minefield factor",
        "count": 4, "amount": 12})  # 20 - 12 = 8 FPP, forfeit as 9.619 ends
@@ -149,6 +151,7 @@ def second_reph_with_an_idle_date(t: Table) -> None:
     t.buy(GERMAN, "A5", "H")  # 31 - 7 = 24 -> 12
     t.to("9.618")
     t.roll("9.6181", BRITISH, [1, 1], purchase=9)  # 0: Full
+    t.roll("9.6183-british", BRITISH, [5, 5], purchase=9)  # 10: 7-0
     t.to("9.620")  # British -1 (35 CVP), +2 scenarios, +2 chits, +1 Level; German +2
     t.elr_rolls(british_drm=4, german_drm=2)
     t.to("9.621")
@@ -249,14 +252,15 @@ def test_the_cg_roster_matches_the_forms_kept_by_hand(story: Table) -> None:
 HAND_KEPT_PURCHASES = [  # #, side, CG Date, RG, KG, CPP, #P, #R, F/D, units, SW, leader, ...
     (1, GERMAN, "17N", "I1", "K", 5, 1, 2, "F", "4x 6-5-8", ["LMG", "Lt. Mtr"], "8-1", None),
     (2, BRITISH, "18AM", "I1", None, None, None, None, "F", "4x 6-4-8", ["LMG", "PIAT"],
-     None, None),
+     "8-1", None),
     (3, BRITISH, "18AM", "I2", None, None, None, None, "D", "2x 6-4-8", ["LMG"], None, None),
     (4, BRITISH, "18AM", "G9", None, 4, 1, 1, None, None, [], None, None),
-    (5, GERMAN, "18AM", "A3", "K", 7, 1, 1, None, None, [], None, "PzKpfw VIE x2"),
+    (5, GERMAN, "18AM", "A3", "K", 7, 1, 1, None, None, [], "9-2 Armor Leader",
+     "PzKpfw VIE x2"),
     (6, GERMAN, "18AM", "I2", "B", 7, 1, 2, None, None, [], None, None),
     (7, BRITISH, "18PM", "G1", None, None, None, None, None, None, [], None, None),
     (8, BRITISH, "18PM", "A1", None, None, None, None, None, None, [], None, None),
-    (9, BRITISH, "18PM", "I1", None, 6, 1, 2, "F", "4x 6-4-8", ["LMG", "PIAT"], None, None),
+    (9, BRITISH, "18PM", "I1", None, 6, 1, 2, "F", "4x 6-4-8", ["LMG", "PIAT"], "7-0", None),
     (10, GERMAN, "18PM", "I6", "H", 3, 1, 0, None, None, [], None, None),
     (11, GERMAN, "18PM", "A5", "H", 4, 1, 1, None, None, [], None, None),
     (12, GERMAN, "18EVE", "A4", "B", 5, 1, 1, None, None, [], None, "StuG IIIG(L) x2"),

@@ -9,7 +9,7 @@ from uuid import UUID
 
 import pytest
 
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand, RefitError, RuleViolation
 from infra.application import Refit
 from tests.helpers.paths import FIXTURE_KGP
 from tests.helpers.refusals import refused
@@ -146,18 +146,67 @@ def test_a_balance_needs_a_module_that_has_one(refit: Refit) -> None:
     assert error.value.field == "balance"
 
 
-@pytest.mark.parametrize("dice,night,result", [
-    ([3], False, "Scenario ends"),  # EX: Turn 7 by day, ends on an Original dr <= 3
-    ([4], False, "Play continues"),
-    ([3], True, "Play continues"),  # +1 at night
+def refusal(refit: Refit, campaign: UUID, body: dict[str, Any]) -> RefitError:
+    """A command the rules refuse (422, rule named), appending nothing."""
+    error = refused(refit, campaign, body)
+    assert isinstance(error, RefitError)
+    return error
+
+
+def end_player_turns(refit: Refit, campaign: UUID, turn: int, player_turn: int) -> None:
+    """End each Player Turn up to Player Turn `player_turn` of Game Turn `turn`, the German
+    making each Game End dr due on the way (a dr of 6, against the number it reads off the
+    map where the seeds give none)."""
+    state = refit.store.campaign(campaign)
+    last = (state.scenario.turn, state.scenario.player_turn)
+    circled = state.rules.table("CG23").game_end.circled  # type: ignore[union-attr]
+    order = [(t, p) for t in range(1, turn + 1) for p in (1, 2)]
+    for t, p in [pt for pt in order if last < pt <= (turn, player_turn)]:
+        for work in refit.reads.guide(campaign, viewer=GERMAN)["sides"][GERMAN]["due"]:
+            read = {} if str(last[0]) in circled else {"target": 1}
+            do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
+                                 "subject": work["subject"], "dice": [6]} | read)
+        do(refit, campaign, {"type": "end_turn", "turn": t, "player_turn": p})
+        last = (t, p)
+
+
+@pytest.mark.parametrize("dice,night,player_turn,result", [
+    ([3], False, 1, "Scenario ends"),  # EX: Turn 7 by day, ends on an Original dr <= 3
+    ([3], False, 2, "Scenario ends"),  # ... at the end of either Player Turn
+    ([4], False, 1, "Play continues"),
+    ([3], True, 2, "Play continues"),  # +1 at night
 ])
-def test_cg23_game_end_dr_ex(refit: Refit, dice: list[int], night: bool,
+def test_cg23_game_end_dr_ex(refit: Refit, dice: list[int], night: bool, player_turn: int,
                              result: str) -> None:
     campaign = refit.commands.create_campaign("kgp", "I", "Game End", "entered",
-                                     start_date="18N" if night else "18AM").id
-    rolled = do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
-                                  "dice": dice, "target": 4}).events[0]["data"]
-    assert rolled["result"] == result
+                                              start_date="18N" if night else "18AM").id
+    end_player_turns(refit, campaign, 7, player_turn)
+    events = do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
+                                  "subject": f"turn:7/pt:{player_turn}",
+                                  "dice": dice}).events  # Game Turn 7 circles 4: dr < 4
+    assert (events[0]["data"]["target"], events[0]["data"]["result"]) == (4, result)
+    assert ("ScenarioEnded" in [e["type"] for e in events]) == (result == "Scenario ends")
+
+
+def test_cg23_is_due_at_the_end_of_each_player_turn_from_turn_6_by_the_attacker(
+        refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("kgp", "I", "Game End", "entered").id
+    end_player_turns(refit, campaign, 5, 2)
+    assert refit.reads.guide(campaign)["sides"][GERMAN]["due"] == []
+    do(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 1})
+    guide = refit.reads.guide(campaign)["sides"]  # no Attack chit on record: either side
+    assert [[w["subject"] for w in guide[side]["due"]] for side in (GERMAN, US)] == [
+        ["turn:6/pt:1"], ["turn:6/pt:1"]]
+    held = refusal(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 2})
+    assert held.rule == "CG23" and "is due first" in held.message
+    do(refit, campaign, {"type": "roll", "table": "CG23", "side": US,
+                         "subject": "turn:6/pt:1", "dice": [6], "target": 3})
+    assert refit.reads.guide(campaign)["sides"][GERMAN]["due"] == []  # made once, by one
+    again = refusal(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
+                                      "subject": "turn:6/pt:1", "dice": [1], "target": 3})
+    assert again.rule == "CG23" and "has been made" in again.message
+    whole = refusal(refit, campaign, {"type": "end_turn", "turn": 6})
+    assert isinstance(whole, InvalidCommand) and whole.field == "player_turn"
 
 
 def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None:
