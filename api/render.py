@@ -167,25 +167,67 @@ def elr_text(answer: ELRAnswer) -> str:
 
 
 def guide_text(answer: dict[str, Any]) -> str:
-    """Per side: the rolls due, then the optional rolls and purchases, and what leaving
-    the step does."""
-    lines = [f"CG Date {answer['cg_date']}, {answer['phase']} {answer['step'] or ''}".rstrip()]
+    """Per side: the rolls due and the Initiative chit to choose, then the optional rolls
+    (with the DRM a side may claim, by id) and purchases, and what leaving the step does."""
+    lines = [_where(answer)]
     for side, part in answer["sides"].items():
         lines.append(f"{side}{' (done with the step)' if part['done'] else ''}")
-        lines += [f"  due: {_work(w)}" for w in part["due"]] or ["  due: nothing"]
+        due = [f"  due: {_work(w)}" for w in part["due"]]
+        if part.get("chit"):
+            due.append(f"  due: {_chit(part['chit'])}")
+        lines += due or ["  due: nothing"]
         lines += [f"  may: {_work(w)}" for w in part["optional"]]
         lines += [f"  on leaving: {note}" for note in part["on_leaving"]]
     return "\n".join(lines)
 
 
+def _where(answer: dict[str, Any]) -> str:
+    """The guide's first line: the CG Date and where the campaign is in it."""
+    date, phase, step = answer["cg_date"], answer["phase"], answer["step"]
+    if phase == "scenario":
+        return (f"CG Date {date}: the CG Scenario is in play (the director records each "
+                "side's casualties, record_casualty, and ends it, end_scenario)")
+    if phase == "ended":
+        return f"CG Date {date}: CG End (the dice seed is revealed; verify checks every roll)"
+    title = f" {answer['title']}" if answer.get("title") else ""
+    before = " (before the Initial Scenario: the ! steps only)" if phase == "setup" else ""
+    return f"CG Date {date}, RePh step {step}{title}{before}"
+
+
 def _work(work: dict[str, Any]) -> str:
-    """One roll (table, subject, DRM) or purchase of the guide, on one line."""
+    """One roll (table, dr/DR, subject, DRM, claims) or purchase of the guide, on one line."""
     if "purchase" in work:
-        return (f"buy {work['rg']} for {work['cost']} CPP" if work["purchase"] == "rg"
-                else f"Fortifications with {work['fpp']} FPP")
-    drm = ", ".join(f"{d['value']:+d} {d['reason']}" for d in work["drm"])
-    return f"{work['table']} {work['title']} for {work['subject']}" + \
-        (f" (DRM {drm})" if drm else "")
+        return (f"buy {work['rg']}{'(' + work['kg'] + ')' if work.get('kg') else ''} for "
+                f"{work['cost']} CPP" if work["purchase"] == "rg"
+                else f"Fortifications with {work['fpp']} FPP ({work['rule']})")
+    subject = "the step" if work["subject"] == "step" else work["subject"]
+    text = f"{work['table']} {work['title']} {work['roll']} for {subject}"
+    notes = []
+    if work["drm"]:
+        notes.append("DRM " + ", ".join(f"{d['value']:+d} {d['reason']}" for d in work["drm"]))
+    if work["claims"]:
+        notes.append("may claim " + ", ".join(_claim(c) for c in work["claims"]))
+    if work["secret"]:
+        notes.append("secret")
+    return text + "".join(f"; {note}" for note in notes)
+
+
+def _claim(claim: dict[str, Any]) -> str:
+    """A DRM the side may claim: its id (what the roll sends), value and reason."""
+    value = f"{claim['value']:+d}" if isinstance(claim["value"], int) else str(claim["value"])
+    count = ", with its count" if claim["count"] else ""
+    return f"{claim['id']} ({value} {claim['reason']}{count})"
+
+
+def _chit(chit: dict[str, Any]) -> str:
+    """The Initiative chit a side must choose, and which it may; or the other side's chit
+    it waits for (the chits are revealed together)."""
+    if chit["chosen"]:
+        return (f"the {', '.join(chit['waiting_for'])} Initiative chit ({chit['rule']}): "
+                "the chits are revealed together")
+    choices = " or ".join(chit["chits"]) or "none (ask the director)"
+    return (f"an Initiative chit ({chit['rule']}): {choices}, secret until both sides have "
+            "chosen (select_initiative)")
 
 
 def _table(rows: Callable[[Any], tuple[list[str], list[list[Any]]]]) -> Callable[[Any], str]:
