@@ -34,10 +34,12 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
-    """The CG Roster: one line per CG Date and side."""
-    headers = ["CG Date", "side", "CPP start", "+CPP", "spent", "left", "RG purchased",
-               "FPP", "fortifications", "ELR", "SAN", "chit", "recon", "WW", "scenario",
-               "weather"]
+    """The CG Roster: one line per CG Date and side (a column no line fills is left out:
+    WW is ABtF's, CPP forgone PBr CG III's, ...)."""
+    headers = ["CG Date", "side", "CPP start", "+CPP", "spent", "left", "forfeited",
+               "forgone", "recon CPP", "RG purchased", "FPP", "fortifications", "FPP forfeited",
+               "ELR", "SAN",
+               "chit", "recon", "WW", "scenario", "sets up/moves first", "weather"]
     body = []
     for row in rows:
         for index, (side, cell) in enumerate(row.sides.items()):
@@ -47,14 +49,27 @@ def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
             forts = (", ".join(f"{f['item']} {f['fpp']}" for f in cell.fortifications)
                      if cell.fortifications is not None else "(secret)")
             first = index == 0
+            order = "/".join(s or "?" for s in (row.sets_up_first, row.moves_first)) \
+                if first and (row.sets_up_first or row.moves_first) else None
             body.append([row.cg_date if first else "", side, cell.cpp_start, cell.cpp_credited,
-                         cell.cpp_spent, cell.cpp_left, rgs, cell.fpp, forts, cell.elr,
-                         cell.san, cell.chit, cell.recon,
+                         cell.cpp_spent, cell.cpp_left, cell.cpp_forfeited or None,
+                         cell.cpp_forgone or None, cell.recon_cpp or None, rgs, cell.fpp,
+                         forts, cell.fpp_forfeited or None, cell.elr, cell.san, cell.chit,
+                         cell.recon,
                          cell.ww_received["count"] if cell.ww_received else None,
-                         row.scenario_type if first else "",
+                         row.scenario_type if first else "", order,
                          ", ".join(filter(None, (row.weather, row.ec, row.wind)))
                          if first else ""])
-    return headers, body
+    return _filled(headers, body, {"forfeited", "forgone", "recon CPP", "FPP forfeited",
+                                   "recon", "WW", "sets up/moves first"})
+
+
+def _filled(headers: list[str], body: list[list[Any]],
+            optional: set[str]) -> tuple[list[str], list[list[Any]]]:
+    """Leave out each optional column that no line fills."""
+    keep = [i for i, header in enumerate(headers)
+            if header not in optional or any(line[i] not in (None, "") for line in body)]
+    return [headers[i] for i in keep], [[line[i] for i in keep] for line in body]
 
 
 def roll_rows(rows: list[RollRow]) -> tuple[list[str], list[list[Any]]]:
@@ -197,11 +212,16 @@ def _where(answer: dict[str, Any]) -> str:
 def _work(work: dict[str, Any]) -> str:
     """One roll (table, dr/DR, subject, DRM, claims) or purchase of the guide, on one line."""
     if "purchase" in work:
-        return (f"buy {work['rg']}{'(' + work['kg'] + ')' if work.get('kg') else ''} for "
-                f"{work['cost']} CPP" if work["purchase"] == "rg"
-                else f"Fortifications with {work['fpp']} FPP ({work['rule']})")
-    subject = "the step" if work["subject"] == "step" else work["subject"]
-    text = f"{work['table']} {work['title']} {work['roll']} for {subject}"
+        return (f"buy {work['rg']}{'(' + work['kg'] + ')' if work.get('kg') else ''} "
+                f"{work.get('group_type') or ''} for {work['cost']} CPP"
+                if work["purchase"] == "rg"
+                else f"Fortifications with {work['fpp']} FPP ({work['rule']}, "
+                "purchase_fortification)")
+    subject = {"step": "", "unit:LABEL": " for each unit you name (subject unit:LABEL)"}.get(
+        work["subject"], f" for {work['subject']}")
+    roll = "" if work["title"].endswith(work["roll"]) else f" {work['roll']}"
+    cost = f" (costs {work['cpp']} CPP)" if work.get("cpp") else ""
+    text = f"{work['table']} {work['title']}{roll}{cost}{subject}"
     notes = []
     if work["drm"]:
         notes.append("DRM " + ", ".join(f"{d['value']:+d} {d['reason']}" for d in work["drm"]))
@@ -216,7 +236,8 @@ def _claim(claim: dict[str, Any]) -> str:
     """A DRM the side may claim: its id (what the roll sends), value and reason."""
     value = f"{claim['value']:+d}" if isinstance(claim["value"], int) else str(claim["value"])
     count = ", with its count" if claim["count"] else ""
-    return f"{claim['id']} ({value} {claim['reason']}{count})"
+    cost = f", {claim['cpp']} CPP more" if claim.get("cpp") else ""
+    return f"{claim['id']} ({value} {claim['reason']}{count}{cost})"
 
 
 def _chit(chit: dict[str, Any]) -> str:

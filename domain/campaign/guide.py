@@ -44,6 +44,8 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
             optional = [w for w in optional if w.get("subject") == "step"]
         else:  # what the side's CPP pay for is its own to know (3.620 Recon: 1 or 2 CPP)
             optional = affordable(campaign, side, optional)
+        if side in reph.done:  # it sends nothing more in this step (steps.check_not_done)
+            optional = []
         answer["sides"][side] = {"due": due, "optional": optional,
                                  "chit": None if public else chit_due(campaign, side),
                                  "done": side in reph.done,
@@ -199,6 +201,8 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
                   "roll": table.roll, "subject": subject,
                   "secret": table.secret or subject.startswith("rg:"),
                   "drm": derived, "claims": claims}
+    if table.cpp_cost:  # what the roll costs the side (3.620 Recon)
+        work["cpp"] = table.cpp_cost
     if subject == UNIT:
         work["label"] = f"the {side}'s own name for the unit ({LABEL.pattern})"
     return work
@@ -213,6 +217,7 @@ def _drm(campaign: Campaign, table: Table, side: str,
     facts = subject_facts(campaign, side, parsed.line, leader)
     claims = [{"id": spec.id, "reason": spec.reason, "value": spec.value,
                "rule": spec.rule or table.rule, "count": spec.count is not None}
+              | ({"cpp": spec.cpp_cost} if spec.cpp_cost else {})
               for spec in claimable(table, facts)]
     return derived_drm(table, facts), claims
 
@@ -232,7 +237,7 @@ def purchases_open(campaign: Campaign, side: str) -> list[Work]:
                 except RefitError:
                     continue
                 work.append({"purchase": "rg", "rg": row.id, "kg": kg, "cost": fields["cost"],
-                             "rule": chart.rule})
+                             "group_type": row.group_type, "rule": chart.rule})
     fpp = campaign.points.fpp.get(side) or 0
     if fpp and step in module.command_steps.get("purchase_fortification", []):
         rule = module.fortification_chart.rule if module.fortification_chart else None
