@@ -34,10 +34,12 @@ def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 
 def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
-    """The CG Roster: one line per CG Date and side."""
-    headers = ["CG Date", "side", "CPP start", "+CPP", "spent", "left", "RG purchased",
-               "FPP", "fortifications", "ELR", "SAN", "chit", "recon", "WW", "scenario",
-               "weather"]
+    """The CG Roster: one line per CG Date and side (a column no line fills is left out:
+    WW is ABtF's, CPP forgone PBr CG III's, ...)."""
+    headers = ["CG Date", "side", "CPP start", "+CPP", "spent", "left", "forfeited",
+               "forgone", "recon CPP", "RG purchased", "FPP", "fortifications", "FPP forfeited",
+               "ELR", "SAN",
+               "chit", "recon", "WW", "scenario", "sets up/moves first", "weather"]
     body = []
     for row in rows:
         for index, (side, cell) in enumerate(row.sides.items()):
@@ -47,14 +49,27 @@ def roster_rows(rows: list[RosterRow]) -> tuple[list[str], list[list[Any]]]:
             forts = (", ".join(f"{f['item']} {f['fpp']}" for f in cell.fortifications)
                      if cell.fortifications is not None else "(secret)")
             first = index == 0
+            order = "/".join(s or "?" for s in (row.sets_up_first, row.moves_first)) \
+                if first and (row.sets_up_first or row.moves_first) else None
             body.append([row.cg_date if first else "", side, cell.cpp_start, cell.cpp_credited,
-                         cell.cpp_spent, cell.cpp_left, rgs, cell.fpp, forts, cell.elr,
-                         cell.san, cell.chit, cell.recon,
+                         cell.cpp_spent, cell.cpp_left, cell.cpp_forfeited or None,
+                         cell.cpp_forgone or None, cell.recon_cpp or None, rgs, cell.fpp,
+                         forts, cell.fpp_forfeited or None, cell.elr, cell.san, cell.chit,
+                         cell.recon,
                          cell.ww_received["count"] if cell.ww_received else None,
-                         row.scenario_type if first else "",
+                         row.scenario_type if first else "", order,
                          ", ".join(filter(None, (row.weather, row.ec, row.wind)))
                          if first else ""])
-    return headers, body
+    return _filled(headers, body, {"forfeited", "forgone", "recon CPP", "FPP forfeited",
+                                   "recon", "WW", "sets up/moves first"})
+
+
+def _filled(headers: list[str], body: list[list[Any]],
+            optional: set[str]) -> tuple[list[str], list[list[Any]]]:
+    """Leave out each optional column that no line fills."""
+    keep = [i for i, header in enumerate(headers)
+            if header not in optional or any(line[i] not in (None, "") for line in body)]
+    return [headers[i] for i in keep], [[line[i] for i in keep] for line in body]
 
 
 def roll_rows(rows: list[RollRow]) -> tuple[list[str], list[list[Any]]]:
@@ -169,12 +184,15 @@ def elr_text(answer: ELRAnswer) -> str:
 
 
 def guide_text(answer: dict[str, Any]) -> str:
-    """Per side: the rolls due, then the optional rolls and purchases, and what leaving
-    the step does."""
-    lines = [f"CG Date {answer['cg_date']}, {answer['phase']} {answer['step'] or ''}".rstrip()]
+    """Per side: the rolls due and the Initiative chit to choose, then the optional rolls
+    (with the DRM a side may claim, by id) and purchases, and what leaving the step does."""
+    lines = [_where(answer)]
     for side, part in answer["sides"].items():
         lines.append(f"{side}{' (done with the step)' if part['done'] else ''}")
-        lines += [f"  due: {_work(w)}" for w in part["due"]] or ["  due: nothing"]
+        due = [f"  due: {_work(w)}" for w in part["due"]]
+        if part.get("chit"):
+            due.append(f"  due: {_chit(part['chit'])}")
+        lines += due or ["  due: nothing"]
         lines += [f"  may: {_work(w)}" for w in part["optional"]]
         lines += [f"  on leaving: {note}" for note in part["on_leaving"]]
     lines += [f"report {r['report']} ({r['what']}): {r['status']}, awaits the "
@@ -182,17 +200,63 @@ def guide_text(answer: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _where(answer: dict[str, Any]) -> str:
+    """The guide's first line: the CG Date and where the campaign is in it."""
+    date, phase, step = answer["cg_date"], answer["phase"], answer["step"]
+    if phase == "scenario":
+        return (f"CG Date {date}: the CG Scenario is in play (the director records each "
+                "side's casualties, record_casualty, and ends it, end_scenario)")
+    if phase == "ended":
+        return f"CG Date {date}: CG End (the dice seed is revealed; verify checks every roll)"
+    title = f" {answer['title']}" if answer.get("title") else ""
+    before = " (before the Initial Scenario: the ! steps only)" if phase == "setup" else ""
+    return f"CG Date {date}, RePh step {step}{title}{before}"
+
+
 def _work(work: dict[str, Any]) -> str:
-    """One roll (table, subject, DRM) or purchase of the guide, on one line."""
+    """One roll (table, dr/DR, subject, DRM, claims), report to answer or purchase of the
+    guide, on one line."""
     if "report" in work:
         return f"answer report {work['report']} ({work['what']}): " + \
             " or ".join(work["commands"])
     if "purchase" in work:
-        return (f"buy {work['rg']} for {work['cost']} CPP" if work["purchase"] == "rg"
-                else f"Fortifications with {work['fpp']} FPP")
-    drm = ", ".join(f"{d['value']:+d} {d['reason']}" for d in work["drm"])
-    return f"{work['table']} {work['title']} for {work['subject']}" + \
-        (f" (DRM {drm})" if drm else "")
+        return (f"buy {work['rg']}{'(' + work['kg'] + ')' if work.get('kg') else ''} "
+                f"{work.get('group_type') or ''} for {work['cost']} CPP"
+                if work["purchase"] == "rg"
+                else f"Fortifications with {work['fpp']} FPP ({work['rule']}, "
+                "purchase_fortification)")
+    subject = {"step": "", "unit:LABEL": " for each unit you name (subject unit:LABEL)"}.get(
+        work["subject"], f" for {work['subject']}")
+    roll = "" if work["title"].endswith(work["roll"]) else f" {work['roll']}"
+    cost = f" (costs {work['cpp']} CPP)" if work.get("cpp") else ""
+    text = f"{work['table']} {work['title']}{roll}{cost}{subject}"
+    notes = []
+    if work["drm"]:
+        notes.append("DRM " + ", ".join(f"{d['value']:+d} {d['reason']}" for d in work["drm"]))
+    if work["claims"]:
+        notes.append("may claim " + ", ".join(_claim(c) for c in work["claims"]))
+    if work["secret"]:
+        notes.append("secret")
+    return text + "".join(f"; {note}" for note in notes)
+
+
+def _claim(claim: dict[str, Any]) -> str:
+    """A DRM the side may claim: its id (what the roll sends), value and reason."""
+    value = f"{claim['value']:+d}" if isinstance(claim["value"], int) else str(claim["value"])
+    count = ", with its count" if claim["count"] else ""
+    cost = f", {claim['cpp']} CPP more" if claim.get("cpp") else ""
+    return f"{claim['id']} ({value} {claim['reason']}{count}{cost})"
+
+
+def _chit(chit: dict[str, Any]) -> str:
+    """The Initiative chit a side must choose, and which it may; or the other side's chit
+    it waits for (the chits are revealed together)."""
+    if chit["chosen"]:
+        return (f"the {', '.join(chit['waiting_for'])} Initiative chit ({chit['rule']}): "
+                "the chits are revealed together")
+    choices = " or ".join(chit["chits"]) or "none (ask the director)"
+    return (f"an Initiative chit ({chit['rule']}): {choices}, secret until both sides have "
+            "chosen (select_initiative)")
 
 
 def _table(rows: Callable[[Any], tuple[list[str], list[list[Any]]]]) -> Callable[[Any], str]:

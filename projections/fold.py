@@ -153,7 +153,9 @@ def _rg_received(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], {
         "purchase": data["purchase"], "side": data["side"], "cg_date": data["cg_date"],
         "rg": data["rg"], "kg": data["kg"], "group_type": data["group_type"], "cpp": None,
-        "p": None, "r": None, "strength": data.get("strength"), "units": None, "sw": [],
+        # A Para drop RG is Full without a DR (3.6181 EXC), as strength_of reads it.
+        "p": None, "r": None, "units": data.get("units"), "sw": [],
+        "strength": data.get("strength") or ("F" if data.get("paradrop") else None),
         "leader": None, "composition": None, "given": data["reason"], "mode": mode,
         "setup_area": data.get("setup_area"), "version": record["version"],
         # Public as the OB is (3.6179); what the side's secret rolls find stays its own.

@@ -39,10 +39,17 @@ def demo(db: Db = None, as_json: Json = False) -> None:
         print_table(*roster_rows(roster))
         typer.echo("\nRG Purchase Record")
         print_table(*purchase_rows(record))
-        typer.echo(f"\nMore: refit rolls {campaign}; refit cvp {campaign}; "
+        typer.echo("\nPBr ships no CG parameters (3.51-3.53 are not in the seeds): the "
+                   "Initial Scenario CPP were credited by hand, and ELR and SAN stay blank "
+                   "until recorded (change_elr, change_san) or an owner's CG file gives them.")
+        typer.echo(f"The 15PM CG Scenario is in play. What each side must and may do: "
+                   f"refit guide {campaign} --side Axis (or British)")
+        typer.echo(f"More: refit rolls {campaign}; refit cvp {campaign}; "
                    f"refit verify {campaign}")
-        typer.echo(f"Over HTTP (refit serve): Authorization: Bearer {tokens['director']} "
-                   f"(director; observer {tokens['observer']})")
+        sides = ", ".join(f"{side} {token}" for side, token in tokens["sides"].items())
+        typer.echo(f"Over HTTP (refit serve): Authorization: Bearer TOKEN, the director's "
+                   f"{tokens['director']}; the sides' {sides}; the observer's "
+                   f"{tokens['observer']}")
     emit(as_json, body, human)
 
 

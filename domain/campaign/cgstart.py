@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain.campaign.purchases import RGReceived
-from domain.rules import CGParams, Module, OBGroup
+from domain.rules import CGParams, Module, OBGroup, RGRow
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -61,4 +61,13 @@ def _ob_line(campaign: Campaign, params: CGParams, group: OBGroup) -> dict[str, 
             "group_type": row.group_type if row else group.group_type or group.rg,
             "reason": f"CG {campaign.cg} Initial Scenario OB", "rule": rule,
             "cg_date": campaign.reph.cg_date, "setup_area": group.setup,
-            "on_map": group.on_map, "paradrop": group.paradrop, "strength": group.strength}
+            "on_map": group.on_map, "paradrop": group.paradrop, "strength": group.strength,
+            "units": _units(row, "F" if group.paradrop else group.strength)}
+
+
+def _units(row: RGRow | None, strength: str | None) -> str | None:
+    """The units an OB-given RG brings when its strength is known without a DR: Full by
+    Para drop (3.6181 EXC), or as the OB fixes it."""
+    if row is None or strength is None:
+        return None
+    return (row.units_full if strength == "F" else row.units_depleted) or None

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from domain import commands as cmd
 from domain.campaign import reports, slots, turns
 from domain.campaign.bombardment import open_bombardments
+from domain.campaign.initiative import check_selection
 from domain.campaign.purchases import rg_purchase
 from domain.campaign.rolls import check_when, cpp_base
 from domain.campaign.subject_facts import subject_facts
@@ -34,8 +35,10 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
     reph = campaign.reph
     sides = [viewer] if viewer in campaign.sides else campaign.sides
     public = viewer is not None and viewer not in campaign.sides
+    step = reph.current_step(campaign.rules) if reph.phase in ("setup", "reph") else None
     # Reports are public, as casualties and control are: every role reads them all.
     answer: dict[str, Any] = {"cg_date": reph.cg_date, "step": reph.step,
+                              "title": step.title if step else None,
                               "phase": reph.phase, "sides": {},
                               "reports": reports.listed(campaign)}
     for side in sides:
@@ -43,11 +46,56 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
         if public:  # the step's and the turn's rolls are public; an RG line's are not
             due = [w for w in due if not w["subject"].startswith("rg:")]
             optional = [w for w in optional if w.get("subject") == "step"]
+        else:  # what the side's CPP pay for is its own to know (3.620 Recon: 1 or 2 CPP)
+            optional = affordable(campaign, side, optional)
+        if side in reph.done:  # it sends nothing more in this step (steps.check_not_done)
+            optional = []
         answer["sides"][side] = {"due": due + reports.due(campaign, side),
                                  "optional": optional,
+                                 "chit": None if public else chit_due(campaign, side),
                                  "done": side in reph.done,
                                  "on_leaving": leaving(campaign, side, not public)}
     return answer
+
+
+def chit_due(campaign: Campaign, side: str) -> Work | None:
+    """The Initiative chits of this step (e.g. 3.6212) while any is still to be chosen:
+    those the side may choose (the CG's Attack-Chit limit, 3.6211; Attack only against an
+    enemy on the map), or that it has chosen and waits for the other side's, since no
+    side is done with the step before the chits are revealed together (steps.py)."""
+    module, reph, initiative = campaign.rules, campaign.reph, campaign.initiative
+    waiting = initiative.waiting()
+    if reph.phase != "reph" or not waiting or \
+            reph.step not in module.command_steps.get("select_initiative", []):
+        return None
+    chits = []
+    for chit in ("attack", "idle") if side in waiting else ():
+        try:
+            check_selection(campaign, side, chit)
+        except RefitError:
+            continue
+        chits.append(chit)
+    return {"select": "initiative", "rule": module.initiative_rule or reph.step,
+            "chosen": side not in waiting, "chits": chits,
+            "waiting_for": [other for other in waiting if other != side]}
+
+
+def affordable(campaign: Campaign, side: str, work: list[Work]) -> list[Work]:
+    """The optional rolls the side's CPP pay for, each with the claims they still pay for
+    (3.620: the dr costs 1 CPP, its +5 one more)."""
+    have = campaign.points.cpp.get(side) or 0
+    kept = []
+    for item in work:
+        if "table" not in item:  # a purchase: listed only if affordable already
+            kept.append(item)
+            continue
+        table = campaign.rules.table(item["table"])
+        if table.cpp_cost > have:
+            continue
+        costs = {spec.id: spec.cpp_cost for spec in table.drm}
+        kept.append(item | {"claims": [c for c in item["claims"]
+                                       if table.cpp_cost + costs.get(c["id"], 0) <= have]})
+    return kept
 
 
 def _step(campaign: Campaign) -> Step | None:
@@ -160,6 +208,8 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
                   "roll": table.roll, "subject": subject,
                   "secret": table.secret or subject.startswith("rg:"),
                   "drm": derived, "claims": claims}
+    if table.cpp_cost:  # what the roll costs the side (3.620 Recon)
+        work["cpp"] = table.cpp_cost
     if subject == UNIT:
         work["label"] = f"the {side}'s own name for the unit ({LABEL.pattern})"
     return work
@@ -174,6 +224,7 @@ def _drm(campaign: Campaign, table: Table, side: str,
     facts = subject_facts(campaign, side, parsed.line, leader)
     claims = [{"id": spec.id, "reason": spec.reason, "value": spec.value,
                "rule": spec.rule or table.rule, "count": spec.count is not None}
+              | ({"cpp": spec.cpp_cost} if spec.cpp_cost else {})
               for spec in claimable(table, facts)]
     return derived_drm(table, facts), claims
 
@@ -193,7 +244,7 @@ def purchases_open(campaign: Campaign, side: str) -> list[Work]:
                 except RefitError:
                     continue
                 work.append({"purchase": "rg", "rg": row.id, "kg": kg, "cost": fields["cost"],
-                             "rule": chart.rule})
+                             "group_type": row.group_type, "rule": chart.rule})
     fpp = campaign.points.fpp.get(side) or 0
     if fpp and step in module.command_steps.get("purchase_fortification", []):
         rule = module.fortification_chart.rule if module.fortification_chart else None
@@ -219,6 +270,8 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
             continue
         pool = campaign.points.cpp if effect.pool == "cpp" else campaign.points.fpp
         have = pool.get(side) or 0
+        if amounts and not have:
+            continue  # nothing to lose: no warning
         what = "forfeits" if effect.effect == "forfeit" else "halves (FRU)"
         left = f" ({have} now, {effect.after(have)} after)" if amounts else ""
         notes.append(f"{effect.rule}: leaving {reph.step} on {reph.cg_date} {what} the "

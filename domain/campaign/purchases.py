@@ -307,6 +307,7 @@ class RGReceived(CampaignEvent):
     on_map: bool | None = None
     paradrop: bool = False  # no strength DR (PBr 3.6181 EXC)
     strength: str | None = None  # F/D when the OB fixes it
+    units: str | None = None  # the units, where the strength is known (Para drop: Full)
 
     def apply(self, campaign: Any) -> None:
         line = line_of(self.side, self.rg, self.kg, self.cg_date, True)

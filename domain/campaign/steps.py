@@ -47,14 +47,28 @@ def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
     refusal = guide.due_refusal(campaign, [side], side) or reports.unsettled(campaign, [side])
     if refusal is not None:
         raise RuleViolation(refusal, rule=reph.step)
-    if side in campaign.initiative.waiting() and reph.phase == "reph" and \
-            reph.step in campaign.rules.command_steps.get("select_initiative", []):
-        raise RuleViolation(f"the {side} must choose an Initiative chit before its part of "
-                            f"{reph.step} is done", rule=reph.step)
+    _check_chits_chosen(campaign, side)
     campaign._record(StepDoneBySide, actor, side=side, step=reph.step,
                      cg_date=reph.cg_date)
     if set(campaign.sides) <= set(reph.done):
         _leave(campaign, actor, side)
+
+
+def _check_chits_chosen(campaign: Campaign, side: str) -> None:
+    """No side's part of the initiative step is done before every chit is chosen: the
+    chits are revealed together (3.6212), and what they reveal may make a roll of the
+    step due (3.6213's Dual Attack dr), which a side already done could not make."""
+    reph, waiting = campaign.reph, campaign.initiative.waiting()
+    if not waiting or reph.phase != "reph" or \
+            reph.step not in campaign.rules.command_steps.get("select_initiative", []):
+        return
+    if side in waiting:
+        raise RuleViolation(f"the {side} must choose an Initiative chit before its part of "
+                            f"{reph.step} is done", rule=reph.step)
+    raise RuleViolation(f"the {', '.join(waiting)} must choose an Initiative chit before the "
+                        f"{side} part of {reph.step} is done: the chits are revealed "
+                        "together, and what they reveal may call for a roll of this step",
+                        rule=reph.step)
 
 
 def check_not_done(campaign: Campaign, command: cmd.Command, actor: str) -> None:

@@ -445,7 +445,7 @@ def test_refit_guide_prints_a_sides_own_part_or_every_sides_for_the_director(db:
     director = refit("guide", campaign, "--db", db)
     assert isinstance(director, dict) and set(director["sides"]) == {"British", "German"}
     text = runner.invoke(app, ["guide", campaign, "--side", "German", "--db", db])
-    assert "due: 9.6181 RG Strength Table for rg:1" in text.stdout
+    assert "due: 9.6181 RG Strength Table DR for rg:1; secret" in text.stdout
     nobody = runner.invoke(app, ["guide", campaign, "--side", "Axis", "--db", db])
     assert nobody.exit_code == 2 and "not a side of this campaign" in nobody.stderr
     refit("roll", campaign, "--table", "9.6181", "--side", "German", "--dice", "1", "--dice",

@@ -45,3 +45,5 @@ def test_the_demo_prints_the_forms_for_people(db: str) -> None:
     assert result.exit_code == 0, result.output
     assert "CG Roster" in result.stdout and "RG Purchase Record" in result.stdout
     assert "Night Dual Attack" in result.stdout and "{" not in result.stdout
+    header = result.stdout.splitlines()[3]  # 14PM's lost CPP (3.617), 14N's Recon (3.620)
+    assert "forfeited" in header and "recon CPP" in header and "WW" not in header

@@ -77,6 +77,9 @@ def test_an_ob_line_given_twice_is_two_lines_and_paradrop_is_not_depleted(
     lines = [p for p in refit.reads.purchase_record(campaign) if p.side == BRITISH]
     assert [(p.rg, p.mode) for p in lines] == [("I2", "paradrop"), ("I2", "paradrop"),
                                               ("G2", "entry")]
+    # Full without a DR (3.6181 EXC), its units on the record; the glider G2 rolls for it.
+    assert [(p.strength, p.units) for p in lines] == [("F", "4x 6-4-8"), ("F", "4x 6-4-8"),
+                                                      (None, None)]
     advance_to(refit, campaign, "3.618", rolls=False)  # the Initial Scenario's 3.618
     listed = set(due(refit, campaign))
     assert ("3.6181", BRITISH, "rg:2") not in listed  # 3.6181 EXC: no Depletion by Para drop
