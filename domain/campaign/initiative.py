@@ -50,7 +50,7 @@ class Initiative(Part):
         limit = (params.attack_chits if chit == "attack" else params.idle_chits).get(side)
         used = self.chits_chosen[side][chit]
         if limit is not None and used >= limit:
-            raise RuleViolation(f"the {side} has selected {used} {chit.title()} chits: CG "
+            raise RuleViolation(f"the {side} player has chosen {used} {chit.title()} chits: CG "
                                 f"{cg} allows {limit}", rule=module.chit_limit_rule or None)
 
 

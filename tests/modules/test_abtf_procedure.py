@@ -101,7 +101,7 @@ def test_9_62131_a_side_may_not_exceed_its_cg_attack_chits(refit: Refit) -> None
     error = refused(refit, campaign,
                     {"type": "select_initiative", "side": "British", "chit": "attack"})
     assert isinstance(error, RuleViolation) and error.rule == "9.62131"
-    assert "selected 1 Attack chits: CG II allows 1" in error.message
+    assert "player has chosen 1 Attack chits: CG II allows 1" in error.message
     do(refit, campaign, {"type": "select_initiative", "side": "British", "chit": "idle"})
 
 
