@@ -7,12 +7,35 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel
 
 from api.access import Credentials, caller_for
 from domain.errors import InvalidCommand
 from infra.application import Refit
 
 Size = Annotated[int | None, Query(ge=1, le=10**9)]
+
+
+class InclusionAnswer(BaseModel):
+    """RFC 6962 inclusion proof of the event at version leaf_index + 1 (hashes in hex)."""
+
+    leaf_index: int
+    tree_size: int
+    leaf_hash: str
+    hashes: list[str]
+    root: str
+
+
+class ConsistencyAnswer(BaseModel):
+    """RFC 6962 consistency proof: the tree of `tree_size` extends that of `from`."""
+
+    from_: int
+    tree_size: int
+    from_root: str
+    hashes: list[str]
+    root: str
+
+    model_config = {"populate_by_name": True, "alias_generator": lambda name: name.rstrip("_")}
 
 
 def proof_routes(app: APIRouter, refit: Refit) -> None:
@@ -32,7 +55,8 @@ def proof_routes(app: APIRouter, refit: Refit) -> None:
         ident, _ = caller_for(refit, campaign, credentials)
         return PlainTextResponse(refit.proofs.checkpoint(ident))
 
-    @app.get("/campaigns/{campaign}/proof")
+    @app.get("/campaigns/{campaign}/proof",
+             response_model=InclusionAnswer | ConsistencyAnswer, response_model_by_alias=True)
     def proof(campaign: str, credentials: Credentials,
               version: Annotated[int | None, Query(ge=1, le=10**9)] = None,
               first: Annotated[int | None, Query(alias="from", ge=1, le=10**9)] = None,

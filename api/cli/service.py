@@ -86,7 +86,7 @@ def serve(
 def signing_key_said(conf: Settings, as_json: bool) -> Settings:
     """Load (or make, beside the database, 0600) the key that signs checkpoints and say its
     public verifier key; the settings name its file, so every worker signs with it."""
-    key, where, made = load_key(conf)
+    key, where, made = guarded(as_json, lambda: load_key(conf))  # a malformed key: refused
     said = {"verifier_key": key.verifier_key} | (
         {"signing_key_file": str(where)} if where is not None else {})
     typer.echo(json.dumps(said) if as_json else f"verifier key: {key.verifier_key}" + (

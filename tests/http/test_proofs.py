@@ -180,3 +180,14 @@ def test_serve_makes_a_signing_key_beside_the_database_once_and_says_its_verifie
     assert "made" not in again.output.split("verifier key:")[1]
     with TestClient(create_app(Settings(database_url=db, module_dir=tmp_path / "m"))) as client:
         assert client.get("/keys").json() == {"keys": [said["verifier_key"]]}
+
+
+def test_serve_refuses_a_malformed_signing_key_saying_what_it_should_be(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: pytest.fail("it started"))
+    monkeypatch.setenv("REFIT_SIGNING_KEY", PETER_SIGNER.replace("c74f20a3", "c74f20a4"))
+    result = CliRunner().invoke(cli, ["serve", "--db", f"sqlite:///{tmp_path / 'refit.db'}"])
+    assert result.exit_code == 2 and "id does not match" in result.output
+    assert not (tmp_path / "refit-signing-key").exists()
