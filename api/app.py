@@ -32,6 +32,7 @@ from api.access import (
 from api.command_route import command_route, document_commands
 from api.errors import http_body, status_of
 from api.routes_audit import audit_routes
+from api.routes_proofs import proof_routes
 from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
@@ -134,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _campaign_routes(routes, refit, conf)
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
+    proof_routes(routes, refit)
     app.include_router(routes)
     document_commands(app)
     return app

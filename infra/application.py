@@ -3,7 +3,7 @@ object per family (commands, reads, the director's audit, export and import).
 
 The HTTP service, the command line and the demo each build one Refit and call its
 parts: `refit.commands.execute(...)`, `refit.reads.roster(...)`, `refit.audit.undo(...)`,
-`refit.transfer.export(...)`, `refit.store.campaign(...)`.
+`refit.transfer.export(...)`, `refit.proofs.checkpoint(...)`, `refit.store.campaign(...)`.
 """
 
 from __future__ import annotations
@@ -11,6 +11,8 @@ from __future__ import annotations
 from domain.rules import Module
 from infra.audit import Audit
 from infra.commands import Commands
+from infra.keys import Keys
+from infra.proofs import Proofs
 from infra.queries import Queries
 from infra.settings import Settings
 from infra.store import CampaignStore
@@ -30,6 +32,8 @@ class Refit:
         self.reads = Queries(self.store, self.views)
         self.audit = Audit(self.store, self.views, self.commands, self.reads)
         self.transfer = Transfer(self.store)
+        self.keys = Keys(self.settings)
+        self.proofs = Proofs(self.store, self.keys)
 
     def close(self) -> None:
         """Stop the projection runner (if any), then close every connection."""

@@ -18,6 +18,12 @@ class Settings(BaseSettings):
 
     database_url: str = DEFAULT_DATABASE_URL
     admin_token: str | None = None
+    # The Ed25519 key that signs checkpoints (infra/keys.py): a signer key
+    # `PRIVATE+KEY+name+keyid+base64(0x01 || seed)`, or a file holding one; if neither,
+    # `refit-signing-key` beside the database, made on first use. `key_name` names a key made.
+    signing_key: str | None = Field(default=None, repr=False)
+    signing_key_file: Path | None = None
+    key_name: str = Field(default="refit", min_length=1, max_length=100, pattern=r"^[^\s+]+$")
     module_dir: Path = Path("./refit-modules")
     snapshot_interval: int = Field(default=100, ge=2)
     aggregate_cache: int = Field(default=64, ge=0)
@@ -40,10 +46,11 @@ class Settings(BaseSettings):
     # uvicorn's line per request costs about a third of the HTTP layer's CPU (bench/load.py)
     access_log: bool = False
 
-    @field_validator("admin_token", mode="before")
+    @field_validator("admin_token", "signing_key", "signing_key_file", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
-        """An empty REFIT_ADMIN_TOKEN (as docker-compose passes it) means unset."""
+        """An empty REFIT_ADMIN_TOKEN or signing key (as docker-compose passes them) means
+        unset."""
         return None if value == "" else value
 
     def eventsourcing_env(self) -> dict[str, str]:

@@ -39,7 +39,8 @@ def other_database_url(database_url: str, tmp_path: Path,
 @pytest.fixture
 def settings(database_url: str, tmp_path: Path) -> Settings:
     """Settings for the test's own database and module dir."""
-    return Settings(database_url=database_url, module_dir=tmp_path / "modules")
+    return Settings(database_url=database_url, module_dir=tmp_path / "modules",
+                    signing_key_file=tmp_path / "refit-signing-key")  # never the cwd
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import typer
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
 from api.render import purchase_rows, roster_rows
 from infra.commands import new_token
+from infra.keys import load_key
 from infra.settings import Settings
 from projections.read import PurchaseRow, RosterRow
 
@@ -62,7 +63,8 @@ def serve(
     as_json: Json = False,
 ) -> None:
     """Start the HTTP service (an admin token is made and kept beside the database if
-    REFIT_ADMIN_TOKEN is unset)."""
+    REFIT_ADMIN_TOKEN is unset, and so is the key that signs checkpoints if
+    REFIT_SIGNING_KEY and REFIT_SIGNING_KEY_FILE are)."""
     import uvicorn
 
     from api.app import create_app
@@ -74,6 +76,7 @@ def serve(
         typer.echo(json.dumps(said) if as_json else
                    f"admin token: {token}" if made else f"admin token: in {where}")
         conf = conf.model_copy(update={"admin_token": token})
+    conf = signing_key_said(conf, as_json)
     if workers == 1:
         uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
         return
@@ -81,8 +84,21 @@ def serve(
     os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
                    "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
                    "REFIT_MODULE_DIR": str(conf.module_dir)}
+    if conf.signing_key_file is not None:
+        os.environ["REFIT_SIGNING_KEY_FILE"] = str(conf.signing_key_file)
     uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers,
                 access_log=conf.access_log)
+
+
+def signing_key_said(conf: Settings, as_json: bool) -> Settings:
+    """Load (or make, beside the database, 0600) the key that signs checkpoints and say its
+    public verifier key; the settings name its file, so every worker signs with it."""
+    key, where, made = guarded(as_json, lambda: load_key(conf))  # a malformed key: refused
+    said = {"verifier_key": key.verifier_key} | (
+        {"signing_key_file": str(where)} if where is not None else {})
+    typer.echo(json.dumps(said) if as_json else f"verifier key: {key.verifier_key}" + (
+        f" (signing key made in {where})" if made else ""))
+    return conf if where is None else conf.model_copy(update={"signing_key_file": where})
 
 
 def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
