@@ -154,6 +154,7 @@ def _enter_step(campaign: Campaign, actor: str) -> None:
         san = campaign.points.san[side]
         if san is not None and san < floor.minimum:
             campaign._record(SANChanged, actor, side=side, before=san, after=floor.minimum,
+                             secret_for=campaign.points.san_secret_for(side),
                              cause=f"SAN below {floor.minimum} raised", rule=floor.rule,
                              cg_date=campaign.reph.cg_date)
 
@@ -203,6 +204,7 @@ def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> 
             max(min(line.san_minimum, before), after)
         if after != before:
             campaign._record(SANChanged, actor, side=line.side, before=before, after=after,
+                             secret_for=campaign.points.san_secret_for(line.side),
                              cause=f"OB-given SAN {line.san:+d}", rule=rule, cg_date=cg_date)
 
 

@@ -92,7 +92,8 @@ def test_the_opponents_guide_and_status_count_none_of_the_axis_rolls_due(
     table.ok("director", {"type": "advance"})
     table.ok(AXIS, {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"})
     due = table.read("director", "/guide").json()["sides"][AXIS]["due"]
-    assert [work["subject"] for work in due] == [f"rg:1/leader:{k}" for k in (1, 2, 3)]
+    leaders = [work["subject"] for work in due if "/leader:" in work["subject"]]
+    assert leaders == [f"rg:1/leader:{k}" for k in (1, 2, 3)]  # (and a Depleted's SW dr)
     for role in OTHERS:  # three leader rolls would name a coy (3.6183), a secret RG
         assert table.read(role, "/guide").json()["sides"].get(AXIS, {}).get("due") in (
             None, []), role
@@ -117,3 +118,41 @@ def test_an_rg_bought_is_not_named_by_the_type_of_the_effect_it_applies(
     for role in OTHERS:  # 3.617: the purchase is secret; M1's SAN waits for 3.623
         types = [e["type"] for e in table.read(role, "/events").json() if e.get("redacted")]
         assert "SANChanged" not in types, role
+
+
+def san_seen(table: Table, role: str) -> set[int | None]:
+    """Every Axis SAN the role reads in the event log and the SAN history."""
+    changes = [e["data"] for e in table.read(role, "/events").json()
+               if e["type"] in ("SANChanged", "PointsCorrected") and not e.get("redacted")
+               and e["data"].get("side") == AXIS]
+    history = [row for row in table.read(role, "/san").json() if row["side"] == AXIS]
+    return {d.get(k) for d in changes for k in ("before", "after")} | \
+        {row[k] for row in history for k in ("before", "after")}
+
+
+def test_a_directors_san_change_before_3_623_keeps_the_m1s_san_sealed(table: Table) -> None:
+    table.ok("director", {"type": "change_san", "side": AXIS, "value": 4,
+                          "cause": "the SAN track misread", "rule": "3.6"})
+    for role in OTHERS:  # 3.623: the SAN an M1 bought (3.617, secret) is announced there
+        assert san_seen(table, role) == {None, 2}, role
+        assert table.read(role, "").json()["sides"][AXIS]["san"] == 2, role
+    assert san_seen(table, AXIS) == {None, 2, 3, 4}
+    table.to("setup", "3.623")
+    assert table.read(BRITISH, "").json()["sides"][AXIS]["san"] == 4  # announced
+
+
+def test_a_rulings_san_adjustment_before_3_623_keeps_the_m1s_san_sealed(
+        table: Table) -> None:
+    ruled = table.client.post(
+        f"/campaigns/{table.campaign['id']}/rulings",
+        headers={"Authorization": f"Bearer {table.tokens['director']}"},
+        json={"verdict": "corrected", "reason": "a Sniper counted twice", "corrections": [
+            {"kind": "adjust", "side": AXIS, "pool": "san", "amount": -1,
+             "reason": "Sniper counted twice", "rule": "3.617"}]})
+    assert ruled.status_code == 200, ruled.text
+    for role in OTHERS:  # the ruling is public; the SAN it corrects waits for 3.623
+        assert san_seen(table, role) == {None, 2}, role
+        assert "3" not in str([e["data"] for e in table.read(role, "/events").json()
+                               if e["type"] == "PointsCorrected"]), role
+    table.to("setup", "3.623")
+    assert table.read(BRITISH, "").json()["sides"][AXIS]["san"] == 2  # 2 + 1 - 1
