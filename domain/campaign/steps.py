@@ -154,7 +154,6 @@ def _enter_step(campaign: Campaign, actor: str) -> None:
         san = campaign.points.san[side]
         if san is not None and san < floor.minimum:
             campaign._record(SANChanged, actor, side=side, before=san, after=floor.minimum,
-                             secret_for=campaign.points.san_secret_for(side),
                              cause=f"SAN below {floor.minimum} raised", rule=floor.rule,
                              cg_date=campaign.reph.cg_date)
 
