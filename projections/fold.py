@@ -319,6 +319,12 @@ def _retained(rows: Rows, record: Record) -> None:
         "cg_date": data["cg_date"], "side": data["side"], "units": data["units"],
         "order": order, "version": record["version"],
         "secret_for": data["side"] if data["sealed_part"] else None})
+    if data.get("lines") is not None:  # the open units' RG lines, sealed (3.6172)
+        shown = rows.get(RETAINED, f"{data['cg_date']}|{data['side']}|open")
+        if shown is not None:
+            rows.put(RETAINED, f"{data['cg_date']}|{data['side']}|open", shown["order"],
+                     shown | {"units": [unit | {"purchase": line} for unit, line
+                                        in zip(shown["units"], data["lines"], strict=False)]})
 
 
 def _walking_wounded(rows: Rows, record: Record) -> None:

@@ -339,6 +339,7 @@ class Campaign(Aggregate):
         self.points.check_new_rating(side, is_elr, command.value)
         before = (self.points.elr if is_elr else self.points.san)[side]
         self._record(ELRChanged if is_elr else SANChanged, actor, side=side, before=before,
+                     secret_for=None if is_elr else self.points.san_secret_for(side),
                      after=command.value, cause=command.cause, rule=command.rule,
                      cg_date=self.reph.cg_date)
 

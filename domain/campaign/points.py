@@ -33,6 +33,11 @@ class Points(Part):
         self.levels: dict[str, int] = dict(levels or {})
         self.forgone = 0  # CPP forgone on this CG Date (PBr 3.616 EXC)
 
+    def san_secret_for(self, side: str) -> str | None:
+        """Whom a change of the side's SAN is sealed to: the side, while a secret purchase's
+        change waits for 3.623 (its `before` would tell it), else nobody."""
+        return side if side in self.unannounced else None
+
     def check_spend(self, side: str, amount: int, rule: str | None) -> None:
         """A side spends no more CPP than it has."""
         if self.cpp[side] < amount:

@@ -71,11 +71,15 @@ def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> No
         if unit.item is not None and campaign.rules.fortification_chart is not None:
             campaign.rules.fortification_chart.row(unit.item)  # a line of the table
     limits.check_retained(campaign, side, command.units)
-    for sealed in (False, True):
-        units = [u.model_dump() for u in command.units if secret(u) == sealed]
-        campaign._record(UnitsRetained, actor, secret_for=side if sealed else None,
-                         side=side, units=units, sealed_part=sealed,
-                         cg_date=campaign.reph.cg_date)
+    shown = [u.model_dump() for u in command.units if not secret(u)]
+    # The RG line each open unit came with is sealed, not shown: the RG Purchase Record
+    # is secret (3.6172), and a line number beside a visible unit would name its RG.
+    lines = [unit.pop("purchase") for unit in shown]
+    campaign._record(UnitsRetained, actor, side=side, units=shown, sealed_part=False,
+                     cg_date=campaign.reph.cg_date)
+    campaign._record(UnitsRetained, actor, secret_for=side, side=side,
+                     units=[u.model_dump() for u in command.units if secret(u)],
+                     sealed_part=True, cg_date=campaign.reph.cg_date, lines=lines)
 
 
 def check_casualty(campaign: Campaign, side: str, ww_half_squads: int,
@@ -125,6 +129,7 @@ class UnitsRetained(CampaignEvent):
     units: list[dict[str, Any]]
     sealed_part: bool
     cg_date: str
+    lines: list[int | None] | None = None  # sealed part: the open units' RG lines, in order
 
     def apply(self, campaign: Any) -> None:
         roster = campaign.retained.rosters.setdefault(self.side, empty())
@@ -133,6 +138,13 @@ class UnitsRetained(CampaignEvent):
             roster.update(cg_date=self.cg_date, open=[], sealed=[],
                           earlier=earlier if roster["cg_date"] else roster["earlier"])
         roster["sealed" if self.sealed_part else "open"] = self.units
+        if self.lines is not None:
+            roster["open"] = with_lines(roster["open"], self.lines)
+
+
+def with_lines(units: list[dict[str, Any]], lines: list[int | None]) -> list[dict[str, Any]]:
+    """The open units with the RG lines their sealed part records (in the same order)."""
+    return [unit | {"purchase": line} for unit, line in zip(units, lines, strict=False)]
 
 
 @handles(cmd.WithdrawUnits)

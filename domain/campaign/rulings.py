@@ -324,8 +324,10 @@ def _adjust(campaign: Campaign, fix: Adjust, cited: dict[str, Any], actor: str) 
         span = f"{low}-{high}" if high is not None else f"{low} or more"
         raise InvalidCommand(f"the {side} {fix.pool.upper()} would be {after}; it is "
                              f"{span}", field="amount")
-    campaign._record(PointsCorrected, actor,
-                     secret_for=side if fix.pool in SECRET_POOLS else None, side=side,
+    # A SAN an unannounced secret purchase changed stays sealed until 3.623.
+    sealed = fix.pool in SECRET_POOLS or (
+        fix.pool == "san" and campaign.points.san_secret_for(side) is not None)
+    campaign._record(PointsCorrected, actor, secret_for=side if sealed else None, side=side,
                      pool=fix.pool, amount=fix.amount, before=before, after=after,
                      cause=f"ruling v{cited['ruling']}: {fix.reason}",
                      cg_date=campaign.reph.cg_date, **cited)

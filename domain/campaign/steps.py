@@ -217,6 +217,7 @@ def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> 
             max(min(line.san_minimum, before), after)
         if after != before:
             campaign._record(SANChanged, actor, side=line.side, before=before, after=after,
+                             secret_for=campaign.points.san_secret_for(line.side),
                              cause=f"OB-given SAN {line.san:+d}", rule=rule, cg_date=cg_date)
 
 
