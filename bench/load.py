@@ -51,11 +51,12 @@ def free_port() -> int:
 
 
 def mix(index: int) -> dict[str, Any]:
-    """The command mix: rolls, casualties, control with LVP, CPP, PF (KGP, in play)."""
+    """The command mix: casualties of both sides, control with LVP, CPP, PF (KGP, in play).
+    No roll: KGP's one table in play, the CG23 Game End dr, is due once per Player Turn
+    from Turn 6 (after the director's end_turn), so it cannot be repeated at will."""
     kind = index % 5
     if kind == 0:
-        return {"type": "roll", "table": "CG23", "side": "German", "target": 4,
-                "subject": f"unit:turn-{index}"}  # a key of its own each
+        return {"type": "record_casualty", "side": "German", "unit": "4-6-7", "cvp": 2}
     if kind == 1:
         return {"type": "record_casualty", "side": "US", "unit": "7-4-7", "cvp": 2}
     if kind == 2:
