@@ -21,10 +21,12 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
@@ -174,7 +176,9 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
     with psycopg.connect(PG, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     port = free_port()
+    keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's signing key, not the cwd's
     env = os.environ | {"REFIT_DATABASE_URL": f"{PG}?schema={schema}",
+                        "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
                         "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
                         "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
     service = subprocess.Popen(
@@ -211,6 +215,7 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
     finally:
         service.terminate()
         service.wait(timeout=30)
+        shutil.rmtree(keys, ignore_errors=True)
         with psycopg.connect(PG, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
