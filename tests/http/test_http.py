@@ -281,6 +281,22 @@ def test_an_early_seed_reveal_works_with_secret_rolls_made_on_the_seed(
     assert json.loads(read_as(client, campaign, "", director))["seed"] is not None
 
 
+def test_a_seed_share_is_public_and_a_malformed_one_is_refused_naming_share(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    axis = campaign["tokens"]["sides"]["Axis"]
+    short = send(client, campaign, axis, {"type": "contribute_seed", "side": "Axis",
+                                          "share": "ab" * 15})
+    assert short.status_code == 422 and short.json()["error"]["field"].endswith("share")
+    given = send(client, campaign, axis, {"type": "contribute_seed", "side": "Axis",
+                                          "share": "ab" * 16})
+    assert given.status_code == 200
+    for reader in (campaign["tokens"]["sides"]["British"], campaign["tokens"]["observer"]):
+        shown = json.loads(read_as(client, campaign, "/events", reader))
+        (shared,) = [e for e in shown if e["type"] == "SeedShareContributed"]
+        assert shared["data"]["share"] == "ab" * 16 and not shared.get("redacted")
+
+
 def test_points_credited_are_sealed_in_the_event_log(client: TestClient) -> None:
     campaign = new_campaign(client)
     send(client, campaign, campaign["tokens"]["director"],
