@@ -197,6 +197,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "CGDecided": lambda d: (f"CG decided: {d['side']} {d['reason'].replace('_', ' ')}, "
                             f"{d['winner']} win{_rule(d)}"),
     "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
+    "SeedShareContributed": lambda d: f"{d['side']} gave a dice seed share: {d['share']}",
     "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
     "ModuleUpgraded": _upgraded,
     "Undone": lambda d: (f"UNDO back to version {d['to_version']}"

@@ -474,6 +474,16 @@ class EndCG(Command):
     rule: str | None = Field(default=None, max_length=30)
 
 
+class ContributeSeed(Command):
+    """A side's seed share, mixed with the server's secret seed (CONTRACT 'Dice'): 16 to
+    64 bytes as hex. A share is public; only with it can neither party choose the dice."""
+
+    type: Literal["contribute_seed"] = "contribute_seed"
+    by = "side"
+    side: Name
+    share: Annotated[str, Field(pattern=r"^(?:[0-9a-fA-F]{2}){16,64}$")]
+
+
 class RevealSeed(Command):
     """The director reveals the dice seed before CG End."""
 

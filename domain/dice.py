@@ -21,6 +21,19 @@ def dice_from_seed(seed: bytes, key: str, count: int) -> list[int]:
     return dice
 
 
+def effective_seed(seed: bytes, shares: list[bytes]) -> bytes:
+    """The seed the dice are read from: E = HMAC-SHA256(S, share_1 || share_2 ...) over the
+    sides' shares in the module's side order, or S itself when no side gave one."""
+    if not shares:
+        return seed
+    return hmac.new(seed, b"".join(shares), hashlib.sha256).digest()
+
+
+def ordered_shares(shares: dict[str, str], sides: list[str]) -> list[bytes]:
+    """The shares' raw bytes in the module's side order (a side that gave none left out)."""
+    return [bytes.fromhex(shares[side]) for side in sides if side in shares]
+
+
 def subject_key(cg_date: str, table: str, side: str, subject: str, epoch: int) -> str:
     """A roll's key, fixed by what is rolled for: CG Date, table, side, subject and the
     re-roll epoch (CONTRACT 'Dice'), never by the order of asking."""

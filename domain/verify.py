@@ -11,7 +11,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from domain.dice import DICE_PER_KIND, dice_from_seed, ordinal_key, subject_key
+from domain.dice import (
+    DICE_PER_KIND,
+    dice_from_seed,
+    effective_seed,
+    ordered_shares,
+    ordinal_key,
+    subject_key,
+)
 from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import first_bad_version, is_undone, undone_ranges
 from domain.pins import PinWatch
@@ -61,6 +68,9 @@ class _RollWatch:
         self.server = True
         self.commitments: list[str | None] = []
         self.seeds: dict[int, str] = {}
+        self.sides: list[str] = []  # the module's side order, which the shares are mixed in
+        self.shares: dict[int, dict[str, str]] = {}  # seed index -> side -> its share
+        self.rolled_on: set[int] = set()  # seed indexes server dice were read from
         # key -> its dice, version, and the index of the seed that rolled it (-1: no check)
         self.keys: dict[str, tuple[tuple[int, ...], int, int]] = {}
         self.dice: dict[tuple[int, ...], tuple[int, ...]] = {}  # one tuple per dice shown
@@ -95,7 +105,10 @@ class _RollWatch:
             return None  # a redacted secret: its seal was checked with the chain
         if kind == "Created":
             self.server = data.get("dice") == "server"
+            self.sides = list(data.get("sides") or [])
             self.commitments.append(data.get("seed_commitment"))
+        elif kind == "SeedShareContributed":
+            return self._share(data)
         elif kind == "SeedRevealed":
             return self._revealed(data)
         elif kind == "StepAdvanced":
@@ -139,6 +152,19 @@ class _RollWatch:
             self.commitments.append(data["next_commitment"])
         return None
 
+    def _share(self, data: dict[str, Any]) -> str | None:
+        """A share is mixed into the seed in force: once per side, before any server roll
+        was read from that seed and before it is revealed (CONTRACT 'Dice')."""
+        index = len(self.commitments) - 1
+        given = self.shares.setdefault(index, {})
+        if not self.server or index in self.rolled_on or index in self.seeds:
+            return f"{data['side']}'s seed share comes after dice were read from the seed"
+        if data["side"] in given or data["side"] not in self.sides:
+            return f"a second seed share from {data['side']}, or from no side"
+        bytes.fromhex(data["share"])  # a share that is not hex is a malformed record
+        given[data["side"]] = data["share"]
+        return None
+
     def _rolled(self, version: int, data: dict[str, Any]) -> str | None:
         dice, key = list(data["dice"]), data["key"]
         ordinal = not _by_subject(data, key)  # a key made before subjects (kept as stored)
@@ -151,6 +177,8 @@ class _RollWatch:
             if problem is None:  # sound dice, shared by every key that shows them
                 shown = self.dice.setdefault(shown, shown)
             seed_index = len(self.commitments) - 1 if problem is None and self.server else -1
+            if self.server:
+                self.rolled_on.add(len(self.commitments) - 1)
             self.keys[key] = (shown, version, seed_index)
         return problem
 
@@ -199,7 +227,9 @@ class _RollWatch:
             seed = self.seeds.get(seed_index) if seed_index >= 0 else None
             if seed is None:
                 continue
-            if dice_from_seed(bytes.fromhex(seed), key, len(dice)) != list(dice):
+            mixed = effective_seed(bytes.fromhex(seed), ordered_shares(
+                self.shares.get(seed_index, {}), self.sides))
+            if dice_from_seed(mixed, key, len(dice)) != list(dice):
                 return version, checked, f"roll {key} does not match its seed's dice"
             checked += 1
         return None, checked, None

@@ -7,17 +7,19 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from domain.dice import dice_from_seed
+from domain.dice import dice_from_seed, effective_seed, ordered_shares
 from domain.history import is_undone, undone_ranges
 
 
 class SeedCheck(BaseModel):
-    """The server dice recomputed from the revealed seed: HMAC-SHA256(seed, key)."""
+    """The server dice recomputed from the revealed seed: HMAC-SHA256(E, key), where E is
+    the seed mixed with the sides' shares (CONTRACT 'Dice'), or the seed when none."""
 
     seed: str
     revealed_at: int
     dice: list[int]
     matches: bool
+    shares: list[str] = []  # the sides' shares mixed in, in side order (hex)
 
 
 class RollMade(BaseModel):
@@ -110,6 +112,8 @@ class _Walk:
         self.ruling: dict[str, Any] | None = None  # the last ruling on it, and its instant
         self.jumps: dict[int, int] = {}
         self.seeds: list[tuple[str, int]] = []  # each revealed seed, with its version
+        self.sides: list[str] = []
+        self.shares: dict[int, dict[str, str]] = {}  # seed index -> side -> its share
         self.ended: int | None = None
         self.rulings: list[dict[str, Any]] = []
         self.rerolls: list[dict[str, Any]] = []
@@ -130,6 +134,10 @@ class _Walk:
             self.jumps[version] = data["to_version"]
         elif kind == "SeedRevealed":
             self.seeds.append((data["seed"], version))
+        elif kind == "Created":
+            self.sides = list(data.get("sides") or [])
+        elif kind == "SeedShareContributed":
+            self.shares.setdefault(len(self.seeds), {})[data["side"]] = data["share"]
         elif kind == "CGEnded":
             self.ended = version
         elif kind == "RulingRecorded" and self._rules_on(data):
@@ -219,6 +227,8 @@ def _seed_check(walk: _Walk, data: dict[str, Any], seed_index: int) -> SeedCheck
     if data["entered_by"] is not None or seed_index >= len(walk.seeds):
         return None
     seed, revealed_at = walk.seeds[seed_index]
-    dice = dice_from_seed(bytes.fromhex(seed), data["key"], len(data["dice"]))
+    shares = ordered_shares(walk.shares.get(seed_index, {}), walk.sides)
+    dice = dice_from_seed(effective_seed(bytes.fromhex(seed), shares), data["key"],
+                          len(data["dice"]))
     return SeedCheck(seed=seed, revealed_at=revealed_at, dice=dice,
-                     matches=dice == list(data["dice"]))
+                     matches=dice == list(data["dice"]), shares=[s.hex() for s in shares])

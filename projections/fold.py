@@ -540,6 +540,8 @@ _HANDLERS: dict[str, Fold] = {
 # Events that change no row of the forms, each with the reason (a test holds every event
 # type to a handler above or a line here).
 NOT_FOLDED: dict[str, str] = {
+    "SeedShareContributed": "a side's dice seed share is on no form; the event log shows "
+                            "it, and verify and the roll audit mix it into the seed",
     "ModuleUpgraded": "the module data a campaign plays is read from the campaign (status "
                       "`module_data`); the event log shows what changed",
     "CGDecided": "the CGEnded recorded with it ends the CG on the forms; who conceded or "

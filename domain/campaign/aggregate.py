@@ -109,8 +109,8 @@ class Campaign(Aggregate):
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
     # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides;
-    # v9: the Retained units roster
-    class_version = 9
+    # v9: the Retained units roster; v10: the sides' seed shares
+    class_version = 10
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
@@ -119,6 +119,7 @@ class Campaign(Aggregate):
     upcast_v6_v7 = staticmethod(upcasts.v6_v7)
     upcast_v7_v8 = staticmethod(upcasts.v7_v8)
     upcast_v8_v9 = staticmethod(upcasts.v8_v9)
+    upcast_v9_v10 = staticmethod(upcasts.v9_v10)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,

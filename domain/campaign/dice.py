@@ -5,13 +5,24 @@ was rolled (per CG Date and per CG)."""
 from __future__ import annotations
 
 import secrets
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from domain import commands as cmd
 from domain.campaign.events import NOT_DATA, CampaignEvent
+from domain.campaign.handlers import handles
 from domain.campaign.part import Part
-from domain.dice import DICE_PER_KIND, check_entered, dice_from_seed, subject_key
+from domain.dice import (
+    DICE_PER_KIND,
+    check_entered,
+    dice_from_seed,
+    effective_seed,
+    subject_key,
+)
 from domain.errors import InvalidCommand, RuleViolation
 from domain.hashing import sha256_hex
+
+if TYPE_CHECKING:
+    from domain.campaign.aggregate import Campaign
 
 
 def new_seed(mode: str) -> bytes | None:
@@ -24,14 +35,18 @@ class Dice(Part):
     stays spent) and the dice every key showed (a redo cannot fish for new ones)."""
 
     name = "dice"
+    # The shares and whether they are closed are kept too: the dice already shown were
+    # read with them, so an undo cannot open the mix again.
     kept_by_undo = frozenset({"seed", "seed_commitment", "sealed_rolls_on_seed",
-                              "rolled_before"})
+                              "rolled_before", "shares", "shares_closed"})
 
     def __init__(self, mode: str, seed: str | None, seed_commitment: str | None) -> None:
         self.mode = mode  # server or entered
         self.seed = seed  # private until SeedRevealed
         self.seed_commitment = seed_commitment
         self.sealed_rolls_on_seed = 0  # secret server rolls the current seed would open
+        self.shares: dict[str, str] = {}  # side -> its seed share (hex), in side order
+        self.shares_closed = False  # a server roll was made or the seed revealed
         self.slots: dict[str, int] = {}  # slot rolled on this CG Date -> its epoch
         self.rolled_before: dict[str, list[int]] = {}  # an undone roll's key -> its dice
         self.epochs: dict[str, int] = {}  # a re-rolled slot -> its authorized epoch
@@ -94,7 +109,26 @@ class Dice(Part):
             raise InvalidCommand("this campaign rolls server dice: do not give `dice`",
                                  field="dice")
         self.check_seed()
-        return dice_from_seed(bytes.fromhex(cast(str, self.seed)), key, DICE_PER_KIND[kind])
+        return dice_from_seed(self.effective(), key, DICE_PER_KIND[kind])
+
+    def effective(self) -> bytes:
+        """E: the private seed mixed with the sides' shares (CONTRACT 'Dice')."""
+        shares = [bytes.fromhex(share) for share in self.shares.values()]  # in side order
+        return effective_seed(bytes.fromhex(cast(str, self.seed)), shares)
+
+    def check_share(self, side: str) -> None:
+        """A share is taken once per side, before the campaign's first server roll."""
+        if self.mode != "server":
+            raise InvalidCommand("this campaign's dice are entered: it has no seed to mix "
+                                 "a share into", field="share")
+        self.check_seed()
+        if self.shares_closed:
+            raise RuleViolation("a seed share is taken only before the campaign's first "
+                                "server roll (and before its seed is revealed): dice "
+                                "have been read from this seed", rule="CONTRACT 'Dice'")
+        if side in self.shares:
+            raise RuleViolation(f"{side} already gave its seed share: one share per side",
+                                rule="CONTRACT 'Dice'")
 
     def check_seed(self) -> None:
         """Server dice need the private seed (an import without it has none)."""
@@ -109,11 +143,9 @@ class Dice(Part):
             raise InvalidCommand("this campaign's dice are entered: it has no seed")
 
     def check_early_reveal(self) -> None:
-        """Before CG End the seed opens no secret roll made with it."""
+        """The director may reveal early even with secret rolls made with the seed: the
+        contract lets him, and those rolls become checkable by anyone (their dice too)."""
         self.check_seed()
-        if self.sealed_rolls_on_seed:  # their keys are known: the seed would open them
-            raise RuleViolation(f"{self.sealed_rolls_on_seed} secret roll(s) were made with "
-                                "this seed; it is revealed at CG End, with them")
 
     def reveal(self, commit_next: bool) -> dict[str, Any]:
         """The SeedRevealed fields: the seed, and a fresh one committed if play goes on."""
@@ -156,6 +188,8 @@ class DiceRolled(CampaignEvent):
         dice.results_today[gave] = dice.results_today.get(gave, 0) + 1
         if self.sealed is not None and self.entered_by is None:
             dice.sealed_rolls_on_seed += 1
+        if self.entered_by is None and dice.mode == "server":
+            dice.shares_closed = True  # dice were read from E: no share may change it now
 
 
 class SeedRevealed(CampaignEvent):
@@ -172,3 +206,27 @@ class SeedRevealed(CampaignEvent):
         dice.seed = self.next_seed
         dice.seed_commitment = self.next_commitment
         dice.sealed_rolls_on_seed = 0
+        dice.shares = {}  # the shares mixed into the first seed only: the fresh one is S
+        dice.shares_closed = True
+
+
+class SeedShareContributed(CampaignEvent):
+    """A side's seed share, public: it is mixed with the server's secret seed, so neither
+    the server nor one side alone chooses the dice (CONTRACT 'Dice')."""
+
+    side: str
+    share: str
+
+    def apply(self, campaign: Any) -> None:
+        dice: Dice = campaign.dice
+        given = dice.shares | {self.side: self.share}
+        dice.shares = {side: given[side] for side in campaign.sides if side in given}
+
+
+@handles(cmd.ContributeSeed)
+def contribute_seed(campaign: Campaign, command: cmd.ContributeSeed, actor: str) -> None:
+    """Take a side's seed share before the first server roll (CONTRACT 'Dice')."""
+    campaign.reph.check_not_ended()
+    side = campaign.check_side(command.side)
+    campaign.dice.check_share(side)
+    campaign._record(SeedShareContributed, actor, side=side, share=command.share.lower())

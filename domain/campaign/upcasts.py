@@ -110,3 +110,13 @@ def v8_v9(state: dict[str, Any]) -> None:
     """Before v9: no roster of Retained units was kept (its events only filled a form), so
     the limits read none recorded before, and nothing Retained off map by count."""
     state.setdefault("retained", Retained(list(state.get("sides") or [])))
+
+
+def v9_v10(state: dict[str, Any]) -> None:
+    """Before v10: no side gave a seed share; the mix is closed once a server roll was made
+    (the dice already shown were read from the seed alone)."""
+    dice = state.get("dice")
+    if isinstance(dice, Part):
+        vars(dice).setdefault("shares", {})
+        vars(dice).setdefault("shares_closed", bool(
+            vars(dice).get("table_rolls_cg") or vars(dice).get("rolled_before")))

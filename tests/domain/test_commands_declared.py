@@ -28,6 +28,8 @@ def test_a_side_sends_its_own_choices_rolls_and_reports_and_the_director_the_res
              "change_pf", "record_rg_area", "retain_units", "resolve_bombardment",
              # reports between the sides, and their answers (domain/campaign/reports.py)
              "record_casualty", "change_control", "confirm_report", "dispute_report",
-             "withdraw_report"}
+             "withdraw_report",
+             # its share of the dice seed (CONTRACT 'Dice')
+             "contribute_seed"}
     assert sides == cmd.SIDE_COMMANDS
     assert cmd.COMMANDS["advance"].by == "side" and cmd.Roll.by == "side"

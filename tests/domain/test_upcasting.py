@@ -142,10 +142,27 @@ def test_a_v8_snapshot_loads_with_no_unit_retained_yet(refit: Refit) -> None:
     assert loaded.points == live.points
 
 
-def test_a_snapshot_taken_now_records_class_version_9(refit: Refit) -> None:
+def test_a_v9_snapshot_loads_with_no_seed_share_and_the_mix_closed_once_rolled(
+        refit: Refit) -> None:
+    campaign = abtf_campaign(refit, "v9 snapshot")
+    fresh = Snapshot.take(refit.store.campaign(campaign))
+    to_reph_step(refit, campaign, "9.617")  # server dice were read on the way
+    rolled = Snapshot.take(refit.store.campaign(campaign))
+    for taken in (fresh, rolled):
+        vars(taken.state["dice"]).pop("shares")
+        vars(taken.state["dice"]).pop("shares_closed")
+        taken.state["class_version"] = 9
+    before, after = fresh.mutate(None), rolled.mutate(None)
+    assert isinstance(before, Campaign) and isinstance(after, Campaign)
+    assert before.dice.shares == after.dice.shares == {}
+    assert before.dice.shares_closed is False  # no die read yet: a side may still mix
+    assert after.dice.table_rolls_cg and after.dice.shares_closed is True
+
+
+def test_a_snapshot_taken_now_records_class_version_10(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 9
+    assert taken.state["class_version"] == 10
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
     assert again.retained == live.retained

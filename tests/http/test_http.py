@@ -269,15 +269,32 @@ def test_an_idempotency_key_is_the_callers_own(client: TestClient) -> None:
     assert other.json()["version"] == first.json()["version"] + 1
 
 
-def test_an_early_seed_reveal_waits_while_secret_rolls_would_open(client: TestClient) -> None:
+def test_an_early_seed_reveal_works_with_secret_rolls_made_on_the_seed(
+        client: TestClient) -> None:
     campaign = new_campaign(client)
     director = campaign["tokens"]["director"]
     assert send(client, campaign, director, {"type": "reveal_seed"}).status_code == 200
     send(client, campaign, campaign["tokens"]["sides"]["Axis"],
          {"type": "roll", "table": "T2", "side": "Axis", "subject": "unit:Pak-1"})  # secret
-    refused = send(client, campaign, director, {"type": "reveal_seed"})
-    assert refused.status_code == 422 and "1 secret roll(s)" in refused.json()["error"][
-        "message"]
+    revealed = send(client, campaign, director, {"type": "reveal_seed"})
+    assert revealed.status_code == 200  # the secret roll is checkable by anyone from now
+    assert json.loads(read_as(client, campaign, "", director))["seed"] is not None
+
+
+def test_a_seed_share_is_public_and_a_malformed_one_is_refused_naming_share(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    axis = campaign["tokens"]["sides"]["Axis"]
+    short = send(client, campaign, axis, {"type": "contribute_seed", "side": "Axis",
+                                          "share": "ab" * 15})
+    assert short.status_code == 422 and short.json()["error"]["field"].endswith("share")
+    given = send(client, campaign, axis, {"type": "contribute_seed", "side": "Axis",
+                                          "share": "ab" * 16})
+    assert given.status_code == 200
+    for reader in (campaign["tokens"]["sides"]["British"], campaign["tokens"]["observer"]):
+        shown = json.loads(read_as(client, campaign, "/events", reader))
+        (shared,) = [e for e in shown if e["type"] == "SeedShareContributed"]
+        assert shared["data"]["share"] == "ab" * 16 and not shared.get("redacted")
 
 
 def test_points_credited_are_sealed_in_the_event_log(client: TestClient) -> None:
