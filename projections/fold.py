@@ -176,28 +176,27 @@ def _rg_determined(rows: Rows, record: Record) -> None:
     rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
 
 
+def _set_on_line(rows: Rows, record: Record, **fields: Any) -> None:
+    """Write fields on the RG Purchase Record line the record names."""
+    number = record["data"]["purchase"]
+    row = rows.get(PURCHASE, str(number))
+    assert row is not None
+    rows.put(PURCHASE, str(number), number, row | fields)
+
+
 def _rg_removed(rows: Rows, record: Record) -> None:
     data = record["data"]
-    row = rows.get(PURCHASE, str(data["purchase"]))
-    assert row is not None
-    row["removed"] = f"{data['cg_date']}: {data['reason']}"
-    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+    _set_on_line(rows, record, removed=f"{data['cg_date']}: {data['reason']}")
 
 
 def _bombarded(rows: Rows, record: Record) -> None:
-    data = record["data"]
-    row = rows.get(PURCHASE, str(data["purchase"]))
-    assert row is not None
-    row["removed"] = f"{data['cg_date']}: Bombardment resolved, Eliminated (note i)"
-    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+    _set_on_line(rows, record, removed=f"{record['data']['cg_date']}: Bombardment "
+                 "resolved, Eliminated (note i)")
 
 
 def _rg_area(rows: Rows, record: Record) -> None:
-    data = record["data"]
-    row = rows.get(PURCHASE, str(data["purchase"]))
-    assert row is not None
-    row["recorded_area"] = data["area"]  # the side's own: never read as the OB's public one
-    rows.put(PURCHASE, str(data["purchase"]), data["purchase"], row)
+    # the side's own area: never read as the OB's public one
+    _set_on_line(rows, record, recorded_area=record["data"]["area"])
 
 
 def _rg_casualty(rows: Rows, record: Record) -> None:

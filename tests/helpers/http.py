@@ -4,11 +4,26 @@ created, a command sent, and the Axis secrets played for the reads to keep."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from fastapi.testclient import TestClient
 
+from api.app import create_app
+from infra.modules import install_file
+from infra.settings import Settings
+
 ADMIN = "admin-token-for-tests"
+
+
+def serving(settings: Settings, *files: Path) -> Iterator[TestClient]:
+    """The HTTP service on the test's own database with the admin token ADMIN, after an
+    owner has installed `files` (module patches, e.g. a test chart or CG parameters)."""
+    for file in files:
+        install_file(file, settings.module_dir)
+    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}))) as client:
+        yield client
 
 
 def without_module_data(export: str) -> str:

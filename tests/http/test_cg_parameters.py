@@ -9,19 +9,15 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from infra.modules import install_file
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, auth, send
+from tests.helpers.http import ADMIN, auth, send, serving
 from tests.helpers.paths import FIXTURE_PBR_CGS
 
 
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service, with PBr's charts as they ship and the owner's (fictitious) CG file."""
-    install_file(FIXTURE_PBR_CGS, settings.module_dir)
-    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}))) as c:
-        yield c
+    yield from serving(settings, FIXTURE_PBR_CGS)
 
 
 def cg_ii(client: TestClient) -> dict[str, Any]:

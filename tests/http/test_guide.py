@@ -10,9 +10,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, auth, new_campaign, send
+from tests.helpers.http import auth, new_campaign, send, serving
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -20,9 +19,7 @@ AXIS, BRITISH = "Axis", "British"
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service with PBr as it ships (its own RG charts, no test chart)."""
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    with TestClient(app) as test_client:
-        yield test_client
+    yield from serving(settings)
 
 
 @pytest.fixture

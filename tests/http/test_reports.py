@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, auth, new_campaign, send, without_module_data
+from tests.helpers.http import auth, new_campaign, send, serving, without_module_data
 
 AXIS, BRITISH = "Axis", "British"
 LOST = {"type": "record_casualty", "side": AXIS, "unit": "4-6-8", "cvp": 2}
@@ -22,9 +21,7 @@ LOST = {"type": "record_casualty", "side": AXIS, "unit": "4-6-8", "cvp": 2}
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service with PBr as it ships."""
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    with TestClient(app) as test_client:
-        yield test_client
+    yield from serving(settings)
 
 
 class Table:

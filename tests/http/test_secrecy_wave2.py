@@ -10,9 +10,8 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, without_module_data
+from tests.helpers.http import serving, without_module_data
 from tests.http.test_reports import Table
 
 AXIS, BRITISH = "Axis", "British"
@@ -28,9 +27,7 @@ RETAINED = {"type": "retain_units", "side": AXIS, "units": [
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service with PBr as it ships."""
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    with TestClient(app) as test_client:
-        yield test_client
+    yield from serving(settings)
 
 
 @pytest.fixture

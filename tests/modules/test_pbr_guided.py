@@ -23,11 +23,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from infra.application import Refit
-from infra.modules import install_file
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, auth
+from tests.helpers.http import ADMIN, auth, serving
 from tests.helpers.paths import FIXTURE_PBR_CGS
 from tests.helpers.story import do, to_reph_step
 
@@ -39,10 +37,7 @@ CASUALTIES = [(16, 4), (6, 8), (4, 14), (9, 9), (12, 5)]
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service with PBr as it ships and the owner's CG I-III parameters."""
-    install_file(FIXTURE_PBR_CGS, settings.module_dir)
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    with TestClient(app) as test_client:
-        yield test_client
+    yield from serving(settings, FIXTURE_PBR_CGS)
 
 
 class Player:

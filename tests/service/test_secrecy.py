@@ -9,9 +9,9 @@ from uuid import UUID
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from infra.application import Refit
 from infra.settings import Settings
+from tests.helpers.http import ADMIN, serving
 from tests.helpers.story import advance_to, do, load_fixture_chart, to_reph_step
 
 
@@ -131,14 +131,11 @@ def test_cpp_stays_hidden_on_every_later_cg_date_and_in_the_history(refit: Refit
 
 # -- over HTTP: what the other side's and the observer's tokens read ---------------------
 
-ADMIN = "secrecy-admin"
-
 
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service on the test's own database, with PBr as it ships."""
-    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}))) as c:
-        yield c
+    yield from serving(settings)
 
 
 class Game:
