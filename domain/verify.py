@@ -68,6 +68,7 @@ class _RollWatch:
         self.server = True
         self.commitments: list[str | None] = []
         self.seeds: dict[int, str] = {}
+        self.private: dict[int, str] = {}  # seeds an operator's export carries unrevealed
         self.sides: list[str] = []  # the module's side order, which the shares are mixed in
         self.shares: dict[int, dict[str, str]] = {}  # seed index -> side -> its share
         self.rolled_on: set[int] = set()  # seed indexes server dice were read from
@@ -107,10 +108,13 @@ class _RollWatch:
             self.server = data.get("dice") == "server"
             self.sides = list(data.get("sides") or [])
             self.commitments.append(data.get("seed_commitment"))
+            if not self.server and data.get("seed_commitment") is not None:
+                return "an entered-dice campaign commits to a dice seed"
+            return self._private_seed(record, "seed", 0)
         elif kind == "SeedShareContributed":
             return self._share(data)
         elif kind == "SeedRevealed":
-            return self._revealed(data)
+            return self._revealed(record)
         elif kind == "StepAdvanced":
             self.steps.append(version)
         elif kind == "Undone":
@@ -143,13 +147,28 @@ class _RollWatch:
     def _step_start(self) -> int:
         return next((v for v in reversed(self.steps) if self._live(v)), 0)
 
-    def _revealed(self, data: dict[str, Any]) -> str | None:
+    def _private_seed(self, record: dict[str, Any], name: str, index: int) -> str | None:
+        """An operator's export carries the seeds not yet revealed (`private`): each must
+        open its commitment, and then every roll made with it is checked as if revealed."""
+        seed = (record.get("private") or {}).get(name)
+        if seed is None:
+            return None
+        if sha256_hex(bytes.fromhex(seed)) != self.commitments[index]:
+            return f"the private {name.replace('_', ' ')} does not match its commitment"
+        self.private[index] = seed
+        return None
+
+    def _revealed(self, record: dict[str, Any]) -> str | None:
+        data = record["data"]
+        if not self.server:
+            return "a seed revealed in an entered-dice campaign"
         index = len(self.commitments) - 1
         if sha256_hex(bytes.fromhex(data["seed"])) != self.commitments[index]:
             return "the revealed seed does not match its commitment"
         self.seeds[index] = data["seed"]
         if data.get("next_commitment"):
             self.commitments.append(data["next_commitment"])
+            return self._private_seed(record, "next_seed", index + 1)
         return None
 
     def _share(self, data: dict[str, Any]) -> str | None:
@@ -224,7 +243,8 @@ class _RollWatch:
     def first_bad_roll(self) -> tuple[int | None, int, str | None]:
         checked = 0
         for key, (dice, version, seed_index) in self.keys.items():
-            seed = self.seeds.get(seed_index) if seed_index >= 0 else None
+            seed = self.seeds.get(seed_index, self.private.get(seed_index)) \
+                if seed_index >= 0 else None
             if seed is None:
                 continue
             mixed = effective_seed(bytes.fromhex(seed), ordered_shares(
@@ -251,6 +271,8 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
         return f"roll key {key} does not name its CG Date, table, side, subject and epoch"
     if server and data.get("entered_by"):
         return f"roll {key} claims entered dice in a server-dice campaign"
+    if not server and not data.get("entered_by"):
+        return f"roll {key} names no one who entered its dice in an entered-dice campaign"
     return None
 
 
