@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from domain.dice import (
@@ -35,10 +35,21 @@ class VerifyReport:
     head_hash: str
     problem: str | None = None
     note: str | None = None  # e.g. that the history pins no module data (made before pins)
+    # The caches (snapshots, view rows) that differ from the events, each named; they are
+    # no event version, so they fail the report and leave first_bad_version as it is.
+    caches: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able data."""
-        return asdict(self)
+        return asdict(self) | {"caches": list(self.caches)}
+
+    def with_caches(self, problems: list[str]) -> VerifyReport:
+        """This report, failing if any cache differs from the events (its problem the
+        events' own if they have one, else the first cache's)."""
+        if not problems:
+            return self
+        return replace(self, ok=False, problem=self.problem or problems[0],
+                       caches=tuple(problems))
 
     def with_pins(self, watch: PinWatch, lookup: Any) -> VerifyReport:
         """This report, failing at the first version whose pinned module data is missing

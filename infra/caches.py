@@ -1,0 +1,130 @@
+"""The caches checked against the events (`verify`): every stored snapshot of a campaign
+against its state rebuilt from the events, and its view rows and as-of checkpoints against
+its history folded afresh. Each difference is named; none is an event version."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import replace
+from typing import Any, cast
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+
+from domain.campaign import Campaign, CampaignEvent
+from infra.seal import SealedSnapshots, split_state
+from infra.store import CampaignStore
+from infra.views import Views
+from projections.runner import MemoryRows, fold_onto
+
+Rows = dict[tuple[str, str], tuple[int, Any]]
+
+
+def snapshot_problems(store: CampaignStore, campaign_id: UUID) -> list[str]:
+    """Each stored snapshot that differs from the campaign rebuilt from its events, named
+    with the first field that differs (e.g. the director token hash)."""
+    snapshots = cast(SealedSnapshots, store.snapshots)
+    kept = {s.originator_version: s for s in snapshots.stored(campaign_id)}
+    problems: list[str] = []
+    campaign: Campaign | None = None
+    for event in store.events.get(campaign_id, lte=max(kept, default=0)):
+        campaign = cast(CampaignEvent, event).mutate(campaign)
+        stored = kept.pop(event.originator_version, None)
+        if stored is not None and campaign is not None:
+            problems += _snapshot_differs(store, campaign, stored)
+    problems += [f"snapshot at version {v} is beyond the events" for v in sorted(kept)]
+    return problems
+
+
+def _snapshot_differs(store: CampaignStore, campaign: Campaign,
+                      stored: StoredEvent) -> list[str]:
+    version = stored.originator_version
+    fresh = _state(store, campaign)
+    try:
+        kept = store.mapper.to_domain_event(replace(stored, state=split_state(stored.state)[1]))
+        found = _state(store, cast(Campaign, cast(Any, kept).mutate(None)))
+    except Exception as error:  # any damage at all is the finding
+        return [f"snapshot at version {version} cannot be read: {error}"]
+    where = first_difference(found, fresh)
+    if where is None:
+        return []
+    return [f"snapshot at version {version} differs from the events ({_named(where)})"]
+
+
+def _state(store: CampaignStore, campaign: Campaign) -> Any:
+    """A campaign's state as a snapshot stores it (JSON), without the snapshot's time."""
+    stored = store.mapper.to_stored_event(Campaign.Snapshot.take(campaign))
+    return json.loads(stored.state)["state"]
+
+
+def first_difference(found: Any, expected: Any, path: str = "") -> str | None:
+    """The path of the first value that differs between two JSON documents, or None."""
+    if isinstance(found, dict) and isinstance(expected, dict):
+        for key in sorted(set(found) | set(expected), key=str):
+            if key not in found or key not in expected:
+                return f"{path}.{key}".lstrip(".")
+            where = first_difference(found[key], expected[key], f"{path}.{key}")
+            if where is not None:
+                return where
+        return None
+    if isinstance(found, list) and isinstance(expected, list) and len(found) == len(expected):
+        return next((where for i, (a, b) in enumerate(zip(found, expected, strict=True))
+                     if (where := first_difference(a, b, f"{path}[{i}]")) is not None), None)
+    return None if found == expected else path.lstrip(".") or "the whole state"
+
+
+def _named(path: str) -> str:
+    """A state path as a reader says it: a role's token hash by its role."""
+    parts = [p for p in path.replace("_data_.", "").split(".") if p != "_data_"]
+    if parts[:2] == ["access", "token_hashes"] and len(parts) > 2:
+        return f"{parts[2]} token hash"
+    return ".".join(parts)
+
+
+def view_problems(store: CampaignStore, views: Views, campaign_id: UUID) -> list[str]:
+    """Each view row, and each as-of checkpoint, that differs from the history folded
+    afresh: `roster view row 14AM differs from the events`."""
+    views.up_to_date()
+    campaign = str(campaign_id)
+    history = list(store.records(campaign_id))
+    stored: Rows = {(kind, key): (order, json.loads(doc))
+                    for kind, key, order, doc in views.view.select_campaign(campaign)}
+    problems = _rows_differ(stored, _folded(history, len(history)), "view row")
+    for version, data in _checkpoints(views, campaign):
+        try:
+            kept: Rows = MemoryRows.load(data).rows
+        except Exception as error:  # any damage at all is the finding
+            problems.append(f"view checkpoint at version {version} cannot be read: {error}")
+            continue
+        problems += [f"{p} (checkpoint at version {version})" for p in
+                     _rows_differ(kept, _folded(history, version), "view row")]
+    return problems
+
+
+def _folded(history: list[dict[str, Any]], version: int) -> Rows:
+    rows = fold_onto(MemoryRows(), 0, history[:version])
+    assert rows is not None  # from the start, every undo's target is in the history
+    return {key: value for key, value in rows.rows.items() if value[1] is not None}
+
+
+def _checkpoints(views: Views, campaign: str) -> Iterator[tuple[int, bytes]]:
+    """A campaign's checkpoints, latest first."""
+    limit = 2 ** 62
+    while (found := views.view.select_checkpoint(campaign, limit)) is not None:
+        yield found
+        limit = found[0] - 1
+
+
+def _rows_differ(stored: Rows, expected: Rows, what: str) -> list[str]:
+    problems = []
+    for kind, key in sorted(set(stored) | set(expected)):
+        name = f"{kind} {what} {key or '(the campaign)'}"
+        if (kind, key) not in expected:
+            problems.append(f"{name} is not in the events")
+        elif (kind, key) not in stored:
+            problems.append(f"{name} is missing")
+        elif stored[(kind, key)] != expected[(kind, key)]:
+            where = first_difference(stored[(kind, key)][1], expected[(kind, key)][1])
+            problems.append(f"{name} differs from the events ({where or 'its order'})")
+    return problems
