@@ -5,7 +5,6 @@ its history folded afresh. Each difference is named; none is an event version.""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, cast
 from uuid import UUID
@@ -89,9 +88,9 @@ def view_problems(store: CampaignStore, views: Views, campaign_id: UUID) -> list
     campaign = str(campaign_id)
     history = list(store.records(campaign_id))
     stored: Rows = {(kind, key): (order, json.loads(doc))
-                    for kind, key, order, doc in views.view.select_campaign(campaign)}
+                    for kind, key, order, doc in views.view.select_campaign(campaign, False)}
     problems = _rows_differ(stored, _folded(history, len(history)), "view row")
-    for version, data in _checkpoints(views, campaign):
+    for version, data in views.view.select_checkpoints(campaign):
         try:
             kept: Rows = MemoryRows.load(data).rows
         except Exception as error:  # any damage at all is the finding
@@ -106,14 +105,6 @@ def _folded(history: list[dict[str, Any]], version: int) -> Rows:
     rows = fold_onto(MemoryRows(), 0, history[:version])
     assert rows is not None  # from the start, every undo's target is in the history
     return {key: value for key, value in rows.rows.items() if value[1] is not None}
-
-
-def _checkpoints(views: Views, campaign: str) -> Iterator[tuple[int, bytes]]:
-    """A campaign's checkpoints, latest first."""
-    limit = 2 ** 62
-    while (found := views.view.select_checkpoint(campaign, limit)) is not None:
-        yield found
-        limit = found[0] - 1
 
 
 def _rows_differ(stored: Rows, expected: Rows, what: str) -> list[str]:

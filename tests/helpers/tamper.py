@@ -93,3 +93,14 @@ def edit_view_row(url: str, campaign: UUID, row_kind: str, key: str, old: str,
         assert old in found[0][0], found[0][0]
         run(f"UPDATE {table} SET doc=? WHERE campaign=? AND kind=? AND key=?",
             (found[0][0].replace(old, new, 1), str(campaign), row_kind, key))
+
+
+def edit_checkpoint(url: str, campaign: UUID, version: int,
+                    change: Callable[[bytes], bytes]) -> None:
+    """Replace one view checkpoint's stored bytes with `change` of them."""
+    with database(url) as (_, run, name):
+        table = name("refit_checkpoints")
+        found = run(f"SELECT doc FROM {table} WHERE campaign=? AND version=?",
+                    (str(campaign), version))
+        run(f"UPDATE {table} SET doc=? WHERE campaign=? AND version=?",
+            (change(bytes(found[0][0])), str(campaign), version))

@@ -5,7 +5,7 @@ answer or let a token in."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from uuid import UUID
@@ -19,9 +19,18 @@ from domain.verify import verify_export
 from infra.application import Refit
 from infra.settings import Settings
 from infra.transfer import ImportRefused, dump_line, parse_lines
+from projections import runner
 from tests.helpers.http import auth, serving
 from tests.helpers.story import do, load_abtf_owner_data, to_reph_step
-from tests.helpers.tamper import delete_event, edit_event, edit_snapshot, swap_events
+from tests.helpers.tamper import (
+    database,
+    delete_event,
+    edit_checkpoint,
+    edit_event,
+    edit_snapshot,
+    edit_view_row,
+    swap_events,
+)
 
 SNAPSHOT_EVERY = 5
 service = contextmanager(serving)
@@ -38,6 +47,19 @@ def app(snapshotting: Settings) -> Iterator[Refit]:
     refit = Refit(snapshotting)
     yield refit
     refit.close()
+
+
+@pytest.fixture
+def fresh(snapshotting: Settings) -> Iterator[Callable[[], Refit]]:
+    """Another process on the same database, started when the test asks (nothing cached)."""
+    started: list[Refit] = []
+
+    def start() -> Refit:
+        started.append(Refit(snapshotting))
+        return started[-1]
+    yield start
+    for refit in started:
+        refit.close()
 
 
 def played(refit: Refit, reveal: bool = False) -> UUID:
@@ -195,3 +217,70 @@ def test_an_export_whose_private_seed_opens_no_commitment_is_refused(app: Refit)
     report = verify_export(lines)
     assert not report.ok and report.first_bad_version == 1
     assert report.problem == "the private seed does not match its commitment"
+
+
+def test_an_edited_view_row_changes_no_answer_and_verify_names_it(
+        app: Refit, snapshotting: Settings, fresh: Callable[[], Refit]) -> None:
+    campaign = played(app)
+    app.views.catch_up()
+    edit_view_row(snapshotting.database_url, campaign, "roster", "17N", '"cpp_start":0',
+                  '"cpp_start":9')
+    other = fresh()
+    report = other.reads.verify(campaign)
+    assert not report.ok and report.first_bad_version is None
+    assert report.caches == ("roster view row 17N differs from the events "
+                             "(sides.British.cpp_start)",)
+    assert other.reads.roster(campaign)[0].sides["British"].cpp_start == 0
+    assert other.reads.verify(campaign).ok  # the read wrote the rows afresh, sealed
+
+
+def test_an_edited_meta_row_changes_neither_the_status_nor_the_listing(
+        app: Refit, snapshotting: Settings, fresh: Callable[[], Refit]) -> None:
+    campaign = played(app)
+    app.views.catch_up()
+    edit_view_row(snapshotting.database_url, campaign, "meta", "", '"Arnhem"', '"Forged"')
+    other = fresh()
+    assert other.reads.verify(campaign).caches == (
+        "meta view row (the campaign) differs from the events (name)",)
+    assert [status.name for status in other.reads.campaigns()] == ["Arnhem"]
+    assert other.reads.status(campaign).name == "Arnhem"
+    do(other, campaign, {"type": "roll", "table": "9.6101", "side": "German",
+                         "subject": "unit:Hptstf.Brinkmann"})
+    other.views.catch_up()  # the fold found the meta row's seal broken: rows afresh
+    assert other.reads.verify(campaign).ok
+
+
+def test_a_view_row_from_before_the_seal_is_sealed_once_as_it_stands(
+        app: Refit, snapshotting: Settings, fresh: Callable[[], Refit]) -> None:
+    campaign = played(app)
+    app.views.catch_up()
+    with database(snapshotting.database_url) as (_, run, name):  # as an older Refit kept it
+        run(f"ALTER TABLE {name('refit_projection_rows')} DROP COLUMN mac", ())
+    other = fresh()
+    other.views.catch_up()
+    assert other.reads.roster(campaign)[0].sides["British"].cpp_start == 0
+    assert other.reads.verify(campaign).ok
+
+
+def test_an_edited_checkpoint_changes_no_as_of_answer_and_verify_names_it(
+        app: Refit, snapshotting: Settings, fresh: Callable[[], Refit],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(runner, "CHECKPOINT_EVERY", 3)
+    campaign = played(app)
+    head = app.store.campaign(campaign).version
+    app.views.rows(campaign, head)  # an as-of read leaves checkpoints on its way
+    kept = app.views.view.select_checkpoint(str(campaign), head)
+    assert kept is not None
+    at = kept[0]
+
+    def forged(data: bytes) -> bytes:
+        rows = runner.MemoryRows.load(data)
+        doc = rows.rows[("roster", "17N")][1]
+        doc["sides"]["British"]["cpp_start"] = 9
+        return rows.dump()
+    edit_checkpoint(snapshotting.database_url, campaign, at, forged)
+    other = fresh()
+    assert other.reads.verify(campaign).caches == (
+        f"roster view row 17N differs from the events (sides.British.cpp_start) "
+        f"(checkpoint at version {at})",)
+    assert other.reads.roster(campaign, at)[0].sides["British"].cpp_start == 0
