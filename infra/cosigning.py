@@ -11,7 +11,7 @@ from domain import commands as cmd
 from domain import merkle
 from domain.checkpoint import Checkpoint, CheckpointInvalid, checkpoint_text
 from domain.cosigned import CosignWatch, held_checkpoint_problem
-from domain.errors import ImportRefused
+from domain.errors import ImportRefused, InvalidCommand
 from infra.keys import ServiceKey
 from infra.proofs import Proofs
 
@@ -35,6 +35,17 @@ class LogFacts:
         root = merkle.root(leaves) if size >= 1 and len(leaves) == size else None
         return command.on_log(cmd.LogFacts(self.proofs.origin(campaign_id),
                                            self.proofs.head(campaign_id), root))
+
+
+def checkpoint_at(proofs: Proofs, campaign_id: UUID, size: int) -> str:
+    """The signed checkpoint of the log when it had `size` events: the one both sides
+    co-sign at a step's end, whatever was appended since (each co-signature, say)."""
+    head = proofs.head(campaign_id)
+    if not 1 <= size <= head:
+        raise InvalidCommand(f"size is a tree size from 1 to {head} (the version)",
+                             field="size")
+    tree_root = merkle.root(proofs.leaves(campaign_id, size))
+    return proofs.keys.key.checkpoint(proofs.origin(campaign_id), size, tree_root)
 
 
 def cosign(note: str, key: ServiceKey) -> str:

@@ -1,16 +1,20 @@
-"""A player's offline tools for co-signing (CONTRACT 'Proofs'; no database): `refit keygen`
-makes a side's Ed25519 key, `refit cosign` adds the side's signature line to a checkpoint."""
+"""Co-signing at the command line (CONTRACT 'Proofs'): `refit checkpoint` prints a
+campaign's signed checkpoint; a player's offline tools (no database) `refit keygen` make a
+side's Ed25519 key and `refit cosign` add the side's signature line to a checkpoint."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from api.cli.core import Json, emit, guarded
+from api.cli.core import Db, Id, Json, emit, guarded, query
+from domain.campaign import campaign_id
 from domain.checkpoint import valid_name
 from domain.errors import InvalidCommand
+from infra.cosigning import checkpoint_at
 from infra.cosigning import cosign as cosigned
 from infra.keys import ServiceKey, generate, parse_signer_key, write_key
 
@@ -31,14 +35,30 @@ def keygen(name: Annotated[str, typer.Option(
 
 
 @app.command()
+def checkpoint(campaign: Id, size: Annotated[int | None, typer.Option(
+                   "--size", help="Of the log when it had this many events (default: now).")]
+               = None, db: Db = None, as_json: Json = False) -> None:
+    """Print the campaign's signed checkpoint (as GET /campaigns/ID/checkpoint gives it)."""
+    note = query(db, as_json, lambda refit: refit.proofs.checkpoint(campaign_id(campaign))
+                 if size is None else checkpoint_at(refit.proofs, campaign_id(campaign), size))
+    emit(as_json, {"checkpoint": note}, lambda: typer.echo(note, nl=False))
+
+
+@app.command()
 def cosign(checkpoint: Annotated[Path, typer.Argument(
                help="The campaign's signed checkpoint (GET /campaigns/ID/checkpoint).")],
            key_file: Annotated[Path, typer.Option(
                "--key-file", help="The side's private key (refit keygen --out).")],
-           as_json: Json = False) -> None:
+           side: Annotated[str | None, typer.Option(
+               "--side", help="Print the command to send for this side instead, as JSON.")]
+           = None, as_json: Json = False) -> None:
     """Print the checkpoint with the side's signature line added, to send as
-    `{"type": "cosign_checkpoint", "side": S, "checkpoint": TEXT}`."""
-    typer.echo(guarded(as_json, lambda: _cosigned(checkpoint, key_file)), nl=False)
+    `{"type": "cosign_checkpoint", "side": S, "checkpoint": TEXT}` (which --side prints)."""
+    note = guarded(as_json, lambda: _cosigned(checkpoint, key_file))
+    if side is not None:
+        typer.echo(json.dumps({"type": "cosign_checkpoint", "side": side, "checkpoint": note}))
+    else:
+        emit(as_json, {"checkpoint": note}, lambda: typer.echo(note, nl=False))
 
 
 def _new_key(name: str, out: Path) -> ServiceKey:
