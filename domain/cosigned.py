@@ -52,8 +52,9 @@ class CosignWatch:
         """Take note of a record; give it back."""
         if "version" not in record:  # an export's header or tail
             return record
-        self.leaves.append(merkle.leaf_hash(merkle.event_leaf(record)))
-        kind, data = record.get("type"), record.get("data") or {}
+        self.leaves.append(_leaf(record))
+        kind, data = record.get("type"), record.get("data")
+        data = data if isinstance(data, dict) else {}
         if kind == "Created":
             self.campaign, self.sides = record.get("campaign"), list(data.get("sides") or [])
         elif kind == "SideKeyRegistered":
@@ -110,6 +111,15 @@ class CosignWatch:
             return dataclasses.replace(report, ok=False, first_bad_version=self.bad[0],
                                        problem=self.bad[1], cosigned=cosigned)
         return dataclasses.replace(report, cosigned=cosigned)
+
+
+def _leaf(record: dict[str, Any]) -> bytes:
+    """A record's leaf hash; a malformed record's is empty (the chain check names it,
+    and no root over it is any root signed)."""
+    try:
+        return merkle.leaf_hash(merkle.event_leaf(record))
+    except (KeyError, TypeError, AttributeError, ValueError):
+        return b""
 
 
 def held_checkpoint_problem(watch: CosignWatch, point: Checkpoint) -> str | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from domain.rules import Module
 from infra.audit import Audit
 from infra.commands import Commands
-from infra.cosigning import LogFacts
+from infra.cosigning import LogReader
 from infra.keys import Keys
 from infra.proofs import Proofs
 from infra.queries import Queries
@@ -31,7 +31,7 @@ class Refit:
         self.views = Views(self.store)
         self.keys = Keys(self.settings)
         self.proofs = Proofs(self.store, self.keys)
-        self.commands = Commands(self.store, LogFacts(self.proofs))
+        self.commands = Commands(self.store, LogReader(self.proofs))
         self.reads = Queries(self.store, self.views)
         self.audit = Audit(self.store, self.views, self.commands, self.reads)
         self.transfer = Transfer(self.store)

@@ -16,7 +16,7 @@ from infra.keys import ServiceKey
 from infra.proofs import Proofs
 
 
-class LogFacts:
+class LogReader:
     """Gives a co-signature command what the ledger's log states at the checkpoint's size
     (its origin, its size now, its root there), read from the store."""
 

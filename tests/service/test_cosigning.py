@@ -25,6 +25,7 @@ from infra.application import Refit
 from infra.cosigning import cosign
 from infra.keys import ServiceKey, generate
 from infra.settings import Settings
+from tests.domain.test_history import tamper
 from tests.helpers.refusals import refused as refused_as
 from tests.helpers.story import abtf_campaign, do, to_reph_step
 
@@ -255,3 +256,16 @@ def test_cosigning_goes_on_after_cg_end_and_after_an_undo(refit: Refit) -> None:
     report = refit.reads.verify(campaign)
     assert report.ok and report.cosigned[-1]["size"] == size
     assert report.cosigned[-1]["all_sides"]
+
+
+def test_a_stored_cosignature_edited_behind_the_ledger_fails_verify_at_its_version(
+        refit: Refit, database_url: str) -> None:
+    campaign = arnhem_step_played(refit, "Edited row")
+    both_cosign(refit, campaign)
+    last = list(refit.store.records(campaign))[-1]  # the British co-signature: nothing
+    root = last["data"]["root"]                      # links after it
+    other_root = ("0" if root[0] != "0" else "1") + root[1:]
+    tamper(database_url, campaign, last["version"], root.encode(), other_root.encode())
+    report = refit.reads.verify(campaign)
+    assert not report.ok and report.first_bad_version == last["version"]
+    assert f"co-signed root {other_root}" in str(report.problem)
