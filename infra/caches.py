@@ -89,22 +89,35 @@ def view_problems(store: CampaignStore, views: Views, campaign_id: UUID) -> list
     history = list(store.records(campaign_id))
     stored: Rows = {(kind, key): (order, json.loads(doc))
                     for kind, key, order, doc in views.view.select_campaign(campaign, False)}
-    problems = _rows_differ(stored, _folded(history, len(history)), "view row")
-    for version, data in views.view.select_checkpoints(campaign):
+    fold = _Folding(history)
+    problems = []
+    for version, data in views.view.select_checkpoints(campaign):  # oldest first
+        expected = fold.to(version)
         try:
             kept: Rows = MemoryRows.load(data).rows
         except Exception as error:  # any damage at all is the finding
             problems.append(f"view checkpoint at version {version} cannot be read: {error}")
             continue
         problems += [f"{p} (checkpoint at version {version})" for p in
-                     _rows_differ(kept, _folded(history, version), "view row")]
-    return problems
+                     _rows_differ(kept, expected, "view row")]
+    return _rows_differ(stored, fold.to(len(history)), "view row") + problems
 
 
-def _folded(history: list[dict[str, Any]], version: int) -> Rows:
-    rows = fold_onto(MemoryRows(), 0, history[:version])
-    assert rows is not None  # from the start, every undo's target is in the history
-    return {key: value for key, value in rows.rows.items() if value[1] is not None}
+class _Folding:
+    """The history folded forward, one point after another (from the start again only
+    where an undo turns back before the last point)."""
+
+    def __init__(self, history: list[dict[str, Any]]) -> None:
+        self.history, self.rows, self.at = history, MemoryRows(), 0
+
+    def to(self, version: int) -> Rows:
+        """The rows as of `version` (not before the last one asked for)."""
+        rows = fold_onto(self.rows, self.at, self.history[self.at:version])
+        if rows is None:
+            rows = fold_onto(MemoryRows(), 0, self.history[:version])
+        assert rows is not None  # from the start, every undo's target is in the history
+        self.rows, self.at = rows, version
+        return {key: value for key, value in rows.rows.items() if value[1] is not None}
 
 
 def _rows_differ(stored: Rows, expected: Rows, what: str) -> list[str]:
