@@ -1,6 +1,7 @@
 """The caches checked against the events (`verify`): every stored snapshot of a campaign
 against its state rebuilt from the events, and its view rows and as-of checkpoints against
-its history folded afresh. Each difference is named; none is an event version."""
+its history folded afresh (each difference named; none is an event version); and each
+undo's stored state, a cache inside an event, against the campaign at its target."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 
 from domain.campaign import Campaign, CampaignEvent
+from domain.campaign.audit import Undone, restorable
+from domain.campaign.dice import DiceRolled
 from infra.seal import SealedSnapshots, split_state
 from infra.store import CampaignStore
 from infra.views import Views
@@ -34,6 +37,37 @@ def snapshot_problems(store: CampaignStore, campaign_id: UUID) -> list[str]:
             problems += _snapshot_differs(store, campaign, stored)
     problems += [f"snapshot at version {v} is beyond the events" for v in sorted(kept)]
     return problems
+
+
+def undo_problems(store: CampaignStore, campaign_id: UUID) -> list[tuple[int, str]]:
+    """Each undo whose stored state (outside its hashed record: what a replay restores) is
+    not the campaign as the events give it at the undo's target, or whose dice kept for a
+    redo are not those its undone rolls showed: (its version, where it differs). An undo
+    whose state an older Refit took (another class_version) is left unchecked."""
+    problems: list[tuple[int, str]] = []
+    rolled: list[tuple[int, str, list[int]]] = []  # version, key, dice of every roll
+    for event in store.events.get(campaign_id):
+        if isinstance(event, DiceRolled):
+            rolled.append((event.originator_version, event.key, list(event.dice)))
+        elif isinstance(event, Undone):
+            where = _undo_differs(store, campaign_id, event, rolled)
+            if where is not None:
+                problems.append((event.originator_version, where))
+    return problems
+
+
+def _undo_differs(store: CampaignStore, campaign_id: UUID, undo: Undone,
+                  rolled: list[tuple[int, str, list[int]]]) -> str | None:
+    target = undo.to_version
+    dice = {key: shown for version, key, shown in rolled if version > target}
+    if dice != undo.redo_dice:
+        return "redo_dice"
+    if undo.state_version != Campaign.class_version:
+        return None  # taken by an older Refit, which may have kept its state otherwise
+    state = undo.state
+    before = restorable(store.campaign(campaign_id, version=target).__dict__)
+    encode = store.mapper.transcoder.encode
+    return first_difference(json.loads(encode(state)), json.loads(encode(before)))
 
 
 def _snapshot_differs(store: CampaignStore, campaign: Campaign,

@@ -3,6 +3,7 @@ commands and the web pages serve every read from its declaration in READS."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from domain.errors import CampaignNotFound
 from domain.history import redacted
 from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_records
-from infra.caches import snapshot_problems, view_problems
+from infra.caches import snapshot_problems, undo_problems, view_problems
 from infra.store import CampaignStore
 from infra.views import Point, Views, check_as_of
 from projections import read
@@ -225,7 +226,22 @@ class Queries:
                                       report.head_hash, f"version {version} cannot be read: "
                                       f"{why}")
         report = cosigns.checked(report)
+        if report.ok:
+            report = self._undo_checked(campaign_id, viewer, report)
         return report.with_caches(self._cache_problems(campaign_id, viewer, report.ok))
+
+    def _undo_checked(self, campaign_id: UUID, viewer: str | None,
+                      report: VerifyReport) -> VerifyReport:
+        """The report, failing at the first undo whose stored state is not the campaign
+        the events give at its target (where it differs: the director's only)."""
+        found = undo_problems(self.store, campaign_id)
+        if not found:
+            return report
+        version, where = found[0]
+        detail = f" ({where})" if viewer is None else ""
+        return dataclasses.replace(report, ok=False, first_bad_version=version, problem=(
+            f"version {version} (an undo) carries a state that is not the campaign the "
+            f"events give at its target{detail}"))
 
     def _cache_problems(self, campaign_id: UUID, viewer: str | None,
                         sound: bool) -> list[str]:

@@ -284,3 +284,18 @@ def test_an_edited_checkpoint_changes_no_as_of_answer_and_verify_names_it(
         f"roster view row 17N differs from the events (sides.British.cpp_start) "
         f"(checkpoint at version {at})",)
     assert other.reads.roster(campaign, at)[0].sides["British"].cpp_start == 0
+
+
+def test_an_undo_whose_stored_state_was_edited_is_named_at_its_version(
+        app: Refit, snapshotting: Settings) -> None:
+    campaign = played(app)
+    target = app.store.campaign(campaign).version - 2
+    undo = app.audit.undo(campaign, "asked too soon", "director", to_version=target)
+    version = app.store.campaign(campaign).version
+    assert verified(snapshotting, campaign)["ok"], undo
+    edit_event(snapshotting.database_url, campaign, version, b'"name":"Arnhem"',
+               b'"name":"Forged"')  # the state a replay restores: not hashed, not sealed
+    report = verified(snapshotting, campaign)
+    assert not report["ok"] and report["first_bad_version"] == version
+    assert report["problem"] == (f"version {version} (an undo) carries a state that is not "
+                                 "the campaign the events give at its target (name)")
