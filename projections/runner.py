@@ -161,13 +161,7 @@ class _Buffer:
         edited row is neither folded on nor kept; the event is then folded again."""
         if self.reader is None:
             raise RuntimeError("the projection renews a campaign only with a reader of the log")
-        fresh = self.reader(UUID(campaign), self.at[campaign] - 1)
-        rows = self.campaign(campaign)
-        for kind, key in rows.row_keys():
-            if (kind, key) not in fresh.rows:
-                rows.put_row(kind, key, (0, None))
-        for (kind, key), value in fresh.rows.items():
-            rows.put_row(kind, key, value)
+        self.campaign(campaign).become(self.reader(UUID(campaign), self.at[campaign] - 1))
 
     def put(self, key: RowKey, value: RowValue) -> None:
         self.cache[key] = value
@@ -186,6 +180,14 @@ class _CampaignRows:
 
     def put_row(self, kind: str, key: str, value: RowValue) -> None:
         self.buffer.put((self.id, kind, key), value)
+
+    def become(self, fresh: MemoryRows) -> None:
+        """Hold exactly `fresh`'s rows: the others deleted, each of its rows written."""
+        for kind, key in self.row_keys():
+            if (kind, key) not in fresh.rows:
+                self.put_row(kind, key, (0, None))
+        for (kind, key), value in fresh.rows.items():
+            self.put_row(kind, key, value)
 
     def row_keys(self) -> set[tuple[str, str]]:
         """The (kind, key) of every row the campaign has, in the view or this batch."""
@@ -290,12 +292,7 @@ class CampaignProjection(Projection[Any]):
         """Turn the campaign's rows to what they are after the undo (as of its target)."""
         if self.reader is None:
             raise RuntimeError("the projection folds an undo only with a reader of the log")
-        fresh = self.reader(event.originator_id, event.originator_version)
-        for kind, key in rows.row_keys():
-            if (kind, key) not in fresh.rows:
-                rows.put_row(kind, key, (0, None))
-        for (kind, key), value in fresh.rows.items():
-            rows.put_row(kind, key, value)
+        rows.become(self.reader(event.originator_id, event.originator_version))
 
 
 def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:
