@@ -89,6 +89,7 @@ class SealedSnapshots(EventStore[UUID]):
     def __init__(self, mapper: Any, recorder: Any, seal: CacheSeal) -> None:
         super().__init__(mapper=mapper, recorder=recorder)
         self.seal = seal
+        self.passed_over: set[UUID] = set()  # campaigns a snapshot was passed over for
 
     def put(self, domain_events: Sequence[Any], **kwargs: Any) -> list[Recording[UUID]]:
         """Store snapshots, sealed."""
@@ -106,6 +107,7 @@ class SealedSnapshots(EventStore[UUID]):
                 log.warning("snapshot of campaign %s at version %s is not sealed by this "
                             "service: passed over, the campaign is rebuilt from its events",
                             originator_id, stored.originator_version)
+                self.passed_over.add(originator_id)
                 continue
             yield self.mapper.to_domain_event(opened)
 

@@ -163,9 +163,24 @@ class CampaignStore(CampaignLog):
                 campaign = cast(CampaignEvent, event).mutate(campaign)
             if newer:
                 self._cache_newer(campaign)
+        if version is None:
+            self._resnapshot(campaign)
         # Its own pinned data (else it is read, and refuses commands, saying why).
         campaign.bind(self.binding(campaign.module_id, campaign.module_hash))
         return campaign
+
+    def _resnapshot(self, campaign: Campaign) -> None:
+        """A sealed snapshot of a campaign whose stored one was passed over (edited, or
+        from before the seal), so the next load need not replay it all again."""
+        passed_over = cast(SealedSnapshots, self.snapshots).passed_over
+        if campaign.id not in passed_over:
+            return
+        passed_over.discard(campaign.id)
+        try:
+            self.snapshot(campaign)
+        except Exception:  # one at this version is kept already: the next interval's will do
+            log.warning("no fresh snapshot of campaign %s at version %s", campaign.id,
+                        campaign.version, exc_info=True)
 
     def _cache_newer(self, campaign: Campaign) -> None:
         """Keep a copy of a campaign read afresh, unless the cache already holds as new."""

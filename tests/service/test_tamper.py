@@ -155,6 +155,12 @@ def test_an_edited_snapshot_is_named_and_lets_no_forged_token_in(
     assert not report["ok"] and report["first_bad_version"] is None
     assert report["caches"] == [f"snapshot at version {snapshot} differs from the events "
                                 "(director token hash)"]
+    refit = Refit(snapshotting)
+    try:  # the load that passed it over left a sealed snapshot of the head in its place
+        kept = list(refit.store.snapshots.get(campaign, desc=True, limit=1))
+        assert [s.originator_version for s in kept] == [refit.store.campaign(campaign).version]
+    finally:
+        refit.close()
 
 
 def exported(refit: Refit, campaign: UUID) -> list[dict]:
