@@ -199,6 +199,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
     "SeedShareContributed": lambda d: f"{d['side']} gave a dice seed share: {d['share']}",
     "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
+    "PurchasePadded": lambda d: f"{d['side']}'s purchase padded (nothing happened)",
     "ModuleUpgraded": _upgraded,
     "Undone": lambda d: (f"UNDO back to version {d['to_version']}"
                          + (f" ({d['events']} events undone)" if d.get("events") else "")
