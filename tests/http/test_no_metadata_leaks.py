@@ -131,3 +131,14 @@ def test_at_cg_end_every_side_secret_opens_but_the_token_hashes_stay_the_directo
         assert "Sealed" not in {e["type"] for e in seen}, role
         assert not any("tokens" in e for e in seen), role
         assert table.read(role, "/verify").json()["ok"] is True, role
+
+
+def test_the_roll_audit_calls_a_sealed_record_a_roll_only_where_rolls_lists_one(
+        table: Table) -> None:
+    rolls = {r["version"] for r in table.read(BRITISH, "/rolls").json() if r["hidden"]}
+    sealed = [e["version"] for e in events(table, BRITISH) if e["type"] == "Sealed"]
+    path = f"/campaigns/{table.campaign['id']}/rolls/audit"
+    for version in (min(rolls), min(set(sealed) - rolls)):
+        answer = table.client.get(path, params={"version": version},
+                                  headers={"Authorization": f"Bearer {table.tokens[BRITISH]}"})
+        assert (answer.status_code == 200) is (version in rolls), answer.text
