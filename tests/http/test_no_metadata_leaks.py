@@ -124,12 +124,19 @@ def test_every_role_reads_the_same_leaves_and_they_verify(table: Table) -> None:
 
 def test_at_cg_end_every_side_secret_opens_but_the_token_hashes_stay_the_directors(
         table: Table) -> None:
+    replaced = table.client.post(f"/campaigns/{table.campaign['id']}/tokens/{BRITISH}",
+                                 headers={"Authorization": f"Bearer {table.tokens['director']}"})
+    assert replaced.status_code == 200, replaced.text
+    table.tokens[BRITISH] = replaced.json()["token"]
+    new_hash = hashlib.sha256(table.tokens[BRITISH].encode()).hexdigest()
     table.ok("director", {"type": "end_cg", "reason": "concession", "side": AXIS,
                           "rule": "3.6212"})
     for role in OTHERS:
         seen = events(table, role)
-        assert "Sealed" not in {e["type"] for e in seen}, role
+        assert [e["data"] for e in seen if e["type"] == "Sealed"] == [
+            {"secret_for": "director"}], role  # the replaced token's hash, and only it
         assert not any("tokens" in e for e in seen), role
+        assert new_hash[:12] not in table.read(role, "/export").text, role
         assert table.read(role, "/verify").json()["ok"] is True, role
 
 
