@@ -556,6 +556,9 @@ NOT_FOLDED: dict[str, str] = {
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
     "PurchasePadded": "nothing happened: it pads a secret purchase's sealed records to as "
                       "many as any RG of the chart appends",
+    **dict.fromkeys(("SideKeyRegistered", "CheckpointCosigned"),
+                    "a side's key and co-signatures are proofs of the log, on no form: "
+                    "the event log shows them and verify checks them"),
     **dict.fromkeys(("CasualtyReported", "CasualtyLineReported", "ControlReported",
                      "ReportConfirmed", "ReportDisputed", "ReportWithdrawn"),
                     "a side's report changes no form until it is confirmed: the "

@@ -12,8 +12,9 @@ import typer
 from api.cli.core import AsOf, Db, Id, Json, emit, guarded, query
 from api.render import TEXT
 from domain.campaign import campaign_id
+from domain.cosigned import verify_cosigned_export
 from domain.errors import InvalidCommand
-from domain.verify import VerifyReport, verify_export
+from domain.verify import VerifyReport
 from infra.application import Refit
 from infra.queries import READS, Read
 from infra.transfer import parse_lines
@@ -63,6 +64,10 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
                    f"verified, head {report.head_hash}")
         if report.problem:
             typer.echo(report.problem)
+        for point in report.cosigned:
+            both = " (every side)" if point["all_sides"] else ""
+            typer.echo(f"co-signed at size {point['size']} by {', '.join(point['sides'])}"
+                       f"{both}: root {point['root']}")
     emit(as_json, report.as_dict(), human)
     if not report.ok:
         raise typer.Exit(1)
@@ -70,4 +75,4 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
 
 def _verify_file(path: Path) -> VerifyReport:
     with path.open(encoding="utf-8") as lines:
-        return verify_export(parse_lines(lines))
+        return verify_cosigned_export(parse_lines(lines))[0]
