@@ -78,15 +78,31 @@ def redact(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, int, str, str]:
-    """Walk the chain: (first bad version or None, events checked, head hash, problem)."""
+    """Walk the chain: (first bad version or None, events checked, head hash, problem).
+
+    A link that breaks between versions k and k+1 means one of the two was altered: k's
+    hashed content, or k+1 (its `prev_hash`, or the whole row, as a swap or a deletion
+    leaves it). The record after k+1 tells which: if it links to k+1 as stored, k+1 is
+    intact and k was altered; if not, k+1 itself was. At the head nothing follows, and k
+    is named (an edited `prev_hash` alone changes no fact: a receipt tells the rest).
+    """
     prev = GENESIS_HASH
     count = 0
+    broken: tuple[int, str, str] | None = None  # (version, its hash as stored, prev)
     for count, record in enumerate(records, start=1):
         version = record["version"]
+        if broken is not None:
+            suspect, suspect_hash, before = broken
+            if version == count and record["prev_hash"] == suspect_hash:
+                return suspect - 1, count, before, _altered(suspect - 1, suspect)
+            return suspect, count, before, _link_problem(suspect)
         if version != count:
             return count, count, prev, f"version {count} is missing (found {version})"
         if record["prev_hash"] != prev:
-            return version, count, prev, _link_problem(version)
+            if version == 1:
+                return 1, count, prev, _link_problem(1)
+            broken = version, record_hash(record), prev
+            continue
         if not _seal_holds(record):
             return version, count, prev, f"version {version}'s secret does not match its seal"
         if "tokens" in record and not tokens_hold(record["tokens"],
@@ -94,13 +110,21 @@ def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, in
             return version, count, prev, f"version {version}'s token hashes do not match " \
                                          "their commitment"
         prev = record_hash(record)
+    if broken is not None:
+        return broken[0] - 1, count, broken[2], _altered(broken[0] - 1, broken[0])
     return None, count, prev, ""
+
+
+def _altered(version: int, named_by: int) -> str:
+    return f"version {version} was altered: it no longer hashes to what version " \
+           f"{named_by} names as its predecessor"
 
 
 def _link_problem(version: int) -> str:
     if version == 1:
         return "version 1 does not name 64 zeros as its predecessor"
-    return f"version {version} does not link to version {version - 1}: one of them was altered"
+    return f"version {version} does not link to version {version - 1}: it was altered, " \
+           "moved or put in another's place"
 
 
 def _seal_holds(record: dict[str, Any]) -> bool:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from domain.dice import (
@@ -38,10 +38,21 @@ class VerifyReport:
     # The checkpoints the sides co-signed: {size, root, sides, keys, all_sides} each
     # (domain/cosigned.py; filled in by the callers that check them)
     cosigned: tuple[dict[str, Any], ...] = ()
+    # The caches (snapshots, view rows) that differ from the events, each named; they are
+    # no event version, so they fail the report and leave first_bad_version as it is.
+    caches: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able data."""
-        return asdict(self)
+        return asdict(self) | {"caches": list(self.caches)}
+
+    def with_caches(self, problems: list[str]) -> VerifyReport:
+        """This report, failing if any cache differs from the events (its problem the
+        events' own if they have one, else the first cache's)."""
+        if not problems:
+            return self
+        return replace(self, ok=False, problem=self.problem or problems[0],
+                       caches=tuple(problems))
 
     def with_pins(self, watch: PinWatch, lookup: Any) -> VerifyReport:
         """This report, failing at the first version whose pinned module data is missing
@@ -71,6 +82,7 @@ class _RollWatch:
         self.server = True
         self.commitments: list[str | None] = []
         self.seeds: dict[int, str] = {}
+        self.private: dict[int, str] = {}  # seeds an operator's export carries unrevealed
         self.sides: list[str] = []  # the module's side order, which the shares are mixed in
         self.shares: dict[int, dict[str, str]] = {}  # seed index -> side -> its share
         self.rolled_on: set[int] = set()  # seed indexes server dice were read from
@@ -110,10 +122,13 @@ class _RollWatch:
             self.server = data.get("dice") == "server"
             self.sides = list(data.get("sides") or [])
             self.commitments.append(data.get("seed_commitment"))
+            if not self.server and data.get("seed_commitment") is not None:
+                return "an entered-dice campaign commits to a dice seed"
+            return self._private_seed(record, "seed", 0)
         elif kind == "SeedShareContributed":
             return self._share(data)
         elif kind == "SeedRevealed":
-            return self._revealed(data)
+            return self._revealed(record)
         elif kind == "StepAdvanced":
             self.steps.append(version)
         elif kind == "Undone":
@@ -146,13 +161,28 @@ class _RollWatch:
     def _step_start(self) -> int:
         return next((v for v in reversed(self.steps) if self._live(v)), 0)
 
-    def _revealed(self, data: dict[str, Any]) -> str | None:
+    def _private_seed(self, record: dict[str, Any], name: str, index: int) -> str | None:
+        """An operator's export carries the seeds not yet revealed (`private`): each must
+        open its commitment, and then every roll made with it is checked as if revealed."""
+        seed = (record.get("private") or {}).get(name)
+        if seed is None:
+            return None
+        if sha256_hex(bytes.fromhex(seed)) != self.commitments[index]:
+            return f"the private {name.replace('_', ' ')} does not match its commitment"
+        self.private[index] = seed
+        return None
+
+    def _revealed(self, record: dict[str, Any]) -> str | None:
+        data = record["data"]
+        if not self.server:
+            return "a seed revealed in an entered-dice campaign"
         index = len(self.commitments) - 1
         if sha256_hex(bytes.fromhex(data["seed"])) != self.commitments[index]:
             return "the revealed seed does not match its commitment"
         self.seeds[index] = data["seed"]
         if data.get("next_commitment"):
             self.commitments.append(data["next_commitment"])
+            return self._private_seed(record, "next_seed", index + 1)
         return None
 
     def _share(self, data: dict[str, Any]) -> str | None:
@@ -227,7 +257,8 @@ class _RollWatch:
     def first_bad_roll(self) -> tuple[int | None, int, str | None]:
         checked = 0
         for key, (dice, version, seed_index) in self.keys.items():
-            seed = self.seeds.get(seed_index) if seed_index >= 0 else None
+            seed = self.seeds.get(seed_index, self.private.get(seed_index)) \
+                if seed_index >= 0 else None
             if seed is None:
                 continue
             mixed = effective_seed(bytes.fromhex(seed), ordered_shares(
@@ -254,6 +285,8 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
         return f"roll key {key} does not name its CG Date, table, side, subject and epoch"
     if server and data.get("entered_by"):
         return f"roll {key} claims entered dice in a server-dice campaign"
+    if not server and not data.get("entered_by"):
+        return f"roll {key} names no one who entered its dice in an entered-dice campaign"
     return None
 
 

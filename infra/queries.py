@@ -3,6 +3,7 @@ commands and the web pages serve every read from its declaration in READS."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from domain.errors import CampaignNotFound
 from domain.history import redacted
 from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_records
+from infra.caches import snapshot_problems, undo_problems, view_problems
 from infra.store import CampaignStore
 from infra.views import Point, Views, check_as_of
 from projections import read
@@ -220,6 +222,37 @@ class Queries:
         if damaged:
             version, why = damaged[0]
             if report.first_bad_version is None or version <= report.first_bad_version:
-                return VerifyReport(False, report.events, report.rolls_verified, version,
-                                    report.head_hash, f"version {version} cannot be read: {why}")
-        return cosigns.checked(report)
+                report = VerifyReport(False, report.events, report.rolls_verified, version,
+                                      report.head_hash, f"version {version} cannot be read: "
+                                      f"{why}")
+        report = cosigns.checked(report)
+        if report.ok:
+            report = self._undo_checked(campaign_id, viewer, report)
+        return report.with_caches(self._cache_problems(campaign_id, viewer, report.ok))
+
+    def _undo_checked(self, campaign_id: UUID, viewer: str | None,
+                      report: VerifyReport) -> VerifyReport:
+        """The report, failing at the first undo whose stored state is not the campaign
+        the events give at its target (where it differs: the director's only)."""
+        found = undo_problems(self.store, campaign_id)
+        if not found:
+            return report
+        version, where = found[0]
+        detail = f" ({where})" if viewer is None else ""
+        return dataclasses.replace(report, ok=False, first_bad_version=version, problem=(
+            f"version {version} (an undo) carries a state that is not the campaign the "
+            f"events give at its target{detail}"))
+
+    def _cache_problems(self, campaign_id: UUID, viewer: str | None,
+                        sound: bool) -> list[str]:
+        """The snapshots and view rows that differ from the events (checked only when the
+        events are sound: they are what the caches are rebuilt from). A side learns only
+        that one does: a row's name could tell the other side's secret (its lines)."""
+        if not sound:
+            return []
+        found = snapshot_problems(self.store, campaign_id) + \
+            view_problems(self.store, self.views, campaign_id)
+        if viewer is not None and found:
+            return [f"{len(found)} cached snapshot or view rows differ from the events: "
+                    "the director's verify names them"]
+        return found

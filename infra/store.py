@@ -13,7 +13,7 @@ from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import Mapper, StoredEvent
+from eventsourcing.persistence import EventStore, Mapper, StoredEvent
 
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.dice import DiceRolled
@@ -24,6 +24,7 @@ from domain.hashing import canonical, data_hash
 from domain.rules import Module
 from infra.mapper import LedgerMapper, decoded, plain_fields
 from infra.modules import load_modules, module_data, read_module_data
+from infra.seal import CacheSeal, SealedSnapshots
 from infra.settings import Settings
 from projections.runner import CampaignLog
 
@@ -43,6 +44,7 @@ class CampaignStore(CampaignLog):
 
     def __init__(self, settings: Settings, modules: dict[str, Module] | None = None) -> None:
         self.settings = settings
+        self.seal = CacheSeal(settings)  # snapshots and views: caches, sealed
         super().__init__(settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(settings.module_dir)
         self._cache_guard = threading.Lock()
@@ -53,6 +55,12 @@ class CampaignStore(CampaignLog):
         """eventsourcing's mapper, storing no empty idempotency envelope."""
         return self.factory.mapper(transcoder=self.construct_transcoder(),
                                    mapper_class=LedgerMapper)
+
+    def construct_snapshot_store(self) -> EventStore[UUID]:
+        """eventsourcing's snapshot store, each snapshot sealed (infra/seal.py): one that
+        this service did not write is passed over, never trusted (a token check included)."""
+        recorder = self.factory.aggregate_recorder(purpose="snapshots")
+        return SealedSnapshots(self.mapper, recorder, self.seal)
 
     def reload_modules(self) -> None:
         """Read the rules modules again (an owner has installed a file). Campaigns keep
@@ -155,9 +163,24 @@ class CampaignStore(CampaignLog):
                 campaign = cast(CampaignEvent, event).mutate(campaign)
             if newer:
                 self._cache_newer(campaign)
+        if version is None:
+            self._resnapshot(campaign)
         # Its own pinned data (else it is read, and refuses commands, saying why).
         campaign.bind(self.binding(campaign.module_id, campaign.module_hash))
         return campaign
+
+    def _resnapshot(self, campaign: Campaign) -> None:
+        """A sealed snapshot of a campaign whose stored one was passed over (edited, or
+        from before the seal), so the next load need not replay it all again."""
+        passed_over = cast(SealedSnapshots, self.snapshots).passed_over
+        if campaign.id not in passed_over:
+            return
+        passed_over.discard(campaign.id)
+        try:
+            self.snapshot(campaign)
+        except Exception:  # one at this version is kept already: the next interval's will do
+            log.warning("no fresh snapshot of campaign %s at version %s", campaign.id,
+                        campaign.version, exc_info=True)
 
     def _cache_newer(self, campaign: Campaign) -> None:
         """Keep a copy of a campaign read afresh, unless the cache already holds as new."""

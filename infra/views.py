@@ -5,7 +5,9 @@ of a version or a step ("after 9.616 of 19PM")."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any, cast
 from uuid import UUID
@@ -25,8 +27,10 @@ from projections.runner import (
     fold_onto,
     spaced,
 )
-from projections.view import PostgresProjectionView, ProjectionView, view_class_for
+from projections.sealed import RowUnsealed
+from projections.view import PostgresProjectionView, ProjectionView, encode, view_class_for
 
+log = logging.getLogger(__name__)
 Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
 COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
 STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
@@ -80,11 +84,15 @@ class Views:
         bound = type("BoundProjection", (CampaignProjection,),
                      {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
         runner = ProjectionRunner(application_class=CampaignLog, projection_class=bound,
-                                  view_class=PostgresProjectionView, env=env)
+                                  view_class=self._sealed(PostgresProjectionView), env=env)
         # Closed in turn: the runner's threads and log (its exit), then its view's pool,
         # which that exit leaves open.
         self._runner_stack.callback(runner.view.datastore.close)
         return self._runner_stack.enter_context(runner)
+
+    def _sealed(self, view_class: type[Any]) -> type[Any]:
+        """The view class with this service's seal: its rows and checkpoints are MACed."""
+        return type(view_class.__name__, (view_class,), {"seal": self.store.seal})
 
     def close(self) -> None:
         """Stop the runner (if any) and close its stores."""
@@ -94,7 +102,7 @@ class Views:
     def projection(self) -> CampaignProjection:
         """The projection and its materialized view, in the same database as the events."""
         view_class = view_class_for(self.store.env.get("PERSISTENCE_MODULE") or "")
-        view = self.store.factory.tracking_recorder(view_class)
+        view = self.store.factory.tracking_recorder(self._sealed(view_class))
         return CampaignProjection(cast(ProjectionView, view), reader=self.rows_at)
 
     @property
@@ -150,7 +158,7 @@ class Views:
                 self.catch_up()  # the view's checkpoints up to the head
             return self.rows_at(campaign_id, version)
         self.up_to_date()
-        source = _ViewRows(self.view, str(campaign_id))
+        source = _ViewRows(self.view, str(campaign_id), self.renewed)
         if not source.select_rows(META):
             raise CampaignNotFound(f"no campaign {campaign_id}")
         return source
@@ -161,10 +169,25 @@ class Views:
         that did not keep steps."""
         return self.rows_at(campaign_id, self.store.campaign(campaign_id).version)
 
+    def renewed(self, campaign_id: UUID) -> RowSource:
+        """A campaign's rows as of its head, folded from the events, written back to the
+        view in place of rows whose seal failed (unless the view has moved on since)."""
+        version = self.store.campaign(campaign_id).version
+        rows = self.rows_at(campaign_id, version)
+        campaign = str(campaign_id)
+        if self.view.renew(campaign, encode({(campaign, kind, key): value for (kind, key), value
+                                            in rows.rows.items()}), version):
+            log.warning("the view rows of campaign %s were written afresh from its events",
+                        campaign)
+        return rows
+
     def all_meta(self) -> list[RowSource]:
         """Every campaign's meta row, one source each (for listings)."""
         self.up_to_date()
-        return [_OneRow(meta) for meta in self.view.select_all(META)]
+        unsealed: list[str] = []
+        found: list[RowSource] = [_OneRow(meta) for meta in self.view.select_all(META, unsealed)]
+        # A campaign whose meta row's seal fails is listed as its events say.
+        return found + [_OneRow(self.renewed(UUID(c)).select_rows(META)[0]) for c in unsealed]
 
     def version_at(self, campaign_id: UUID, point: Point, field: str = "as_of") -> int | None:
         """The version a point names: after step STEP of CG Date DATE is the last version
@@ -205,13 +228,21 @@ class Views:
 
 
 class _ViewRows:
-    """One campaign's rows in the materialized view."""
+    """One campaign's rows in the materialized view; once a row's seal fails, its rows
+    folded from the events instead (the view is a cache: it never changes an answer)."""
 
-    def __init__(self, view: ProjectionView, campaign: str) -> None:
-        self.view, self.campaign = view, campaign
+    def __init__(self, view: ProjectionView, campaign: str,
+                 folded: Callable[[UUID], RowSource]) -> None:
+        self.view, self.campaign, self.folded = view, campaign, folded
+        self.fallback: RowSource | None = None
 
     def select_rows(self, kind: str) -> list[dict[str, Any]]:
-        return self.view.select_rows(self.campaign, kind)
+        if self.fallback is None:
+            try:
+                return self.view.select_rows(self.campaign, kind)
+            except RowUnsealed:
+                self.fallback = self.folded(UUID(self.campaign))
+        return self.fallback.select_rows(kind)
 
 
 class _OneRow:

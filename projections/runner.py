@@ -21,6 +21,7 @@ from domain.campaign.part import part_transcodings
 from domain.history import is_undone, undone_ranges
 from projections.fold import fold
 from projections.rows import META
+from projections.sealed import RowUnsealed
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
 
 CHECKPOINT_EVERY = 500  # the fewest versions between two as-of checkpoints of a campaign
@@ -127,23 +128,40 @@ def fold_onto(rows: MemoryRows, start: int, history: list[dict[str, Any]],
 Reader = Callable[[UUID, int], MemoryRows]  # a campaign's rows as of a version
 
 
+class _Refold(Exception):
+    """A campaign's rows were renewed mid-event: fold the event again onto them."""
+
+
 class _Buffer:
     """Rows read through from the view and written back in one transaction."""
 
-    def __init__(self, view: ProjectionView) -> None:
-        self.view = view
+    def __init__(self, view: ProjectionView, reader: Reader | None = None) -> None:
+        self.view, self.reader = view, reader
         self.cache: dict[RowKey, RowValue | None] = {}
         self.dirty: dict[RowKey, RowValue] = {}
         self.crossed: dict[str, int] = {}  # campaigns folded past a CHECKPOINT_EVERY-th version
+        self.at: dict[str, int] = {}  # the version being folded, per campaign
 
     def campaign(self, campaign: str) -> _CampaignRows:
         return _CampaignRows(self, campaign)
 
     def get(self, key: RowKey) -> dict[str, Any] | None:
         if key not in self.cache:
-            self.cache[key] = self.view.select_row(*key)
+            try:
+                self.cache[key] = self.view.select_row(*key)
+            except RowUnsealed:
+                self.renew(key[0])
+                raise _Refold from None
         found = self.cache[key]
         return None if found is None else found[1]
+
+    def renew(self, campaign: str) -> None:
+        """A row's seal failed: the campaign's rows are folded again from its events (as
+        of the version before the one being folded) and all written back, sealed, so an
+        edited row is neither folded on nor kept; the event is then folded again."""
+        if self.reader is None:
+            raise RuntimeError("the projection renews a campaign only with a reader of the log")
+        self.campaign(campaign).become(self.reader(UUID(campaign), self.at[campaign] - 1))
 
     def put(self, key: RowKey, value: RowValue) -> None:
         self.cache[key] = value
@@ -162,6 +180,14 @@ class _CampaignRows:
 
     def put_row(self, kind: str, key: str, value: RowValue) -> None:
         self.buffer.put((self.id, kind, key), value)
+
+    def become(self, fresh: MemoryRows) -> None:
+        """Hold exactly `fresh`'s rows: the others deleted, each of its rows written."""
+        for kind, key in self.row_keys():
+            if (kind, key) not in fresh.rows:
+                self.put_row(kind, key, (0, None))
+        for (kind, key), value in fresh.rows.items():
+            self.put_row(kind, key, value)
 
     def row_keys(self) -> set[tuple[str, str]]:
         """The (kind, key) of every row the campaign has, in the view or this batch."""
@@ -234,7 +260,10 @@ class CampaignProjection(Projection[Any]):
             # A rebuild of the view finds the checkpoints it kept before: history.
             if last is not None and crossed - last < spacing(self.view.count_rows(campaign)):
                 continue
-            found = self.view.select_campaign(campaign)
+            try:
+                found = self.view.select_campaign(campaign)
+            except RowUnsealed:
+                continue  # no checkpoint of rows that are not all sealed
             meta = next(from_json(doc) for kind, _, _, doc in found if kind == META)
             keys = [[kind, key, order] for kind, key, order, _ in found]
             docs = "[" + ",".join(doc for *_, doc in found) + "]"
@@ -242,15 +271,19 @@ class CampaignProjection(Projection[Any]):
 
     def fold(self, events: Iterable[Any]) -> _Buffer:
         """The rows these events change, read through from the view."""
-        buffer = _Buffer(self.view)
+        buffer = _Buffer(self.view, self.reader)
         campaigns: dict[UUID, _CampaignRows] = {}
         for event in events:
             rows = campaigns.get(event.originator_id)
             if rows is None:
                 rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
+            buffer.at[rows.id] = event.originator_version
             if type(event).__name__ == "Undone":
                 self._undone(rows, event)
-            fold(rows, _fold_record(event, rows.id))
+            try:
+                fold(rows, _fold_record(event, rows.id))
+            except _Refold:  # the campaign's rows are renewed as of the version before
+                fold(rows, _fold_record(event, rows.id))
             if event.originator_version % CHECKPOINT_EVERY == 0:
                 buffer.crossed[rows.id] = event.originator_version
         return buffer
@@ -259,12 +292,7 @@ class CampaignProjection(Projection[Any]):
         """Turn the campaign's rows to what they are after the undo (as of its target)."""
         if self.reader is None:
             raise RuntimeError("the projection folds an undo only with a reader of the log")
-        fresh = self.reader(event.originator_id, event.originator_version)
-        for kind, key in rows.row_keys():
-            if (kind, key) not in fresh.rows:
-                rows.put_row(kind, key, (0, None))
-        for (kind, key), value in fresh.rows.items():
-            rows.put_row(kind, key, value)
+        rows.become(self.reader(event.originator_id, event.originator_version))
 
 
 def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:

@@ -59,11 +59,13 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
         report = query(db, as_json, lambda refit: refit.reads.verify(campaign_id(campaign)))
 
     def human() -> None:
-        verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}"
+        verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}" \
+            if report.first_bad_version is not None else "BAD (a cache, not an event)"
         typer.echo(f"{verdict}: {report.events} events, {report.rolls_verified} rolls "
                    f"verified, head {report.head_hash}")
-        if report.problem:
-            typer.echo(report.problem)
+        for line in dict.fromkeys([report.problem, *report.caches]):
+            if line:
+                typer.echo(line)
         for point in report.cosigned:
             both = " (every side)" if point["all_sides"] else ""
             typer.echo(f"co-signed at size {point['size']} by {', '.join(point['sides'])}"

@@ -97,9 +97,9 @@ def test_an_altered_export_is_refused_naming_the_version_and_nothing_is_written(
     record = json.loads(lines[at])  # a public event (a sealed one fails its seal first)
     record["data"]["actor"] = "someone else"
     lines[at] = json.dumps(record)
-    # The altered event no longer links to its successor: the refusal names both.
-    with pytest.raises(ImportRefused, match=f"version {record['version'] + 1} does not link "
-                                            f"to version {record['version']}"):
+    # The altered event no longer hashes to what its successor names: it is named exactly.
+    with pytest.raises(ImportRefused, match=f"at version {record['version']}: version "
+                                            f"{record['version']} was altered"):
         other.transfer.import_export(lines_of("\n".join(lines).encode()))
     with pytest.raises(CampaignNotFound):
         other.store.campaign(campaign)
