@@ -31,9 +31,9 @@ class Refit:
         self.commands = Commands(self.store)
         self.reads = Queries(self.store, self.views)
         self.audit = Audit(self.store, self.views, self.commands, self.reads)
-        self.transfer = Transfer(self.store)
         self.keys = Keys(self.settings)
         self.proofs = Proofs(self.store, self.keys)
+        self.transfer = Transfer(self.store, self.proofs.checkpoint_at)
 
     def close(self) -> None:
         """Stop the projection runner (if any), then close every connection."""

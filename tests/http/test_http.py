@@ -118,7 +118,9 @@ def test_a_redacted_export_still_verifies_to_the_same_head(client: TestClient) -
     header, events, tail = lines[0], lines[1:-1], lines[-1]
     assert header["format"] == "refit-export/1" and header["module"] == "pbr"
     status = json.loads(read_as(client, campaign, "", campaign["tokens"]["director"]))
-    assert tail == {"head_hash": status["head_hash"], "events": status["version"]}
+    signed = read_as(client, campaign, "/checkpoint", campaign["tokens"]["sides"]["British"])
+    assert tail == {"head_hash": status["head_hash"], "events": status["version"],
+                    "checkpoint": signed}
     from domain.verify import verify_records
     assert verify_records(events).ok and any(e.get("redacted") for e in events)
 
