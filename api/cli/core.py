@@ -150,3 +150,17 @@ def _summary(record: dict[str, Any]) -> str:
                 f"dice {data['dice']}, {drm}, Final {data['final']} -> {data['result']}")
     shown = {k: v for k, v in data.items() if k not in ("actor", "secret_for")}
     return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+def print_receipt(found: dict[str, Any]) -> None:
+    """A receipt's finding, for a person: what it proves, or what failed."""
+    if found["ok"]:
+        versions = ", ".join(map(str, found["versions"])) or "none"
+        plural = "s" if len(found["versions"]) != 1 else ""
+        typer.echo(f"{found['receipt']}: OK, version{plural} {versions} in the signed tree "
+                   f"of {found['tree_size']} events")
+    else:
+        where = f" at version {found['version']}" if found["version"] is not None else ""
+        typer.echo(f"{found['receipt']}: BAD{where}: {found['problem']}")
+    if found["note"]:
+        typer.echo(f"  note: {found['note']}")
