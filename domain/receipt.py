@@ -147,6 +147,9 @@ def _fork(receipt: dict[str, Any], log: MerkleLog) -> tuple[int | None, str]:
            "signs (a fork)")
     if not ranges:
         return None, why
-    start, end = min(ranges)
-    where = f"version {end}" if end - start == 1 else f"versions {start + 1} to {end}"
-    return start + 1, f"{why}: {where} differ"
+    # The narrowest ranges (one holding no other that differs), the earliest of them.
+    start, end = min(r for r in ranges if not any(
+        o != r and r[0] <= o[0] and o[1] <= r[1] for o in ranges))
+    if end - start == 1:
+        return end, f"{why}: version {end} differs"
+    return None, f"{why}: one of versions {start + 1} to {end} differs"
