@@ -1,17 +1,20 @@
 """Every answer that appends carries a receipt (CONTRACT 'Proofs'): a command's, an undo's,
 a re-roll's and a ruling's, each checking with the key GET /keys publishes; a repeated
 Idempotency-Key answers the first answer, receipt and all; the OpenAPI answer model
-documents it."""
+documents it; `POST /campaigns/{id}/verify` checks one against the history now."""
 
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from fastapi.testclient import TestClient
 
 from domain import merkle
 from domain.receipt import check_receipt
+from infra.settings import Settings
 from tests.helpers.http import auth, new_campaign, secrets_played, send
+from tests.helpers.tampering import delete_from
 
 CREDIT = {"type": "credit_cpp", "side": "Axis", "amount": 9, "reason": "Base"}
 
@@ -76,3 +79,29 @@ def test_the_openapi_answer_model_documents_the_receipt(client: TestClient) -> N
     assert "receipt" in schemas["CommandAnswer"]["properties"]
     assert {"origin", "tree_size", "versions", "leaf_hashes", "checkpoint", "proofs",
             "keys"} <= set(schemas["Receipt"]["properties"])
+
+
+def test_post_verify_checks_a_receipt_against_the_history_now(client: TestClient,
+                                                              settings: Settings) -> None:
+    campaign = new_campaign(client)
+    director, observer = campaign["tokens"]["director"], campaign["tokens"]["observer"]
+    answer = send(client, campaign, director, CREDIT).json()
+    path = f"/campaigns/{campaign['id']}/verify"
+    held = client.post(path, json=answer, headers=auth(observer))
+    assert held.status_code == 200 and held.json()["ok"], held.text
+    delete_from(settings.database_url, UUID(campaign["id"]), 2)
+    gone = client.post(path, json=answer["receipt"], headers=auth(observer)).json()
+    assert not gone["ok"] and gone["version"] == 2 and "version 2 is missing" in gone["problem"]
+
+
+def test_post_verify_says_what_is_wrong_with_a_receipt_and_refuses_a_non_object(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    receipt = send(client, campaign, campaign["tokens"]["director"], CREDIT).json()["receipt"]
+    path = f"/campaigns/{campaign['id']}/verify"
+    observer = auth(campaign["tokens"]["observer"])
+    receipt["leaf_hashes"][0] = "00" * 32
+    wrong = client.post(path, json=receipt, headers=observer).json()
+    assert not wrong["ok"] and "proof is of another leaf" in wrong["problem"]
+    assert client.post(path, json=[1], headers=observer).status_code == 422
+    assert client.post(path, json=receipt).status_code == 401
