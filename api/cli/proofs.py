@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from api.cli.core import Json, emit, print_receipt
+from api.cli.core import Db, Json, emit, print_receipt
 from infra.receipts import load_receipt, receipt_finding
 
 app = typer.Typer()
@@ -20,9 +20,10 @@ def verify_receipt(
         key: Annotated[str | None, typer.Option(
             "--key", help="The service's C2SP verifier key (GET /keys); without it, the "
                           "keys the receipt names (which proves nothing alone).")] = None,
-        as_json: Json = False) -> None:
+        db: Db = None, as_json: Json = False) -> None:
     """Check a receipt offline: the checkpoint's signature by the key, and that each
-    version's inclusion proof leads from its leaf hash to the checkpoint's root."""
+    version's inclusion proof leads from its leaf hash to the checkpoint's root. (It
+    reads no database: --db is taken, as by every subcommand, and left alone.)"""
     try:
         found = receipt_finding(load_receipt(file), key, None, str(file))
     except ValueError as error:  # the file is not JSON

@@ -72,14 +72,16 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
     campaign in the database, or of an export file (one line at a time); with --receipt,
     that the history still holds what each receipt proves; with --key, that an export's
     events have the Merkle root its signed checkpoint states."""
+    leaves: list[bytes] = []  # read only to check receipts or a signed checkpoint
     tail = None
     if Path(campaign).is_file():
         report = guarded(as_json, lambda: _verify_file(Path(campaign)))
-        leaves, tail = guarded(as_json, lambda: _read_file(Path(campaign), export_leaves))
+        if receipt or key is not None:
+            leaves, tail = guarded(as_json, lambda: _read_file(Path(campaign), export_leaves))
     else:
         report, leaves = query(db, as_json, lambda refit: (
             refit.reads.verify(campaign_id(campaign)),
-            stored_leaves(refit.store, campaign_id(campaign))))
+            stored_leaves(refit.store, campaign_id(campaign)) if receipt else []))
     body = report.as_dict() | {"receipts": [_receipt(path, key, leaves, as_json)
                                             for path in receipt or []]}
     if key is not None and tail is not None:
