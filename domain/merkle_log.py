@@ -11,40 +11,47 @@ from collections.abc import Iterable
 
 from domain import merkle
 
+HASH = 32  # bytes of a SHA-256 hash
+
 
 class MerkleLog:
     """The leaf hashes of a log, with the hash of every complete, aligned subtree."""
 
     def __init__(self, leaves: Iterable[bytes] = ()) -> None:
-        self.levels: list[list[bytes]] = [[]]  # levels[h][i]: leaves i*2^h .. (i+1)*2^h - 1
+        # levels[h] holds the 32-byte hashes of leaves i*2^h .. (i+1)*2^h - 1, end to end
+        # (about 64 bytes a leaf in all, where a list of bytes objects takes twice that).
+        self.levels: list[bytearray] = [bytearray()]
         for leaf in leaves:
             self.append(leaf)
 
     @property
     def size(self) -> int:
         """How many leaves the log holds."""
-        return len(self.levels[0])
+        return len(self.levels[0]) // HASH
 
     def leaf(self, index: int) -> bytes:
         """The hash of leaf `index` (0-based)."""
-        return self.levels[0][index]
+        return self._node(0, index)
+
+    def _node(self, height: int, index: int) -> bytes:
+        return bytes(self.levels[height][index * HASH:(index + 1) * HASH])
 
     def append(self, leaf_hash: bytes) -> None:
         """Add a leaf hash, and every subtree it completes."""
-        self.levels[0].append(leaf_hash)
+        self.levels[0] += leaf_hash
         index, height = self.size - 1, 0
         while index & 1:  # a right child: its parent is complete now
-            level = self.levels[height]
             if len(self.levels) == height + 1:
-                self.levels.append([])
-            self.levels[height + 1].append(merkle.node_hash(level[index - 1], level[index]))
+                self.levels.append(bytearray())
+            self.levels[height + 1] += merkle.node_hash(self._node(height, index - 1),
+                                                        self._node(height, index))
             index, height = index >> 1, height + 1
 
     def range_root(self, start: int, end: int) -> bytes:
         """MTH of leaves start .. end - 1 (end > start), from the stored subtrees."""
         count = end - start
         if count & (count - 1) == 0 and start % count == 0:
-            return self.levels[count.bit_length() - 1][start // count]
+            return self._node(count.bit_length() - 1, start // count)
         half = 1 << ((count - 1).bit_length() - 1)
         return merkle.node_hash(self.range_root(start, start + half),
                                 self.range_root(start + half, end))
