@@ -199,6 +199,11 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
     "SeedShareContributed": lambda d: f"{d['side']} gave a dice seed share: {d['share']}",
     "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
+    "SideKeyRegistered": lambda d: (f"{d['side']} registered its co-signing key "
+                                    f"{d['key']}" + (" (a new one)" if d.get("replaces")
+                                                     else "")),
+    "CheckpointCosigned": lambda d: (f"{d['side']} co-signed the checkpoint of size "
+                                     f"{d['size']}, root {d['root']}"),
     "ModuleUpgraded": _upgraded,
     "Undone": lambda d: (f"UNDO back to version {d['to_version']}"
                          + (f" ({d['events']} events undone)" if d.get("events") else "")

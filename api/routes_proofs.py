@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from api.access import Credentials, caller_for
 from domain.errors import InvalidCommand
 from infra.application import Refit
+from infra.cosigning import checkpoint_at
 from infra.receipts import receipt_finding, stored_leaves
 
 Size = Annotated[int | None, Query(ge=1, le=10**9)]
@@ -63,11 +64,15 @@ def proof_routes(app: APIRouter, refit: Refit) -> None:
 
     @app.get("/campaigns/{campaign}/checkpoint", response_class=PlainTextResponse,
              responses={200: {"content": {"text/plain": {}}}})
-    def checkpoint(campaign: str, credentials: Credentials) -> PlainTextResponse:
+    def checkpoint(campaign: str, credentials: Credentials,
+                   size: Size = None) -> PlainTextResponse:
         """The signed checkpoint of the campaign's log (C2SP tlog-checkpoint: origin, tree
-        size = the campaign's version, base64 Merkle root, a blank line, the signature).
-        Who: the director, each side and the observers (it holds no secret)."""
+        size = the campaign's version, base64 Merkle root, a blank line, the signature);
+        `?size=N`: of the log when it had N events (the one both sides co-sign). Who: the
+        director, each side and the observers (it holds no secret)."""
         ident, _ = caller_for(refit, campaign, credentials)
+        if size is not None:
+            return PlainTextResponse(checkpoint_at(refit.proofs, ident, size))
         return PlainTextResponse(refit.proofs.checkpoint(ident))
 
     @app.get("/campaigns/{campaign}/proof",

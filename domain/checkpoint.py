@@ -80,6 +80,15 @@ def signed_note(body: str, lines: list[str]) -> str:
 def verify_checkpoint(note: str, vkey: str, origin: str | None = None) -> Checkpoint:
     """Check a signed checkpoint against a verifier key, offline: the key's signature over
     the text must hold; other signatures (a side's co-signature) are left alone."""
+    point = signature_by(note, vkey)[0]
+    if origin is not None and point.origin != origin:
+        raise CheckpointInvalid(f"the checkpoint is of {point.origin!r}, not {origin!r}")
+    return point
+
+
+def signature_by(note: str, vkey: str) -> tuple[Checkpoint, bytes]:
+    """What a signed checkpoint states and the key's signature over it (key id ||
+    signature, as its line carries it), checked against the verifier key."""
     name, kid, public = parse_verifier_key(vkey)
     body, lines = _split_note(note)
     signatures = [_signature(line) for line in lines]
@@ -90,10 +99,16 @@ def verify_checkpoint(note: str, vkey: str, origin: str | None = None) -> Checkp
         Ed25519PublicKey.from_public_bytes(public).verify(mine[0][4:], body.encode())
     except InvalidSignature as error:
         raise CheckpointInvalid(f"the signature of {name} does not hold") from error
-    point = _parse_body(body)
-    if origin is not None and point.origin != origin:
-        raise CheckpointInvalid(f"the checkpoint is of {point.origin!r}, not {origin!r}")
-    return point
+    return _parse_body(body), mine[0]
+
+
+def checkpoint_text(note: str) -> tuple[str, Checkpoint]:
+    """A signed checkpoint's text and what it states, its signatures unchecked (to add
+    one's own, or to compare a checkpoint one holds with a history)."""
+    body, lines = _split_note(note)
+    for line in lines:
+        _signature(line)
+    return body, _parse_body(body)
 
 
 def _split_note(note: str) -> tuple[str, list[str]]:

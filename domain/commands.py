@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import unicodedata
+from dataclasses import dataclass
 from functools import reduce
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
@@ -16,8 +17,10 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     StrictInt,
     TypeAdapter,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -37,13 +40,14 @@ class Strict(BaseModel):
     """Unknown fields are refused, not ignored; every text must be printable."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    lines: ClassVar[frozenset[str]] = frozenset()  # fields whose text may hold newlines
 
     @field_validator("*", mode="after")
     @classmethod
-    def _printable(cls, value: object) -> object:
+    def _printable(cls, value: object, info: ValidationInfo) -> object:
         for item in value if isinstance(value, list) else [value]:
             if isinstance(item, str):
-                printable(item)
+                printable(item.replace("\n", "") if info.field_name in cls.lines else item)
         return value
 
 
@@ -496,6 +500,52 @@ class UpgradeModule(Command):
 
     type: Literal["upgrade_module"] = "upgrade_module"
     reason: Annotated[str, Field(max_length=200)] = ""
+
+
+class RegisterKey(Command):
+    """A side's Ed25519 public key to co-sign checkpoints with, as a C2SP verifier key
+    (`name+keyid+base64(0x01 || key)`, CONTRACT 'Proofs'); a new key replaces the old one
+    from then on, recorded (co-signatures made before stay checked with the old one)."""
+
+    type: Literal["register_key"] = "register_key"
+    by = "side"
+    side: Name
+    key: str = Field(min_length=1, max_length=300)
+
+
+@dataclass(frozen=True)
+class LogFacts:
+    """The ledger's own log where a checkpoint is co-signed: its origin line, its size now,
+    and its Merkle root at the checkpoint's size (None: no such size). The service gives
+    them to the command (infra/cosigning.py): the domain reads no store."""
+
+    origin: str
+    head: int
+    root: bytes | None
+
+
+class CosignCheckpoint(Command):
+    """A side co-signs the service's checkpoint: `checkpoint` is its signed note with the
+    side's own signature line added, by the key the side registered (CONTRACT 'Proofs')."""
+
+    type: Literal["cosign_checkpoint"] = "cosign_checkpoint"
+    by = "side"
+    side: Name
+    checkpoint: str = Field(min_length=1, max_length=4000)
+    _log: LogFacts | None = PrivateAttr(default=None)
+
+    lines = frozenset({"checkpoint"})  # a signed note is lines
+
+    def on_log(self, log: LogFacts) -> CosignCheckpoint:
+        """This command with what the ledger's log states (the service's to give)."""
+        given = self.model_copy()
+        given._log = log
+        return given
+
+    @property
+    def log(self) -> LogFacts | None:
+        """What the ledger's log states, once the service gave it."""
+        return self._log
 
 
 if TYPE_CHECKING:

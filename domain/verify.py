@@ -35,6 +35,9 @@ class VerifyReport:
     head_hash: str
     problem: str | None = None
     note: str | None = None  # e.g. that the history pins no module data (made before pins)
+    # The checkpoints the sides co-signed: {size, root, sides, keys, all_sides} each
+    # (domain/cosigned.py; filled in by the callers that check them)
+    cosigned: tuple[dict[str, Any], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able data."""

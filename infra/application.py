@@ -11,6 +11,7 @@ from __future__ import annotations
 from domain.rules import Module
 from infra.audit import Audit
 from infra.commands import Commands
+from infra.cosigning import LogReader
 from infra.keys import Keys
 from infra.proofs import Proofs
 from infra.queries import Queries
@@ -28,11 +29,11 @@ class Refit:
         self.settings = settings or Settings()
         self.store = CampaignStore(self.settings, modules)
         self.views = Views(self.store)
-        self.commands = Commands(self.store)
-        self.reads = Queries(self.store, self.views)
-        self.audit = Audit(self.store, self.views, self.commands, self.reads)
         self.keys = Keys(self.settings)
         self.proofs = Proofs(self.store, self.keys)
+        self.commands = Commands(self.store, LogReader(self.proofs))
+        self.reads = Queries(self.store, self.views)
+        self.audit = Audit(self.store, self.views, self.commands, self.reads)
         self.transfer = Transfer(self.store, self.proofs.checkpoint_at)
 
     def close(self) -> None:

@@ -26,6 +26,9 @@ from infra.store_lock import StoreLock
 
 MAX_RETRIES = 10
 Authorize = Callable[[Campaign], str]  # the caller's role on the campaign as loaded
+# What the service adds to a command from outside the campaign's state (a co-signed
+# checkpoint's log: infra/cosigning.py), the command returned as it is when nothing.
+Facts = Callable[[UUID, cmd.Command], cmd.Command]
 
 
 class Outcome(NamedTuple):
@@ -73,8 +76,8 @@ class _Lock:
 class Commands:
     """Create campaigns and run commands on them, one at a time per campaign."""
 
-    def __init__(self, store: CampaignStore) -> None:
-        self.store = store
+    def __init__(self, store: CampaignStore, facts: Facts | None = None) -> None:
+        self.store, self.facts = store, facts
         conf = store.settings
         self._locks: weakref.WeakValueDictionary[UUID, _Lock] = weakref.WeakValueDictionary()
         self._locks_guard = threading.Lock()
@@ -120,6 +123,8 @@ class Commands:
                 authorize: Authorize | None = None) -> CommandResult:
         """Run one command; on a concurrent write, retry on the fresh state (bounded). A
         repeated Idempotency-Key answers the first answer and appends nothing."""
+        if self.facts is not None:
+            command = self.facts(campaign_id, command)
         digest = sha256_hex(command.model_dump_json().encode())
 
         def act(campaign: Campaign) -> Outcome:

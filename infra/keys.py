@@ -54,9 +54,12 @@ class ServiceKey:
 
     def sign(self, body: str) -> str:
         """The signed note of a text: the text, a blank line, this key's signature line."""
-        signature = self.private.sign(body.encode())
-        return signed_note(body, [signature_line(self.name, key_id(self.name, self.public),
-                                                 signature)])
+        return signed_note(body, [self.signature(body)])
+
+    def signature(self, body: str) -> str:
+        """This key's signature line over a text (`— name base64(keyid || signature)`)."""
+        return signature_line(self.name, key_id(self.name, self.public),
+                              self.private.sign(body.encode()))
 
     def checkpoint(self, origin: str, size: int, root: bytes) -> str:
         """A signed tlog-checkpoint of a log."""
@@ -100,13 +103,19 @@ def load_key(settings: Settings) -> tuple[ServiceKey, Path | None, bool]:
         return parse_signer_key(settings.signing_key), None, False
     where = key_file(settings)
     key = generate(settings.key_name)
-    try:  # made with 0600 from the start, and never over a key another process made
-        handle = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        write_key(where, key)
     except FileExistsError:
         return parse_signer_key(where.read_text()), where, False
+    return key, where, True
+
+
+def write_key(where: Path, key: ServiceKey) -> None:
+    """A key's signer form written to a new file, made with 0600 from the start and never
+    over a key already there (FileExistsError)."""
+    handle = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(handle, "w") as out:
         out.write(key.signer_key() + "\n")
-    return key, where, True
 
 
 class Keys:

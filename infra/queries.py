@@ -11,6 +11,7 @@ from uuid import UUID
 
 from domain.campaign import reports
 from domain.campaign.guide import due_rolls, guide
+from domain.cosigned import CosignWatch
 from domain.errors import CampaignNotFound
 from domain.history import redacted
 from domain.pins import PinWatch
@@ -205,13 +206,13 @@ class Queries:
         A stored event too damaged to read is reported at its version, not raised.
         """
         damaged: list[tuple[int, str]] = []
-        pins = PinWatch()
+        pins, cosigns = PinWatch(), CosignWatch()
         records: Iterator[dict[str, Any]] = (
             pins.see(r) for r in self.store.readable(campaign_id, damaged))
         if viewer is not None:
             records = redacted(records, viewer,
                                self.store.campaign(campaign_id).reph.phase == "ended")
-        report = verify_records(records)
+        report = verify_records(cosigns.lines(records))
         if report.events == 0 and not damaged:
             raise CampaignNotFound(f"no campaign {campaign_id}")
         # The module data it pins, as the store keeps it now (never a cached copy).
@@ -221,4 +222,4 @@ class Queries:
             if report.first_bad_version is None or version <= report.first_bad_version:
                 return VerifyReport(False, report.events, report.rolls_verified, version,
                                     report.head_hash, f"version {version} cannot be read: {why}")
-        return report
+        return cosigns.checked(report)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any, cast
 from uuid import UUID
@@ -16,11 +16,13 @@ from eventsourcing.utils import get_topic
 
 from domain.campaign import EVENTS, Campaign, CampaignEvent
 from domain.campaign.audit import undo_state
+from domain.cosigned import verify_cosigned_export
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import GENESIS_HASH, canonical, data_hash, is_plain, sha256_hex, sorted_json
 from domain.history import record_hash, redacted
 from domain.pins import PinWatch
-from domain.verify import VerifyReport, verify_export
+from domain.verify import VerifyReport
+from infra.cosigning import check_held, held_checkpoints
 from infra.results import Imported
 from infra.store import CampaignStore
 
@@ -122,12 +124,15 @@ class Transfer:
                                    if (text := self.store.stored_module_data(pin)) is not None}
         yield tail
 
-    def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]]) -> Imported:
-        """Rebuild a campaign from an export: verified in full, and every event rebuilt to
-        its exact record, before anything is written; then written a page at a time."""
+    def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]],
+                      checkpoints: Sequence[str] = ()) -> Imported:
+        """Rebuild a campaign from an export: verified in full (its co-signatures too, and
+        against the `checkpoints` the importer holds), and every event rebuilt to its exact
+        record, before anything is written; then written a page at a time."""
         kept: dict[str, Any] = {}  # the tail's module data, by hash
+        held = held_checkpoints(checkpoints)
         try:
-            report = verify_export(self._rebuildable(lines(), kept))
+            report, cosigns = verify_cosigned_export(self._rebuildable(lines(), kept))
         except (KeyError, TypeError, AttributeError, ValueError, OverflowError,
                 RecursionError) as error:
             raise ImportRefused(f"the export is malformed: {error!r}", field="export") from None
@@ -135,6 +140,7 @@ class Transfer:
             where = f" at version {report.first_bad_version}" if report.first_bad_version else ""
             raise ImportRefused(f"the export does not verify{where}: {report.problem}",
                                 field="export")
+        check_held(cosigns, held)
         iterator = iter(lines())
         header = next(iterator)
         return self._write(iterator, header, report, _pin_rows(kept))

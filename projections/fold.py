@@ -554,6 +554,9 @@ NOT_FOLDED: dict[str, str] = {
     "StepDoneBySide": "a side's part of a step is the guide's to show (read from the "
                       "campaign); the forms show the step when it is left",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
+    **dict.fromkeys(("SideKeyRegistered", "CheckpointCosigned"),
+                    "a side's key and co-signatures are proofs of the log, on no form: "
+                    "the event log shows them and verify checks them"),
     **dict.fromkeys(("CasualtyReported", "CasualtyLineReported", "ControlReported",
                      "ReportConfirmed", "ReportDisputed", "ReportWithdrawn"),
                     "a side's report changes no form until it is confirmed: the "

@@ -13,8 +13,9 @@ import typer
 from api.cli.core import AsOf, Db, Id, Json, emit, guarded, print_receipt, query
 from api.render import TEXT
 from domain.campaign import campaign_id
+from domain.cosigned import verify_cosigned_export
 from domain.errors import InvalidCommand
-from domain.verify import VerifyReport, verify_export
+from domain.verify import VerifyReport
 from infra.application import Refit
 from infra.queries import READS, Read
 from infra.receipts import (
@@ -109,6 +110,10 @@ def _print_verified(body: dict[str, Any], report: VerifyReport) -> None:
                f"verified, head {report.head_hash}")
     if report.problem:
         typer.echo(report.problem)
+    for point in report.cosigned:
+        both = " (every side)" if point["all_sides"] else ""
+        typer.echo(f"co-signed at size {point['size']} by {', '.join(point['sides'])}"
+                   f"{both}: root {point['root']}")
     for found in body["receipts"]:
         print_receipt(found)
     if "checkpoint" in body:
@@ -123,7 +128,7 @@ def _receipt(path: Path, key: str | None, leaves: list[bytes],
 
 
 def _verify_file(path: Path) -> VerifyReport:
-    return _read_file(path, verify_export)
+    return _read_file(path, lambda lines: verify_cosigned_export(lines)[0])
 
 
 def _read_file(path: Path, read: Callable[[Iterator[dict[str, Any]]], T]) -> T:

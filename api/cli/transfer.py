@@ -109,12 +109,17 @@ def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
 def import_(files: Annotated[list[Path], typer.Argument(
                 help="An export (JSON lines); several are imported one after another, or a "
                      "share in each of --jobs processes.", metavar="FILE")],
+            checkpoint: Annotated[list[Path] | None, typer.Option(
+                "--checkpoint", help="A signed checkpoint you hold (repeatable): the import "
+                                     "is refused if the history contradicts it.")] = None,
             jobs: Jobs = 1, db: Db = None, as_json: Json = False) -> None:
-    """Rebuild a campaign from the director's export, refusing one that does not verify."""
-    for file in files:
+    """Rebuild a campaign from the director's export, refusing one that does not verify
+    (its co-signed checkpoints too, and any checkpoint you hold)."""
+    for file in [*files, *(checkpoint or [])]:
         if not file.is_file():
             raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
-    done = in_processes(partial(_import_share, db, as_json, len(files) > 1), files,
+    held = [path.read_text(encoding="utf-8") for path in checkpoint or []]
+    done = in_processes(partial(_import_share, db, as_json, len(files) > 1, held), files,
                         _tables_made(db, jobs))
     refusals = [body for body in done if isinstance(body, dict)]
     if refusals:
@@ -124,7 +129,7 @@ def import_(files: Annotated[list[Path], typer.Argument(
              lambda: None)
 
 
-def _import_share(db: str | None, as_json: bool, several: bool,
+def _import_share(db: str | None, as_json: bool, several: bool, held: list[str],
                   files: list[Path]) -> list[Imported | dict[str, Any]]:
     """Each file imported (verified in full first), until one is refused (its error body
     last): those before it stay imported."""
@@ -132,17 +137,19 @@ def _import_share(db: str | None, as_json: bool, several: bool,
     with ledger(db) as refit:
         for file in files:
             try:
-                done.append(_import_file(refit, file, as_json, several))
+                done.append(_import_file(refit, file, as_json, several, held))
             except REFUSALS as error:
                 return [*done, error_body(error)]
     return done
 
 
-def _import_file(refit: Refit, file: Path, as_json: bool, several: bool) -> Imported:
-    """One file imported (verified in full first), said as soon as it is done."""
+def _import_file(refit: Refit, file: Path, as_json: bool, several: bool,
+                 held: list[str]) -> Imported:
+    """One file imported (verified in full first, and against the checkpoints held), said
+    as soon as it is done."""
     # Among several, a refusal names its file.
     try:
-        done = refit.transfer.import_export(lambda: _read_lines(file))
+        done = refit.transfer.import_export(lambda: _read_lines(file), held)
     except RefitError as error:
         if not several:
             raise

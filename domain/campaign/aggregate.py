@@ -29,6 +29,7 @@ from domain.campaign import (
     upcasts,
 )
 from domain.campaign.access import Access, TokenReplaced
+from domain.campaign.cosigning import Cosigning
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
 from domain.campaign.handlers import HANDLERS, handles
@@ -109,8 +110,9 @@ class Campaign(Aggregate):
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
     # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides;
-    # v9: the Retained units roster; v10: the sides' seed shares
-    class_version = 10
+    # v9: the Retained units roster; v10: the sides' seed shares; v11: the sides' keys
+    # and co-signed checkpoints
+    class_version = 11
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
@@ -120,6 +122,7 @@ class Campaign(Aggregate):
     upcast_v7_v8 = staticmethod(upcasts.v7_v8)
     upcast_v8_v9 = staticmethod(upcasts.v8_v9)
     upcast_v9_v10 = staticmethod(upcasts.v9_v10)
+    upcast_v10_v11 = staticmethod(upcasts.v10_v11)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,
@@ -144,6 +147,7 @@ class Campaign(Aggregate):
         self.scenario = Scenario(sides, cg_date, phase)
         self.retained = Retained(sides)
         self.access = Access(token_hashes)
+        self.cosigning = Cosigning()  # the sides' keys and what they co-signed
         self.reports = reports.Reports()  # casualty and control reports awaiting an answer
         self.book: dict[str, Any] = {}  # the module's own records (KGP's bookkeeping)
         self.head_hash = GENESIS_HASH

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
 
 ANSWERS = frozenset({"confirm_report", "dispute_report"})  # a side done still answers these
+SIGNING = frozenset({"register_key", "cosign_checkpoint"})  # no move: sent at a step's end
 
 
 def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
@@ -75,7 +76,7 @@ def check_not_done(campaign: Campaign, command: cmd.Command, actor: str) -> None
     """A side that marked its part of the step done sends nothing more in it (the
     director's undo takes a mark back), but still answers the other side's reports."""
     side = getattr(command, "side", None)
-    if command.type in ANSWERS:
+    if command.type in ANSWERS or command.type in SIGNING:
         return
     if actor == side and side in campaign.reph.done:
         raise RuleViolation(f"the {side} has marked its part of step {campaign.reph.step} "

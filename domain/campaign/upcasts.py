@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain.campaign.access import Access
+from domain.campaign.cosigning import Cosigning
 from domain.campaign.dice import Dice
 from domain.campaign.initiative import Initiative
 from domain.campaign.part import Part
@@ -120,3 +121,8 @@ def v9_v10(state: dict[str, Any]) -> None:
         vars(dice).setdefault("shares", {})
         vars(dice).setdefault("shares_closed", bool(
             vars(dice).get("table_rolls_cg") or vars(dice).get("rolled_before")))
+
+
+def v10_v11(state: dict[str, Any]) -> None:
+    """Before v11: no side registered a key or co-signed a checkpoint."""
+    state.setdefault("cosigning", Cosigning())

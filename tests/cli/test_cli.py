@@ -371,11 +371,17 @@ def _commands(group: Any) -> list[tuple[str, Any]]:
     return found
 
 
+OFFLINE = {"keygen", "cosign"}  # a player's own tools: they read no database
+
+
 def test_every_subcommand_takes_db_and_json() -> None:
     import typer.main
-    missing = [name for name, command in _commands(typer.main.get_command(app))
-               if not {"--db", "--json"} <= {opt for p in command.params for opt in p.opts}]
+    commands = list(_commands(typer.main.get_command(app)))
+    missing = [name for name, command in commands if name not in OFFLINE
+               and not {"--db", "--json"} <= {opt for p in command.params for opt in p.opts}]
     assert missing == []
+    assert all("--json" in {opt for p in command.params for opt in p.opts}
+               for name, command in commands if name in OFFLINE)
 
 
 def readme_commands() -> set[str]:
@@ -496,3 +502,38 @@ def test_a_side_reports_by_the_command_line_and_the_guide_and_status_print_it(
     refit("command", campaign, '{"type": "confirm_report", "report": 1, "side": "British"}',
           "--by", "British", "--db", db)
     assert refit("cvp", campaign, "--db", db)["totals"] == {"Axis": 2, "British": 0}  # type: ignore[index]
+
+
+def test_both_sides_cosign_at_the_command_line_and_an_import_checks_what_they_hold(
+        db: str, other_database_url: str, tmp_path: Path) -> None:
+    created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "Signed",
+                    "--db", db)
+    assert isinstance(created, dict)
+    campaign = created["id"]
+    for side in ("Axis", "British"):
+        key = refit("keygen", "--name", f"{side}-player", "--out", str(tmp_path / side))
+        assert isinstance(key, dict)
+        refit("command", campaign, json.dumps({"type": "register_key", "side": side,
+                                               "key": key["key"]}), "--by", side, "--db", db)
+    held = tmp_path / "checkpoint.txt"
+    held.write_text(runner.invoke(app, ["checkpoint", campaign, "--db", db]).stdout)
+    for side in ("Axis", "British"):
+        body = runner.invoke(app, ["cosign", str(held), "--key-file", str(tmp_path / side),
+                                   "--side", side]).stdout
+        refit("command", campaign, body, "--by", side, "--db", db)
+    said = runner.invoke(app, ["verify", campaign, "--db", db])
+    assert said.exit_code == 0
+    assert re.search(r"co-signed at size 3 by Axis, British \(every side\)", said.stdout)
+    source = tmp_path / "signed.jsonl"
+    source.write_text("\n".join(exported(db, campaign, "--with-seed")) + "\n")
+    assert refit("verify", str(source))["cosigned"][0]["all_sides"]  # type: ignore[index]
+    cut = tmp_path / "cut.jsonl"  # the tail truncated before the co-signed size
+    lines = source.read_text().splitlines()
+    tail = json.loads(lines[-1]) | {"events": 2, "head_hash": json.loads(lines[3])["prev_hash"]}
+    cut.write_text("\n".join([*lines[:3], json.dumps(tail)]) + "\n")
+    refused = runner.invoke(app, ["import", str(cut), "--checkpoint", str(held),
+                                  "--db", other_database_url])
+    assert refused.exit_code == 2 and "the checkpoint you hold is of size 3" in refused.stderr
+    imported = refit("import", str(source), "--checkpoint", str(held),
+                     "--db", other_database_url)
+    assert isinstance(imported, dict) and imported["events"] == 5

@@ -30,6 +30,8 @@ def test_a_side_sends_its_own_choices_rolls_and_reports_and_the_director_the_res
              "record_casualty", "change_control", "confirm_report", "dispute_report",
              "withdraw_report",
              # its share of the dice seed (CONTRACT 'Dice')
-             "contribute_seed"}
+             "contribute_seed",
+             # its key, and its co-signature of a checkpoint (CONTRACT 'Proofs')
+             "register_key", "cosign_checkpoint"}
     assert sides == cmd.SIDE_COMMANDS
     assert cmd.COMMANDS["advance"].by == "side" and cmd.Roll.by == "side"

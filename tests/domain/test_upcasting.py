@@ -159,10 +159,21 @@ def test_a_v9_snapshot_loads_with_no_seed_share_and_the_mix_closed_once_rolled(
     assert after.dice.table_rolls_cg and after.dice.shares_closed is True
 
 
-def test_a_snapshot_taken_now_records_class_version_10(refit: Refit) -> None:
+def test_a_v10_snapshot_loads_with_no_key_registered_and_nothing_cosigned(
+        refit: Refit) -> None:
+    live = refit.store.campaign(abtf_campaign(refit, "v10 snapshot"))
+    taken = Snapshot.take(live)
+    taken.state.pop("cosigning")
+    taken.state["class_version"] = 10
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign)
+    assert loaded.cosigning.keys == {} and loaded.cosigning.cosigned == {}
+
+
+def test_a_snapshot_taken_now_records_class_version_11(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 10
+    assert taken.state["class_version"] == 11
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
     assert again.retained == live.retained
