@@ -13,11 +13,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from run import ACTOR, FIXTURE_CHART, build_campaign, mixed  # bench/run.py, beside this
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # `bench.run` however this script is started
 
-from infra.application import Refit
-from infra.modules import install_file
-from infra.settings import Settings
+from bench.run import ACTOR, FIXTURE_CHART, build_campaign, mixed  # noqa: E402
+from infra.application import Refit  # noqa: E402
+from infra.modules import install_file  # noqa: E402
+from infra.settings import Settings  # noqa: E402
 
 
 def ms(seconds: list[float]) -> dict[str, float]:
