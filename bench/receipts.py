@@ -1,7 +1,7 @@
 """What a command's receipt costs: on a campaign of --events events (SQLite), each of
 --commands commands timed, then its receipt; the first receipt (the campaign's log read
-once into the cache) and a checkpoint recomputed from every event, for contrast. Prints one
-JSON object on stdout."""
+once into the cache), the root recomputed from every event (as before the cache) and a
+checkpoint from the cache, for contrast. Prints one JSON object on stdout."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # `bench.run` however this script is started
 
 from bench.run import ACTOR, FIXTURE_CHART, build_campaign, mixed  # noqa: E402
+from domain import merkle  # noqa: E402
 from infra.application import Refit  # noqa: E402
 from infra.modules import install_file  # noqa: E402
 from infra.settings import Settings  # noqa: E402
@@ -49,7 +50,8 @@ def main() -> None:
         try:
             version = refit.store.campaign(campaign).version
             cold = timed(lambda: refit.proofs.receipt(campaign, [version], version))
-            whole = timed(lambda: refit.proofs.checkpoint(campaign))
+            whole = timed(lambda: merkle.root(refit.proofs.leaves(campaign, version)))
+            cached = timed(lambda: refit.proofs.checkpoint(campaign))
             command_s, receipt_s = [], []
             for index in range(args.commands):
                 started = time.perf_counter()
@@ -65,7 +67,8 @@ def main() -> None:
         "command": ms(command_s), "receipt": ms(receipt_s),
         "receipt_share_of_command": round(sum(receipt_s) / sum(command_s), 3),
         "first_receipt_ms": round(cold * 1000, 1),
-        "checkpoint_from_every_event_ms": round(whole * 1000, 1),
+        "root_from_every_event_ms": round(whole * 1000, 1),
+        "checkpoint_from_the_cache_ms": round(cached * 1000, 2),
     }))
 
 
