@@ -199,6 +199,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
     "SeedShareContributed": lambda d: f"{d['side']} gave a dice seed share: {d['share']}",
     "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
+    "PurchasePadded": lambda d: f"{d['side']}'s purchase padded (nothing happened)",
     "SideKeyRegistered": lambda d: (f"{d['side']} registered its co-signing key "
                                     f"{d['key']}" + (" (a new one)" if d.get("replaces")
                                                      else "")),

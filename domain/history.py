@@ -8,25 +8,53 @@ from typing import Any
 
 from domain.hashing import GENESIS_HASH, commitment, link_hash
 
-# What stays public of a sealed (secret) event: who acted, for whom it is kept.
+# What stayed public of a sealed (secret) event recorded before neutral seals: who acted,
+# for whom it is kept (and its type).
 PUBLIC_WHEN_SEALED = frozenset({"side", "actor", "secret_for"})
+# A neutral seal (README, 'Canonical JSON') keeps public only for whom it is kept, and
+# names this one type for every sealed fact: the real type is under the seal.
+NEUTRAL = "Sealed"
+PUBLIC_WHEN_NEUTRAL = frozenset({"secret_for"})
+DIRECTOR_ONLY = "director"  # `secret_for` of what only the director reads, even at CG End
 
 
 def secret_content(data: dict[str, Any]) -> dict[str, Any]:
-    """The part of an event's data that a seal covers."""
+    """The part of an event's data that an old (typed) seal covers."""
     return {k: v for k, v in data.items() if k not in PUBLIC_WHEN_SEALED}
 
 
+def neutral_content(kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """What a neutral seal covers: the event's type and every field but `secret_for`."""
+    return {"type": kind, "data": {k: v for k, v in data.items() if k != "secret_for"}}
+
+
+def is_neutral(record: dict[str, Any]) -> bool:
+    """A sealed record whose hashed form names the neutral type (new since schema 11)."""
+    return record.get("neutral") is True and record.get("sealed") is not None
+
+
+def tokens_hold(tokens: Any, token_commitment: Any) -> bool:
+    """Whether `tokens` ({"token_hashes", "salt"}) open their commitment."""
+    try:
+        return commitment({"token_hashes": tokens["token_hashes"]},
+                          tokens["salt"]) == token_commitment
+    except (TypeError, KeyError, ValueError, AttributeError):
+        return False
+
+
 def hashed_form(record: dict[str, Any]) -> dict[str, Any]:
-    """What the chain hashes: a sealed event contributes its commitment, not its content."""
-    data = record["data"]
+    """What the chain hashes: a sealed event contributes its commitment, not its content
+    (and, sealed neutrally, not its type either)."""
+    data, kind = record["data"], record["type"]
     if record.get("sealed") is not None:
-        data = {k: v for k, v in data.items() if k in PUBLIC_WHEN_SEALED}
+        public = PUBLIC_WHEN_NEUTRAL if is_neutral(record) else PUBLIC_WHEN_SEALED
+        data = {k: v for k, v in data.items() if k in public}
         data["sealed"] = record["sealed"]
+        kind = NEUTRAL if is_neutral(record) else kind
     return {
         "campaign": record["campaign"],
         "version": record["version"],
-        "type": record["type"],
+        "type": kind,
         "timestamp": record["timestamp"],
         "prev_hash": record["prev_hash"],
         "data": data,
@@ -42,6 +70,9 @@ def redact(record: dict[str, Any]) -> dict[str, Any]:
     """The record as someone the secret is kept from sees it: content and salt removed."""
     if record.get("sealed") is None:
         return record
+    if is_neutral(record):
+        return record | {"type": NEUTRAL, "salt": None, "redacted": True, "data": {
+            "secret_for": record["data"].get("secret_for")}}
     public = {k: v for k, v in record["data"].items() if k in PUBLIC_WHEN_SEALED}
     return record | {"data": public, "salt": None, "redacted": True}
 
@@ -58,6 +89,10 @@ def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, in
             return version, count, prev, _link_problem(version)
         if not _seal_holds(record):
             return version, count, prev, f"version {version}'s secret does not match its seal"
+        if "tokens" in record and not tokens_hold(record["tokens"],
+                                                  record["data"].get("token_commitment")):
+            return version, count, prev, f"version {version}'s token hashes do not match " \
+                                         "their commitment"
         prev = record_hash(record)
     return None, count, prev, ""
 
@@ -72,10 +107,13 @@ def _seal_holds(record: dict[str, Any]) -> bool:
     """A sealed record holds either no content at all (redacted) or content matching its seal."""
     if record.get("sealed") is None:
         return True
-    content = secret_content(record["data"])
+    neutral = is_neutral(record)
+    data = record["data"]
+    content = neutral_content(record["type"], data) if neutral else secret_content(data)
     salt = record.get("salt")
-    if not content:  # redacted: whatever a `redacted` flag says, only the public part is left
-        return salt is None
+    # Redacted: whatever a `redacted` flag says, only the public part is left.
+    if not (set(data) - PUBLIC_WHEN_NEUTRAL if neutral else content):
+        return salt is None and (not neutral or record["type"] == NEUTRAL)
     return salt is not None and commitment(content, salt) == record["sealed"]
 
 
@@ -107,10 +145,13 @@ def is_undone(version: int, ranges: list[tuple[int, int]]) -> bool:
 def redacted(records: Iterable[dict[str, Any]], viewer: str | None,
              ended: bool) -> Iterator[dict[str, Any]]:
     """Records as a viewer may read them: another side's sealed events redacted (they
-    still verify) until CG End; `viewer` None is the director."""
+    still verify) until CG End, the director's own always; `viewer` None is the director."""
     for record in records:
+        if viewer is not None and "tokens" in record:  # the director's alone, always
+            record = {k: v for k, v in record.items() if k != "tokens"}
         owner = record["data"].get("secret_for")
-        if viewer is None or ended or record.get("sealed") is None or owner == viewer:
+        if viewer is None or (ended and owner != DIRECTOR_ONLY) or \
+                record.get("sealed") is None or owner == viewer:
             yield record
         else:
             yield redact(record)

@@ -20,7 +20,7 @@ from domain.dice import (
     subject_key,
 )
 from domain.hashing import GENESIS_HASH, sha256_hex
-from domain.history import first_bad_version, is_undone, undone_ranges
+from domain.history import NEUTRAL, first_bad_version, is_undone, undone_ranges
 from domain.pins import PinWatch
 
 
@@ -103,8 +103,8 @@ class _RollWatch:
         self.version = version
         if record.get("sealed") is not None and not set(data) - {"side", "actor",
                                                                 "secret_for"}:
-            if kind == "DiceRolled":  # a roll this viewer may not see
-                self.hidden.setdefault(data["side"], []).append(version)
+            if kind in ("DiceRolled", NEUTRAL):  # a roll this viewer may not see (or may be)
+                self.hidden.setdefault(data.get("side", data["secret_for"]), []).append(version)
             return None  # a redacted secret: its seal was checked with the chain
         if kind == "Created":
             self.server = data.get("dice") == "server"

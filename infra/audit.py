@@ -166,8 +166,15 @@ class Audit:
             made = next((r for r in history if r["version"] == version
                          and r["type"] == "DiceRolled"), None)
             key = None if made is None else made["data"].get("key")
-        found = roll_audit(key, history, version)
+        found = roll_audit(key, history, version) if key is not None or \
+            self._rolled_at(campaign_id, version, viewer) else None
         if found is None:
             what = f"key {key}" if key is not None else f"version {version}"
             raise InvalidCommand(f"no roll with {what} is open to this role", field="key")
         return found
+
+    def _rolled_at(self, campaign_id: UUID, version: int | None, viewer: str | None) -> bool:
+        """Whether /rolls lists a roll at `version` for this viewer (a sealed record of no
+        type is a roll to it only then)."""
+        return version in {row.version for row in self.queries.rolls(campaign_id,
+                                                                     viewer=viewer)}

@@ -240,6 +240,8 @@ class Transfer:
                    "timestamp": datetime.fromisoformat(line["timestamp"]),
                    "prev_hash": line["prev_hash"], "sealed": line["sealed"],
                    "salt": line["salt"]}
+        if line.get("neutral") is True:  # sealed neutrally (unset on an older event)
+            fields["neutral"] = True
         fields |= self._hidden(ident, kind, line, dry)
         try:
             event = cls(**fields)
@@ -264,7 +266,8 @@ class Transfer:
         private = line.get("private") or {}
         if kind == "Created":
             seed = _seed(private.get("seed"), line["data"]["seed_commitment"])
-            return {"originator_topic": get_topic(Campaign), "seed": seed}
+            return {"originator_topic": get_topic(Campaign), "seed": seed} | (
+                {"tokens": line["tokens"]} if "tokens" in line else {})
         if kind == "SeedRevealed":
             return {"next_seed": _seed(private.get("next_seed"),
                                        line["data"]["next_commitment"])}

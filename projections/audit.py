@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from domain.dice import dice_from_seed, effective_seed, ordered_shares
-from domain.history import is_undone, undone_ranges
+from domain.history import NEUTRAL, is_undone, undone_ranges
 
 
 class SeedCheck(BaseModel):
@@ -122,12 +122,12 @@ class _Walk:
     def see(self, record: dict[str, Any]) -> None:
         data, kind, version = record["data"], record["type"], record["version"]
         self.head = version
-        if kind == "DiceRolled" and self._rolls_it(record):
+        if kind in ("DiceRolled", NEUTRAL) and self._rolls_it(record):
             if "key" in data:
                 self.made.append((record, len(self.seeds)))
             else:
                 self.sealed.append(record)
-        elif self.ruling is not None and kind in ("RulingSealed", *CORRECTED_BY) and \
+        elif self.ruling is not None and kind in ("RulingSealed", NEUTRAL, *CORRECTED_BY) and \
                 record["timestamp"] == self.ruling["timestamp"]:
             _changed(self.ruling, record)  # recorded by the ruling's own command
         elif kind == "Undone":
@@ -163,6 +163,10 @@ class _Walk:
 def _changed(ruling: dict[str, Any], record: dict[str, Any]) -> None:
     """Note on the ruling what one of its events changed, as the viewer may read it."""
     data = record["data"]
+    if record["type"] == NEUTRAL:  # sealed neutrally: the others see that, not what
+        ruling["changed"].append({"kind": "sealed", "version": record["version"],
+                                  "side": data.get("secret_for"), "sealed": True})
+        return
     if record["type"] == "RulingSealed":
         if "key" in data:  # the secret roll's corrected figures, to those who see it
             ruling |= {name: data[name] for name in ("final", "result", "drm")}
@@ -195,7 +199,8 @@ def roll_audit(key: str | None, records: Iterable[dict[str, Any]],
     first_seed = walk.made[0][1] if walk.made else 0  # a redo keeps the dice first shown
     made = [_made(walk, record, first_seed, ranges) for record, _ in walk.made]
     sealed = [SealedRoll(version=r["version"], timestamp=r["timestamp"],
-                         side=r["data"]["side"], standing=not is_undone(r["version"], ranges),
+                         side=r["data"].get("side", r["data"].get("secret_for")),
+                         standing=not is_undone(r["version"], ranges),
                          undone_by=_undone_by(walk, r["version"])) for r in walk.sealed]
     found = key if key is not None else \
         (walk.made[0][0]["data"]["key"] if walk.made else None)

@@ -554,6 +554,8 @@ NOT_FOLDED: dict[str, str] = {
     "StepDoneBySide": "a side's part of a step is the guide's to show (read from the "
                       "campaign); the forms show the step when it is left",
     "TokenReplaced": "who may act is access, not a fact of the campaign's forms",
+    "PurchasePadded": "nothing happened: it pads a secret purchase's sealed records to as "
+                      "many as any RG of the chart appends",
     **dict.fromkeys(("SideKeyRegistered", "CheckpointCosigned"),
                     "a side's key and co-signatures are proofs of the log, on no form: "
                     "the event log shows them and verify checks them"),

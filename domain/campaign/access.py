@@ -4,12 +4,29 @@ Idempotency-Keys of the commands already answered."""
 from __future__ import annotations
 
 import hmac
+import secrets
 from typing import Any
 
 from domain.campaign.events import CampaignEvent
 from domain.campaign.part import Part
 from domain.errors import InvalidCommand
-from domain.hashing import sha256_hex
+from domain.hashing import commitment, sha256_hex
+from domain.history import tokens_hold
+
+
+def sealed_tokens(token_hashes: dict[str, str] | None) -> dict[str, Any]:
+    """`Created`'s token fields: the hashes with a salt, and their commitment (none: none)."""
+    if not token_hashes:
+        return {}
+    salt = secrets.token_hex(16)
+    return {"token_commitment": commitment({"token_hashes": token_hashes}, salt),
+            "tokens": {"token_hashes": token_hashes, "salt": salt}}
+
+
+def opened_tokens(tokens: Any, token_commitment: str) -> dict[str, str]:
+    """The token hashes that open their commitment; none if they do not (an edited row
+    lets no token in)."""
+    return dict(tokens["token_hashes"]) if tokens_hold(tokens, token_commitment) else {}
 
 
 def token_hash(token: str) -> str:

@@ -28,7 +28,7 @@ from domain.campaign import (
     turns,
     upcasts,
 )
-from domain.campaign.access import Access, TokenReplaced
+from domain.campaign.access import Access, TokenReplaced, opened_tokens, sealed_tokens
 from domain.campaign.cosigning import Cosigning
 from domain.campaign.dice import Dice, SeedRevealed, new_seed
 from domain.campaign.events import NOT_DATA, CampaignEvent
@@ -70,7 +70,7 @@ from domain.campaign.scenario import (
 )
 from domain.errors import InvalidCommand
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
-from domain.history import secret_content
+from domain.history import DIRECTOR_ONLY, neutral_content
 from domain.rules import Module
 
 
@@ -86,7 +86,10 @@ class Campaign(Aggregate):
     class Created(CampaignEvent, Aggregate.Created):
         """A campaign was created; `seed` is private until SeedRevealed."""
 
-        not_data = NOT_DATA | {"seed"}  # only the seed's commitment is history until revealed
+        # Only the seed's commitment is history until revealed; the roles' token hashes
+        # are the director's alone: the record carries them beside its data (`tokens`), and
+        # the chain their commitment (before, `token_hashes` were in the data).
+        not_data = NOT_DATA | {"seed", "tokens"}
         module: str
         cg: str
         name: str
@@ -106,6 +109,8 @@ class Campaign(Aggregate):
         balance: str | None = None  # the side given the CG Balance (KGP 8.31)
         token_hashes: dict[str, str] | None = None  # role -> SHA-256 of its token
         module_hash: str | None = None  # the module data it plays (None: made before pins)
+        token_commitment: str | None = None  # of `tokens`, as a seal is of its content
+        tokens: dict[str, Any] | None = None  # {"token_hashes", "salt"}
 
     # v2: purchase lines as dicts, chit/WW/weather; v3: PBr and KGP; v4: undo and re-roll;
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
@@ -132,6 +137,7 @@ class Campaign(Aggregate):
         san: dict[str, int] | None = None, cpp: dict[str, int] | None = None,
         fpp: dict[str, int] | None = None, balance: str | None = None,
         token_hashes: dict[str, str] | None = None, module_hash: str | None = None,
+        token_commitment: str | None = None, tokens: dict[str, Any] | None = None,
     ) -> None:
         self.module_id = module
         self.module_hash = module_hash
@@ -146,7 +152,8 @@ class Campaign(Aggregate):
         self.initiative = Initiative(sides, initial_chits)
         self.scenario = Scenario(sides, cg_date, phase)
         self.retained = Retained(sides)
-        self.access = Access(token_hashes)
+        self.access = Access(token_hashes if token_commitment is None else
+                             opened_tokens(tokens, token_commitment))
         self.cosigning = Cosigning()  # the sides' keys and what they co-signed
         self.reports = reports.Reports()  # casualty and control reports awaiting an answer
         self.book: dict[str, Any] = {}  # the module's own records (KGP's bookkeeping)
@@ -169,8 +176,9 @@ class Campaign(Aggregate):
             sealed=None, salt=None, module=module.id, cg=cg, name=name,
             sides=list(module.sides), dice=dice,
             seed_commitment=sha256_hex(seed) if seed else None,
-            seed=seed.hex() if seed else None, balance=balance, token_hashes=token_hashes,
-            module_hash=data.hash, **cgstart.opening(module, cg, start_date),
+            seed=seed.hex() if seed else None, balance=balance,
+            **sealed_tokens(token_hashes), module_hash=data.hash,
+            **cgstart.opening(module, cg, start_date),
         ))
         campaign.bind(binding)
         cgstart.begin(campaign, actor)
@@ -218,10 +226,11 @@ class Campaign(Aggregate):
         # Every field the event will carry, defaults included, so the seal covers them all.
         fields = {f.name: f.default for f in dataclasses.fields(event_class)
                   if f.default is not dataclasses.MISSING and f.name not in NOT_DATA} | fields
-        if secret_for is not None:
+        if secret_for is not None:  # sealed neutrally: the type is under the seal too
             salt = secrets.token_hex(16)
-            data = {"side": fields.get("side"), "actor": actor, "secret_for": secret_for}
-            sealed = commitment(secret_content(data | fields), salt)
+            sealed = commitment(neutral_content(event_class.__name__,
+                                                {"actor": actor} | fields), salt)
+            fields["neutral"] = True
         key = self.__dict__.get("command_key")
         if key is not None:  # stored with the events, in their transaction
             fields |= {"idempotency_key": key[0], "idempotency_digest": key[1]}
@@ -412,7 +421,8 @@ class Campaign(Aggregate):
     def replace_token(self, role: str, new_hash: str, actor: str) -> None:
         """Give a role (director, observer or a side) a new token."""
         self.access.check_role(role)
-        self._record(TokenReplaced, actor, role=role, token_hash=new_hash)
+        self._record(TokenReplaced, actor, secret_for=DIRECTOR_ONLY, role=role,
+                     token_hash=new_hash)
 
     def undo(self, to_version: int, reason: str, before: Campaign,
              redo_dice: dict[str, list[int]], actor: str,

@@ -15,7 +15,7 @@ from domain.history import record_hash
 _BASE_FIELDS = frozenset(
     {"originator_id", "originator_version", "timestamp", "originator_topic", "prev_hash"}
 )
-_ENVELOPE = frozenset({"sealed", "salt", "idempotency_key", "idempotency_digest"})
+_ENVELOPE = frozenset({"sealed", "salt", "neutral", "idempotency_key", "idempotency_digest"})
 NOT_DATA = _BASE_FIELDS | _ENVELOPE
 
 EVENTS: dict[str, type[CampaignEvent]] = {}  # every campaign event class, by its name
@@ -34,6 +34,9 @@ class CampaignEvent(Aggregate.Event):
     # event class keeps its own required fields).
     idempotency_key: str | None = dataclasses.field(default=None, kw_only=True)
     idempotency_digest: str | None = dataclasses.field(default=None, kw_only=True)
+    # Sealed neutrally (history.is_neutral): its hashed form names no type; unset (not
+    # False) on an event recorded before, so its record, and its hash, stay as they were.
+    neutral: bool | None = dataclasses.field(default=None, kw_only=True)
     not_data = NOT_DATA  # fields that are envelope, not content, of the record
     TOPIC: ClassVar[str]
 
@@ -74,7 +77,7 @@ def event_record(kind: type[CampaignEvent], campaign: str, version: int, timesta
                  fields: dict[str, Any]) -> dict[str, Any]:
     """The history record of an event of this class with these fields (as `record`)."""
     skip = kind.not_data
-    return {
+    record = {
         "campaign": campaign,
         "version": version,
         "type": kind.__name__,
@@ -84,3 +87,8 @@ def event_record(kind: type[CampaignEvent], campaign: str, version: int, timesta
         "sealed": fields["sealed"],
         "salt": fields["salt"],
     }
+    if fields.get("neutral"):
+        record["neutral"] = True
+    if fields.get("tokens") is not None:  # Created's token hashes: the director's alone
+        record["tokens"] = fields["tokens"]
+    return record

@@ -33,11 +33,16 @@ def check_purchase(campaign: Campaign, side: str, row: RGRow) -> None:
 def purchased(campaign: Campaign, side: str, rg: str, actor: str) -> None:
     """Apply what the RG just bought does at once, sealed like the purchase (3.617): its
     FPP and CPP are the side's own, and its SAN is announced only at 3.623."""
-    row = campaign.rules.rg_chart(side).row(rg)
+    chart = campaign.rules.rg_chart(side)
+    row = chart.row(rg)
     for effect in row.effects:
         event_class, fields = _applied(campaign, side, row, effect)
         campaign._record(event_class, actor, secret_for=side, rule=effect.rule,
                          cg_date=campaign.reph.cg_date, **fields)
+    # As many sealed records for every RG of the chart: their number would name it.
+    most = max(len(other.effects) for other in chart.rows)
+    for _ in range(most - len(row.effects)):
+        campaign._record(PurchasePadded, actor, secret_for=side, side=side)
 
 
 def _applied(campaign: Campaign, side: str, row: RGRow, effect: RGEffect) -> Applied:
@@ -110,6 +115,13 @@ def record_area(campaign: Campaign, command: cmd.RecordRGArea, actor: str) -> No
     campaign._record(RGAreaRecorded, actor, secret_for=side, side=side,
                      purchase=command.purchase, area=command.area,
                      cg_date=campaign.reph.cg_date)
+
+
+class PurchasePadded(CampaignEvent):
+    """Nothing: a sealed record a secret RG purchase appends in place of an effect its RG
+    has not, so that every purchase of the chart appends as many (README, 'Secrecy')."""
+
+    side: str
 
 
 class OrderDecided(CampaignEvent):

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import itertools
 import sqlite3
+from collections.abc import Iterable
+from typing import Any
 from uuid import UUID
 
 import psycopg
 
 from domain import commands as cmd
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
-from domain.history import record_hash, redact, secret_content
+from domain.history import hashed_form, record_hash, redact, secret_content
 from domain.verify import verify_records
 from infra.application import Refit
 from infra.settings import persistence_env
@@ -152,8 +154,43 @@ def tamper(url: str, campaign: UUID, version: int, old: bytes, new: bytes) -> No
 def test_a_secret_roll_is_sealed_by_a_salted_commitment(refit: Refit) -> None:
     campaign = rolled_campaign(refit)
     secret = list(refit.store.records(campaign))[rolls_at(refit, campaign)[2] - 1]
-    assert secret["sealed"] == commitment(secret_content(secret["data"]), secret["salt"])
+    content = {"type": "DiceRolled", "data": {k: v for k, v in secret["data"].items()
+                                              if k != "secret_for"}}
+    assert secret["neutral"] is True and secret["type"] == "DiceRolled"
+    assert secret["sealed"] == commitment(content, secret["salt"])  # its type sealed too
     assert secret["data"]["secret_for"] == "German"
+
+
+def test_a_secret_rolls_hashed_form_names_only_the_neutral_type_and_its_side(
+        refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    secret = list(refit.store.records(campaign))[rolls_at(refit, campaign)[2] - 1]
+    assert hashed_form(secret)["type"] == hashed_form(redact(secret))["type"] == "Sealed"
+    assert hashed_form(secret)["data"] == {"secret_for": "German",
+                                           "sealed": secret["sealed"]}
+    assert redact(secret)["data"] == {"secret_for": "German"}
+
+
+def test_a_record_sealed_before_neutral_seals_keeps_its_typed_form(refit: Refit) -> None:
+    campaign = rolled_campaign(refit)
+    records = old_style(refit.store.records(campaign))
+    secret = records[rolls_at(refit, campaign)[2] - 1]
+    assert hashed_form(secret)["type"] == redact(secret)["type"] == "DiceRolled"
+    assert verify_records(records).ok
+    assert verify_records([redact(r) for r in records]).ok
+
+
+def old_style(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A history as one sealed before neutral seals was (typed seals, side and actor
+    public), chained again."""
+    chained, prev = [], GENESIS_HASH
+    for record in records:
+        old = {k: v for k, v in record.items() if k != "neutral"} | {"prev_hash": prev}
+        if old.get("sealed") is not None:
+            old["sealed"] = commitment(secret_content(old["data"]), old["salt"])
+        chained.append(old)
+        prev = record_hash(old)
+    return chained
 
 
 def test_a_redacted_history_still_verifies(refit: Refit) -> None:

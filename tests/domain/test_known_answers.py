@@ -10,7 +10,7 @@ import hmac
 
 from domain.dice import dice_from_seed, effective_seed, ordered_shares
 from domain.hashing import GENESIS_HASH, canonical
-from domain.history import hashed_form, record_hash
+from domain.history import hashed_form, record_hash, redact
 
 S = bytes(range(32))  # 000102...1f
 SHARE_GERMAN = "6465666768696a6b6c6d6e6f70717273"  # 16 bytes, the least a share may be
@@ -26,6 +26,23 @@ EVENT_CANONICAL = (
     + "0" * 64 + '","timestamp":"2026-11-25T19:00:00+00:00","type":"SeedShareContributed",'
     '"version":1}')
 EVENT_HASH = "2743cdc397e428863c40b6718f1599225b6a30837c0f754a6967029fdcd36374"
+
+# A sealed event as recorded since neutral seals: its commitment covers its type and every
+# field but `secret_for`; its hashed form names the type "Sealed" and only `secret_for`.
+SALT = "000102030405060708090a0b0c0d0e0f"
+SEALED_CONTENT = ('{"data":{"actor":"Axis","amount":5,"reason":"Base","side":"Axis"},'
+                  '"type":"CPPCredited"}')
+SEAL = "f39b0e414b3f1695e793c0b79fddafc8b58c41118bd826ce451d15a2bfc4a446"
+SEALED_EVENT = {"campaign": "00000000-0000-0000-0000-000000000001", "version": 2,
+                "type": "CPPCredited", "timestamp": "2026-11-25T19:00:00+00:00",
+                "prev_hash": "1" * 64, "data": {"side": "Axis", "amount": 5, "reason": "Base",
+                                                "actor": "Axis", "secret_for": "Axis"},
+                "sealed": SEAL, "salt": SALT, "neutral": True}
+SEALED_CANONICAL = (
+    '{"campaign":"00000000-0000-0000-0000-000000000001","data":{"sealed":"' + SEAL
+    + '","secret_for":"Axis"},"prev_hash":"' + "1" * 64 + '","timestamp":'
+    '"2026-11-25T19:00:00+00:00","type":"Sealed","version":2}')
+SEALED_HASH = "aa7569a68f589ca216225036343021068058176ecb3cbeb3dca4925a30903379"
 
 
 def digest(seed: bytes, key: str) -> bytes:
@@ -44,6 +61,16 @@ def test_an_events_canonical_form_sorts_keys_and_drops_spaces() -> None:
 def test_an_events_hash_is_the_sha256_of_its_canonical_form() -> None:
     assert hashlib.sha256(EVENT_CANONICAL.encode()).hexdigest() == EVENT_HASH
     assert record_hash(EVENT) == EVENT_HASH
+
+
+def test_a_neutral_seal_commits_to_the_salt_then_the_type_and_the_content() -> None:
+    assert hashlib.sha256((SALT + SEALED_CONTENT).encode()).hexdigest() == SEAL
+
+
+def test_a_sealed_events_canonical_form_names_the_neutral_type_and_its_side_only() -> None:
+    assert canonical(hashed_form(SEALED_EVENT)) == SEALED_CANONICAL.encode("utf-8")
+    assert hashlib.sha256(SEALED_CANONICAL.encode()).hexdigest() == SEALED_HASH
+    assert record_hash(SEALED_EVENT) == record_hash(redact(SEALED_EVENT)) == SEALED_HASH
 
 
 def test_a_digest_byte_of_251_gives_a_6() -> None:

@@ -311,14 +311,15 @@ def test_note_i_ex_one_idle_date_between_scenarios_allows_two_bombardments(
     choose(refit, campaign, "attack")
     advance_to(refit, campaign, "3.623")
     assert [w["purchase"] for w in guided(refit, campaign)] == [first, second]
-    do(refit, campaign, resolve(first), BRITISH)
-    do(refit, campaign, resolve(second), BRITISH)
+    resolved = [do(refit, campaign, resolve(first), BRITISH).version,
+                do(refit, campaign, resolve(second), BRITISH).version]
     assert guided(refit, campaign) == []
     lines = refit.reads.purchase_record(campaign, viewer=BRITISH)
     assert [line.removed for line in lines if line.rg == "B1"] == [
         "15AM: Bombardment resolved, Eliminated (note i)"] * 2
     seen = [e for e in refit.reads.events(campaign, viewer=AXIS)
-            if e["type"] == "BombardmentResolved"]
+            if e["version"] in resolved]  # each one sealed fact, of no type, to the Axis
+    assert [e["type"] for e in seen] == ["Sealed", "Sealed"]
     assert len(seen) == 2 and all("purchase" not in e["data"] for e in seen)
 
 

@@ -146,7 +146,7 @@ def test_retained_units_are_read_by_their_side_and_the_opponent_sees_what_is_ope
     assert retained_csv(seen).splitlines()[0] == \
         "CG Date,Side,Unit,Count,Setup/Entry Area,Shifted from"
     sealed = [e for e in refit.reads.events(at_14am, viewer=BRITISH)
-              if e["type"] == "UnitsRetained" and e["sealed"] is not None]
+              if e["type"] == "Sealed" and e["sealed"] is not None]
     assert sealed and all("units" not in e["data"] for e in sealed)
 
 

@@ -126,8 +126,9 @@ def test_a_ruling_on_a_secret_roll_is_open_to_the_side_that_disputed_it(
     assert audit.key is None and audit.rolls == [] and audit.sealed[0].side == "British"
     (seen,) = audit.rulings
     assert seen["reason"] == ruling["reason"] and seen["final"] is None
-    assert seen["changed"] == [{"kind": "adjust", "version": seen["version"] + 2,
-                                "side": "British", "sealed": True}]
+    assert seen["changed"] == [  # its sealed figures, then its sealed correction: no type
+        {"kind": "sealed", "version": seen["version"] + n, "side": "British", "sealed": True}
+        for n in (1, 2)]
     with pytest.raises(InvalidCommand, match="no roll with key"):
         refit.audit.roll_audit(campaign, key, "German")  # its key stays sealed
 
@@ -153,15 +154,13 @@ def test_every_read_path_keeps_a_ruling_s_figures_from_the_opponent(refit: Refit
     campaign, _, _ = british_roll_disputed_by_the_germans(refit)
     for viewer in ("German", "observer"):
         assert refit.reads.status(campaign, viewer=viewer).sides["British"]["cpp"] is None
-        events = [e for e in refit.reads.history(campaign, viewer)
-                  if e["type"] in ("RulingRecorded", "RulingSealed", "PointsCorrected")]
-        public, sealed, corrected = events
+        *_, public, sealed, corrected = refit.reads.history(campaign, viewer)
         assert public["data"]["reason"] == "a -1 DRM was left out of the British DR"
         assert public["data"]["key"] is None and public["data"]["final"] is None
         assert sealed.get("redacted") and corrected.get("redacted")
-        exported = [line for line in refit.transfer.export(campaign, viewer)
-                    if line.get("type") == "PointsCorrected"]
-        assert exported and "amount" not in exported[0]["data"]
+        assert sealed["type"] == corrected["type"] == "Sealed"  # not RulingSealed, nor
+        *_, exported, _ = refit.transfer.export(campaign, viewer)  # PointsCorrected
+        assert exported["type"] == "Sealed" and exported["data"] == {"secret_for": "British"}
     british = refit.reads.status(campaign, viewer="British").sides["British"]["cpp"]
     assert british == refit.store.campaign(campaign).points.cpp["British"]
     assert refit.reads.verify(campaign, "German").ok and refit.reads.verify(campaign).ok

@@ -76,7 +76,7 @@ def test_a_sides_report_shows_the_other_sides_secrets_only_as_secret_acts(
     report = history_report(records)
     hidden = next(r for r in records if r.get("redacted"))
     assert line_of(report, f"v{hidden['version']} ").endswith(
-        "  secret act by Axis  (by demo)")
+        "  secret act by Axis")  # who sent it is sealed with it
     assert "Alert Infantry Coy" not in report and "Axis purchased" not in report
     assert "Axis credited" not in report and "Italian RG" not in report
     assert "British purchased RG #3: I2 Airborne Pltn for 7 CPP" in report

@@ -132,12 +132,12 @@ def test_a_casualty_of_an_rg_line_keeps_the_line_to_its_side(refit: Refit) -> No
     campaign = in_play(refit)
     do(refit, campaign, LOST | {"purchase": 1}, AXIS)
     events = refit.reads.events(campaign, viewer=BRITISH)
-    line = events[-1]
-    assert line["type"] == "CasualtyLineReported" and "purchase" not in line["data"]
+    line = events[-1]  # reported with its RG line: a sealed fact of no type to the British
+    assert line["type"] == "Sealed" and line["data"] == {"secret_for": AXIS}
     assert "purchase" not in str(refit.reads.guide(campaign, viewer=BRITISH))
     do(refit, campaign, {"type": "confirm_report", "report": 1, "side": BRITISH}, BRITISH)
     casualty = refit.reads.events(campaign, viewer=BRITISH)[-1]
-    assert casualty["type"] == "RGCasualty" and "purchase" not in casualty["data"]
+    assert casualty["type"] == "Sealed" and casualty["data"] == {"secret_for": AXIS}
     (row,) = [r for r in refit.reads.purchase_record(campaign, viewer=AXIS) if r.purchase == 1]
     assert "4-6-8" in str(row.casualties)
 

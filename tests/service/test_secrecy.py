@@ -270,7 +270,7 @@ def test_the_open_recon_dr_shows_its_drm_but_not_the_cpp_spent_on_it(
         assert "CPP" not in str(recon["drm"]), role
         *_, roll, spent, _recon = game.read(role, "/events").json()
         assert "CPP" not in str(roll["data"]["drm"]), role
-        assert spent["type"] == "CPPSpent" and spent.get("redacted"), role
+        assert spent["type"] == "Sealed" and spent.get("redacted"), role
     *_, spent, _recon = game.read("British", "/events").json()
     assert spent["data"]["amount"] == 2  # the side reads what it spent, and so has 1 left
 

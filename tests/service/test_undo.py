@@ -163,7 +163,9 @@ def test_a_dry_run_lists_what_an_undo_would_remove_and_appends_nothing(refit: Re
     assert "subject" in roll and mistakes_after.version == head
     assert refit.store.campaign(campaign).version == head  # nothing appended
     german = refit.audit.undo_plan(campaign, "x", to_version=target, viewer="German")
-    assert german.rolls == [{"version": roll["version"], "side": "British"}]  # secret DR
+    assert german.rolls == []  # the secret DR is one sealed fact of no type to the Germans
+    assert set(german.event_types) == {"Sealed", "ControlChanged"}
+    assert sum(german.event_types.values()) == plan.events
     with pytest.raises(InvalidCommand) as refused:
         refit.audit.undo_plan(campaign, "x", to_version=head)
     assert refused.value.field == "to_version"
