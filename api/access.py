@@ -111,12 +111,30 @@ AsOf = Annotated[str | None, Query(pattern=r"^([1-9][0-9]{0,8}|[^/\s]{1,12}/[^/\
                                    description="A version, or CGDATE/STEP (after that step)")]
 
 
+class Receipt(BaseModel):
+    """The proof of what a command appended, to keep and check offline (CONTRACT 'Proofs',
+    docs/audit.md 'Receipts'): the signed checkpoint of the log at `tree_size` (the
+    campaign's version after the command), each appended version's leaf hash (hex) and its
+    RFC 6962 inclusion proof in that tree (as `GET /proof` gives one), and the verifier
+    keys of the service (compare them with `GET /keys`, kept elsewhere)."""
+
+    origin: str
+    tree_size: int
+    root: str
+    versions: list[int]
+    leaf_hashes: list[str]
+    checkpoint: str
+    proofs: list[dict[str, Any]]
+    keys: list[str]
+
+
 class CommandAnswer(BaseModel):
-    """What a command appended."""
+    """What a command appended, and its receipt."""
 
     version: int
     head_hash: str
     events: list[dict[str, Any]]
+    receipt: Receipt | None = None
 
 
 def command_answer(done: CommandResult, viewer: str | None) -> Response:
@@ -124,7 +142,8 @@ def command_answer(done: CommandResult, viewer: str | None) -> Response:
     as it is, not validated again on the way (the routes declare CommandAnswer)."""
     events = list(redacted(done.events, viewer, done.ended))
     return Response(json.dumps({"version": done.version, "head_hash": done.head_hash,
-                                "events": events}), media_type="application/json")
+                                "events": events, "receipt": done.receipt}),
+                    media_type="application/json")
 
 
 def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:

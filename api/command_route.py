@@ -101,7 +101,7 @@ def execute(refit: Refit, campaign: str, token: str | None, body: cmd.Command,
         caller.may_command(body.model_dump())
         return caller.role
     done = refit.commands.execute(ident, body, "", if_match, idempotency_key, authorize)
-    return command_answer(done, Caller(done.actor).viewer)
+    return command_answer(refit.proofs.receipted(ident, done), Caller(done.actor).viewer)
 
 
 async def _body(request: Request) -> bytes:

@@ -101,24 +101,26 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
             plan = refit.audit.undo_plan(ident, body.reason, body.to_version, body.to_step,
                                          caller.viewer)
             return JSONResponse(plan.model_dump())
-        return command_answer(refit.audit.undo(ident, body.reason, caller.role, body.to_version,
-                                  body.to_step, expected_version(if_match)), None)
+        return command_answer(refit.proofs.receipted(ident, refit.audit.undo(
+            ident, body.reason, caller.role, body.to_version, body.to_step,
+            expected_version(if_match))), None)
 
     @app.post("/campaigns/{campaign}/rerolls", response_model=CommandAnswer)
     def reroll(campaign: str, body: RerollBody, credentials: Credentials) -> Response:
         """Director: re-roll a roll (undone if it stands); its slot gets new dice."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a re-roll")
-        return command_answer(refit.audit.reroll(ident, body.key, body.reason, caller.role), None)
+        return command_answer(refit.proofs.receipted(
+            ident, refit.audit.reroll(ident, body.key, body.reason, caller.role)), None)
 
     @app.post("/campaigns/{campaign}/rulings", response_model=CommandAnswer)
     def ruling(campaign: str, body: RulingBody, credentials: Credentials) -> Response:
         """Director: a ruling on a disputed roll, shown beside it everywhere."""
         ident, caller = caller_for(refit, campaign, credentials)
         caller.require_director("a ruling")
-        return command_answer(refit.audit.record_ruling(
+        return command_answer(refit.proofs.receipted(ident, refit.audit.record_ruling(
             ident, body.key, body.verdict, body.reason, caller.role, body.final, body.result,
-            list(body.corrections), body.drm, body.disputed_by), None)
+            list(body.corrections), body.drm, body.disputed_by)), None)
 
 
 def _reading_routes(app: APIRouter, refit: Refit) -> None:

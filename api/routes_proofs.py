@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Body, Query
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel
 
@@ -13,6 +13,7 @@ from api.access import Credentials, caller_for
 from domain.errors import InvalidCommand
 from infra.application import Refit
 from infra.cosigning import checkpoint_at
+from infra.receipts import receipt_finding, stored_leaves
 
 Size = Annotated[int | None, Query(ge=1, le=10**9)]
 
@@ -25,6 +26,20 @@ class InclusionAnswer(BaseModel):
     leaf_hash: str
     hashes: list[str]
     root: str
+
+
+class ReceiptFinding(BaseModel):
+    """What a receipt proves of the history now: `ok`, or the first version it no longer
+    holds (null when a fork cannot be pinned to one) and the problem."""
+
+    receipt: str
+    ok: bool
+    version: int | None
+    problem: str | None
+    tree_size: int | None
+    versions: list[int]
+    key: str | None
+    note: str | None
 
 
 class ConsistencyAnswer(BaseModel):
@@ -78,3 +93,14 @@ def proof_routes(app: APIRouter, refit: Refit) -> None:
             return refit.proofs.consistency(ident, first, size).as_dict()
         raise InvalidCommand("give either version (an inclusion proof) or from (a "
                              "consistency proof)", field="version")
+
+    @app.post("/campaigns/{campaign}/verify", response_model=ReceiptFinding)
+    def verify_receipt(campaign: str, credentials: Credentials,
+                       receipt: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
+        """A receipt (or a command's answer holding one) checked with the service's key
+        and against the campaign's stored history now: `ok`, or the first `version` it
+        no longer holds (an edit, a truncated tail, a fork) and the `problem`. Who: the
+        director, each side and the observers."""
+        ident, _ = caller_for(refit, campaign, credentials)
+        return receipt_finding(receipt, refit.keys.verifier_keys()[0],
+                               stored_leaves(refit.store, ident))

@@ -56,9 +56,12 @@ from bench.run import (  # noqa: E402
     per_s,
     postgres_schema,
 )
+from domain import merkle  # noqa: E402
 from domain.hashing import GENESIS_HASH  # noqa: E402
 from domain.history import record_hash  # noqa: E402
+from domain.merkle_log import MerkleLog  # noqa: E402
 from infra.application import Refit  # noqa: E402
+from infra.keys import ServiceKey, load_key  # noqa: E402
 from infra.modules import install_file  # noqa: E402
 from infra.settings import Settings  # noqa: E402
 from infra.transfer import dump_line  # noqa: E402
@@ -99,27 +102,31 @@ def read_lines(path: Path) -> list[dict[str, Any]]:
         return [json.loads(line) for line in lines]
 
 
-def cloned(lines: list[dict[str, Any]], campaign: str) -> Iterator[dict[str, Any]]:
-    """The export as another campaign's: the id rewritten, the chain and tail recomputed."""
-    prev = GENESIS_HASH
-    count = 0
+def cloned(lines: list[dict[str, Any]], campaign: str,
+           key: ServiceKey) -> Iterator[dict[str, Any]]:
+    """The export as another campaign's: the id rewritten, the chain, tail and signed
+    checkpoint recomputed (with the run's one service key, so a re-export is the same)."""
+    prev, tree = GENESIS_HASH, MerkleLog()
     for line in lines:
         if "format" in line:
             yield line | {"campaign": campaign}
         elif "version" in line:
             record = line | {"campaign": campaign, "prev_hash": prev}
-            prev, count = record_hash(record), count + 1
+            prev = record_hash(record)
+            tree.append(merkle.leaf_hash(merkle.event_leaf(record)))
             yield record
         else:  # the tail: the module data the history pins travels on unchanged
+            origin = f"{key.name}/campaigns/{campaign}"
             yield {k: v for k, v in line.items() if k == "module_data"} | {
-                "events": count, "head_hash": prev}
+                "events": tree.size, "head_hash": prev,
+                "checkpoint": key.checkpoint(origin, tree.size, tree.root(tree.size))}
 
 
-def write_clone(lines: list[dict[str, Any]], path: Path) -> str:
+def write_clone(lines: list[dict[str, Any]], path: Path, key: ServiceKey) -> str:
     """A clone under a new campaign id, written as an export file; returns the id."""
     campaign = str(uuid.uuid4())
     with path.open("w", encoding="utf-8") as out:
-        for line in cloned(lines, campaign):
+        for line in cloned(lines, campaign, key):
             out.write(dump_line(line))
     return campaign
 
@@ -136,9 +143,10 @@ def campaign_files(settings: Settings, work: Path, count: int,
     export_file(settings, original, first)
     lines = read_lines(first)
     files = [(str(original), first)]
+    key = load_key(settings)[0]
     for index in range(1, count):
         path = work / f"campaign-{index:03d}.jsonl"
-        files.append((write_clone(lines, path), path))
+        files.append((write_clone(lines, path, key), path))
     return files, build_s
 
 
@@ -483,6 +491,9 @@ def main() -> None:
                               "jobs": JOBS}
     with tempfile.TemporaryDirectory(prefix="refit-bench-transfer-") as name:
         tmp = Path(name)
+        # One service key for the run, every process's: a re-export signs the same
+        # checkpoint as the file imported, so the two compare byte for byte.
+        os.environ["REFIT_SIGNING_KEY_FILE"] = str(tmp / "refit-signing-key")
         module_dir = tmp / "modules"
         install_file(FIXTURE_CHART, module_dir)
         inputs, output["inputs"] = prepare(args, tmp, module_dir)

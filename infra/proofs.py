@@ -3,11 +3,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
 from uuid import UUID
 
 from domain import merkle
 from domain.errors import InvalidCommand
+from domain.receipt import make_receipt
 from infra.keys import Keys
+from infra.leaf_cache import LeafCache
+from infra.results import CommandResult
 from infra.store import CampaignStore
 
 
@@ -16,6 +21,7 @@ class Proofs:
 
     def __init__(self, store: CampaignStore, keys: Keys) -> None:
         self.store, self.keys = store, keys
+        self.cache = LeafCache(store)  # receipts' leaf hashes, extended as the log grows
 
     def origin(self, campaign_id: UUID) -> str:
         """The checkpoint's origin line: the key's name and the campaign."""
@@ -31,10 +37,8 @@ class Proofs:
                 for record in self.store.records(campaign_id, lte=size)]
 
     def checkpoint(self, campaign_id: UUID) -> str:
-        """The signed checkpoint of the campaign's log now."""
-        size = self.head(campaign_id)
-        tree_root = merkle.root(self.leaves(campaign_id, size))
-        return self.keys.key.checkpoint(self.origin(campaign_id), size, tree_root)
+        """The signed checkpoint of the campaign's log now (from the cached log)."""
+        return self.checkpoint_at(campaign_id, self.head(campaign_id))
 
     def inclusion(self, campaign_id: UUID, version: int,
                   size: int | None = None) -> merkle.InclusionProof:
@@ -63,3 +67,21 @@ class Proofs:
             raise InvalidCommand(f"size is a tree size from 1 to {head} (the version)",
                                  field="size")
         return size
+
+    def receipt(self, campaign_id: UUID, versions: list[int], size: int) -> dict[str, Any]:
+        """The receipt of `versions` in the tree of `size` events (CONTRACT 'Proofs'): the
+        same for a repeat as it was the first time (Ed25519 signs deterministically)."""
+        log = self.cache.log(campaign_id, size)
+        origin = self.origin(campaign_id)
+        point = self.keys.key.checkpoint(origin, size, log.root(size))
+        return make_receipt(origin, log, size, versions, point, self.keys.verifier_keys())
+
+    def receipted(self, campaign_id: UUID, done: CommandResult) -> CommandResult:
+        """A command's result with the receipt of what it appended."""
+        versions = [record["version"] for record in done.events]
+        return replace(done, receipt=self.receipt(campaign_id, versions, done.version))
+
+    def checkpoint_at(self, campaign_id: UUID, size: int) -> str:
+        """The signed checkpoint of the tree of the first `size` events (from the cache)."""
+        return self.keys.key.checkpoint(self.origin(campaign_id), size,
+                                        self.cache.log(campaign_id, size).root(size))

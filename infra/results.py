@@ -15,6 +15,7 @@ class CommandResult:
     events: list[dict[str, Any]]
     ended: bool = False  # the CG has ended: every secret is open
     actor: str = ""  # who the command ran as (its role, when authorized)
+    receipt: dict[str, Any] | None = None  # its proof in the signed log (CONTRACT 'Proofs')
 
 
 @dataclass(frozen=True)

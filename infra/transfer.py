@@ -81,11 +81,14 @@ def header_of(state: Campaign, commitment: str | None, viewer: str | None,
             "private_seed": private}
 
 
+Signer = Callable[[UUID, int], str]  # the service's signed checkpoint of a tree size
+
+
 class Transfer:
     """Export and import of whole campaigns."""
 
-    def __init__(self, store: CampaignStore) -> None:
-        self.store = store
+    def __init__(self, store: CampaignStore, sign: Signer | None = None) -> None:
+        self.store, self.sign = store, sign
 
     def export(self, campaign_id: UUID, viewer: str | None = None,
                private: bool = False) -> Iterator[dict[str, Any]]:
@@ -114,6 +117,8 @@ class Transfer:
             yield pins.see(record)
         tail: dict[str, Any] = {"events": count,
                                 "head_hash": record_hash(last) if last else GENESIS_HASH}
+        if self.sign is not None and count:  # the Merkle root of these events, signed
+            tail["checkpoint"] = self.sign(state.id, count)
         if pins.pins:  # the module data the history pins, as the store keeps it, by hash
             tail["module_data"] = {pin: json.loads(text) for pin in pins.pins
                                    if (text := self.store.stored_module_data(pin)) is not None}

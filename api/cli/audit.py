@@ -17,6 +17,7 @@ from api.cli.core import (
     Json,
     Viewer,
     answer,
+    appended,
     emit,
     guarded,
     ledger,
@@ -46,7 +47,7 @@ def undo(campaign: Id, reason: Reason,
          by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
     if not dry_run:
-        answer(as_json, query(db, as_json, lambda refit: refit.audit.undo(
+        answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.undo(
             campaign_id(campaign), reason, by, to_version, to_step)))
         return
     plan = query(db, as_json, lambda refit: refit.audit.undo_plan(
@@ -67,7 +68,7 @@ def undo(campaign: Id, reason: Reason,
 def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key.")],
            reason: Reason, by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """A director's re-roll: the roll is undone and its slot gets new dice."""
-    answer(as_json, query(db, as_json, lambda refit: refit.audit.reroll(
+    answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.reroll(
         campaign_id(campaign), key, reason, by)))
 
 
@@ -93,7 +94,7 @@ def ruling(campaign: Id,
            by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """Record a ruling on a disputed roll (or on the record), with its corrections applied
     from it on; it shows beside the roll everywhere, to both sides."""
-    answer(as_json, query(db, as_json, lambda refit: refit.audit.record_ruling(
+    answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.record_ruling(
         campaign_id(campaign), key, verdict, reason, by, final, result,
         [_json(text, "correction") for text in correction or []],
         None if drm is None else [_json(text, "drm") for text in drm], disputed_by)))

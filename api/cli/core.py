@@ -115,13 +115,21 @@ def _plain(data: Any) -> Any:
 
 def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
     """Execute one command on a campaign and print what it appended."""
-    answer(as_json, query(db, as_json,
-                          lambda refit: refit.commands.execute(campaign_id(campaign), command, by)))
+    answer(as_json, appended(db, as_json, campaign, lambda refit: refit.commands.execute(
+        campaign_id(campaign), command, by)))
+
+
+def appended(db: str | None, as_json: bool, campaign: str,
+             act: Callable[[Refit], CommandResult]) -> CommandResult:
+    """What an act appended to the campaign, with its receipt."""
+    return query(db, as_json,
+                 lambda refit: refit.proofs.receipted(campaign_id(campaign), act(refit)))
 
 
 def answer(as_json: bool, result: CommandResult) -> None:
-    """Print what a command appended (its events, version and head hash)."""
-    body = {"version": result.version, "head_hash": result.head_hash, "events": result.events}
+    """Print what a command appended (its events, version, head hash and receipt)."""
+    body = {"version": result.version, "head_hash": result.head_hash, "events": result.events,
+            "receipt": result.receipt}
     emit(as_json, body, lambda: _print_appended(body))
 
 
@@ -129,6 +137,9 @@ def _print_appended(body: dict[str, Any]) -> None:
     for record in body["events"]:
         typer.echo(f"v{record['version']} {record['type']}: {_summary(record)}")
     typer.echo(f"head {body['head_hash']}")
+    if body["receipt"] is not None:
+        typer.echo(f"receipt: tree size {body['receipt']['tree_size']}, root "
+                   f"{body['receipt']['root']} (--json prints it to keep)")
 
 
 def _summary(record: dict[str, Any]) -> str:
@@ -139,3 +150,17 @@ def _summary(record: dict[str, Any]) -> str:
                 f"dice {data['dice']}, {drm}, Final {data['final']} -> {data['result']}")
     shown = {k: v for k, v in data.items() if k not in ("actor", "secret_for")}
     return ", ".join(f"{k}={v}" for k, v in shown.items())
+
+
+def print_receipt(found: dict[str, Any]) -> None:
+    """A receipt's finding, for a person: what it proves, or what failed."""
+    if found["ok"]:
+        versions = ", ".join(map(str, found["versions"])) or "none"
+        plural = "s" if len(found["versions"]) != 1 else ""
+        typer.echo(f"{found['receipt']}: OK, version{plural} {versions} in the signed tree "
+                   f"of {found['tree_size']} events")
+    else:
+        where = f" at version {found['version']}" if found["version"] is not None else ""
+        typer.echo(f"{found['receipt']}: BAD{where}: {found['problem']}")
+    if found["note"]:
+        typer.echo(f"  note: {found['note']}")

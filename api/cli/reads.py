@@ -4,12 +4,13 @@ verifying a campaign's history or an export file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
 
-from api.cli.core import AsOf, Db, Id, Json, emit, guarded, query
+from api.cli.core import AsOf, Db, Id, Json, emit, guarded, print_receipt, query
 from api.render import TEXT
 from domain.campaign import campaign_id
 from domain.cosigned import verify_cosigned_export
@@ -17,9 +18,17 @@ from domain.errors import InvalidCommand
 from domain.verify import VerifyReport
 from infra.application import Refit
 from infra.queries import READS, Read
+from infra.receipts import (
+    export_checkpoint_finding,
+    export_leaves,
+    load_receipt,
+    receipt_finding,
+    stored_leaves,
+)
 from infra.transfer import parse_lines
 
 app = typer.Typer()
+T = TypeVar("T")
 Side = Annotated[str | None, typer.Option(
     "--side", help="Read as this side reads it (the other side's secrets kept).")]
 
@@ -48,33 +57,82 @@ for _read in READS:
         _command(_read)
 
 
+Receipts = Annotated[list[Path] | None, typer.Option(
+    "--receipt", help="A receipt kept from a command's answer (repeat for several): fails "
+                      "if the history no longer holds what it proves.")]
+Key = Annotated[str | None, typer.Option(
+    "--key", help="The service's verifier key (GET /keys): checks receipts and an export's "
+                  "signed checkpoint with it.")]
+
+
 @app.command()
 def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an export file.")],
-           db: Db = None, as_json: Json = False) -> None:
+           receipt: Receipts = None, key: Key = None, db: Db = None,
+           as_json: Json = False) -> None:
     """Recompute the hash chain and every server roll whose seed is revealed: of a
-    campaign in the database, or of an export file (one line at a time)."""
+    campaign in the database, or of an export file (one line at a time); with --receipt,
+    that the history still holds what each receipt proves; with --key, that an export's
+    events have the Merkle root its signed checkpoint states."""
+    leaves: list[bytes] = []  # read only to check receipts or a signed checkpoint
+    tail = None
     if Path(campaign).is_file():
         report = guarded(as_json, lambda: _verify_file(Path(campaign)))
+        if receipt or key is not None:
+            leaves, tail = guarded(as_json, lambda: _read_file(Path(campaign), export_leaves))
     else:
-        report = query(db, as_json, lambda refit: refit.reads.verify(campaign_id(campaign)))
-
-    def human() -> None:
-        verdict = "OK" if report.ok else f"BAD at version {report.first_bad_version}" \
-            if report.first_bad_version is not None else "BAD (a cache, not an event)"
-        typer.echo(f"{verdict}: {report.events} events, {report.rolls_verified} rolls "
-                   f"verified, head {report.head_hash}")
-        for line in dict.fromkeys([report.problem, *report.caches]):
-            if line:
-                typer.echo(line)
-        for point in report.cosigned:
-            both = " (every side)" if point["all_sides"] else ""
-            typer.echo(f"co-signed at size {point['size']} by {', '.join(point['sides'])}"
-                       f"{both}: root {point['root']}")
-    emit(as_json, report.as_dict(), human)
-    if not report.ok:
+        report, leaves = query(db, as_json, lambda refit: (
+            refit.reads.verify(campaign_id(campaign)),
+            stored_leaves(refit.store, campaign_id(campaign)) if receipt else []))
+    body = report.as_dict() | {"receipts": [_receipt(path, key, leaves, as_json)
+                                            for path in receipt or []]}
+    if key is not None and tail is not None:
+        body["checkpoint"] = export_checkpoint_finding(leaves, tail, key)
+    _judge(body)
+    emit(as_json, body, lambda: _print_verified(body, report))
+    if not body["ok"]:
         raise typer.Exit(1)
 
 
+def _judge(body: dict[str, Any]) -> None:
+    """The verdict over the chain, the receipts and the signed checkpoint: the first bad
+    version any of them names."""
+    failed = [f for f in [*body["receipts"], body.get("checkpoint", {"ok": True})]
+              if not f["ok"]]
+    versions = [body["first_bad_version"], *(f.get("version") for f in failed)]
+    body |= {"ok": body["ok"] and not failed,
+             "first_bad_version": min([v for v in versions if v is not None], default=None)}
+
+
+def _print_verified(body: dict[str, Any], report: VerifyReport) -> None:
+    verdict = "OK" if body["ok"] else "BAD" + (
+        f" at version {body['first_bad_version']}" if body["first_bad_version"]
+        else " (not at an event version: see below)")
+    typer.echo(f"{verdict}: {report.events} events, {report.rolls_verified} rolls "
+               f"verified, head {report.head_hash}")
+    for line in dict.fromkeys([report.problem, *report.caches]):
+        if line:
+            typer.echo(line)
+    for point in report.cosigned:
+        both = " (every side)" if point["all_sides"] else ""
+        typer.echo(f"co-signed at size {point['size']} by {', '.join(point['sides'])}"
+                   f"{both}: root {point['root']}")
+    for found in body["receipts"]:
+        print_receipt(found)
+    if "checkpoint" in body:
+        typer.echo("signed checkpoint: " + (body["checkpoint"]["problem"] or
+                                            "OK, the export's Merkle root is the signed one"))
+
+
+def _receipt(path: Path, key: str | None, leaves: list[bytes],
+             as_json: bool) -> dict[str, Any]:
+    """A receipt file's finding against the history's leaves."""
+    return receipt_finding(guarded(as_json, lambda: load_receipt(path)), key, leaves, str(path))
+
+
 def _verify_file(path: Path) -> VerifyReport:
+    return _read_file(path, lambda lines: verify_cosigned_export(lines)[0])
+
+
+def _read_file(path: Path, read: Callable[[Iterator[dict[str, Any]]], T]) -> T:
     with path.open(encoding="utf-8") as lines:
-        return verify_cosigned_export(parse_lines(lines))[0]
+        return read(parse_lines(lines))

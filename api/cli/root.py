@@ -4,14 +4,24 @@ from __future__ import annotations
 
 import typer
 
-from api.cli import audit, campaigns, commands, cosign, modules, reads, service, transfer
+from api.cli import (
+    audit,
+    campaigns,
+    commands,
+    cosign,
+    modules,
+    proofs,
+    reads,
+    service,
+    transfer,
+)
 
 app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=True,
                   add_completion=False)
 # A sub-app without a name (reads, commands, ...) gives its commands to `refit` itself, so
 # `refit roster ID` stays as it was; a named one (campaign, module) is a group. Commands
 # are listed in `refit --help` in the order added.
-for part in (reads, commands, service, transfer, audit, campaigns, modules, cosign):
+for part in (reads, commands, service, transfer, audit, campaigns, modules, cosign, proofs):
     app.add_typer(part.app)
 
 

@@ -69,3 +69,14 @@ def test_the_load_benchmark_runs_closed_and_open_loop(
     assert figures["offered_per_s"] == (float(rate) if rate else None)
     assert (figures["commands"], figures["errors"]) == (20, 0)
     assert (figures["lost_events"], figures["chains_broken"]) == (0, 0)
+
+
+RECEIPTS = ROOT / "bench" / "receipts.py"
+
+
+def test_the_receipt_benchmark_runs_end_to_end_on_a_small_campaign(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(RECEIPTS), "--events", "300", "--commands", "20"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["commands"] == 20 and figures["receipt"]["median_ms"] > 0

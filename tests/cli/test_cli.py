@@ -19,8 +19,10 @@ runner = CliRunner()
 
 @pytest.fixture
 def db(database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The test's own database, and its own module dir."""
+    """The test's own database, and its own module dir and service key (one key for both
+    databases of a move, as an operator moving campaigns has: re-exports sign alike)."""
     monkeypatch.setenv("REFIT_MODULE_DIR", str(tmp_path / "modules"))
+    monkeypatch.setenv("REFIT_SIGNING_KEY_FILE", str(tmp_path / "refit-signing-key"))
     install_file(FIXTURE_ABTF, tmp_path / "modules")  # the ABtF owner data: ELR, SAN known
     return database_url
 

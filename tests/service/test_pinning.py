@@ -170,8 +170,10 @@ def test_a_tampered_module_data_row_fails_verify_at_the_version_that_pinned_it(
 
 @pytest.fixture
 def other(other_database_url: str, tmp_path: Path) -> Iterator[Refit]:
-    """The application on the other database, with only the packaged module data."""
-    app = Refit(Settings(database_url=other_database_url, module_dir=tmp_path / "elsewhere"))
+    """The application on the other database, with only the packaged module data (and the
+    same service key, so a re-export signs the same checkpoint)."""
+    app = Refit(Settings(database_url=other_database_url, module_dir=tmp_path / "elsewhere",
+                         signing_key_file=tmp_path / "refit-signing-key"))
     yield app
     app.close()
 

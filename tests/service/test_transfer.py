@@ -21,8 +21,11 @@ from tests.helpers.story import advance_to, do
 
 @pytest.fixture
 def other(other_database_url: str, tmp_path: Path) -> Iterator[Refit]:
-    """The application on the other database."""
-    app = Refit(Settings(database_url=other_database_url, module_dir=tmp_path / "modules"))
+    """The application on the other database, signing with the same service key (as an
+    operator moving a campaign between its databases does: the export's checkpoint too
+    is then the same)."""
+    app = Refit(Settings(database_url=other_database_url, module_dir=tmp_path / "modules",
+                         signing_key_file=tmp_path / "refit-signing-key"))
     yield app
     app.close()
 

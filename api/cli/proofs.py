@@ -1,0 +1,34 @@
+"""`refit verify-receipt`: a receipt kept from a command's answer, checked offline (no
+database): the checkpoint's signature, and each version's inclusion proof in it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from api.cli.core import Db, Json, emit, print_receipt
+from infra.receipts import load_receipt, receipt_finding
+
+app = typer.Typer()
+
+
+@app.command("verify-receipt")
+def verify_receipt(
+        file: Annotated[Path, typer.Argument(help="The receipt (or a command's answer).")],
+        key: Annotated[str | None, typer.Option(
+            "--key", help="The service's C2SP verifier key (GET /keys); without it, the "
+                          "keys the receipt names (which proves nothing alone).")] = None,
+        db: Db = None, as_json: Json = False) -> None:
+    """Check a receipt offline: the checkpoint's signature by the key, and that each
+    version's inclusion proof leads from its leaf hash to the checkpoint's root. (It
+    reads no database: --db is taken, as by every subcommand, and left alone.)"""
+    try:
+        found = receipt_finding(load_receipt(file), key, None, str(file))
+    except ValueError as error:  # the file is not JSON
+        found = {"receipt": str(file), "ok": False, "version": None, "problem": str(error),
+                 "tree_size": None, "versions": [], "key": key, "note": None}
+    emit(as_json, found, lambda: print_receipt(found))
+    if not found["ok"]:
+        raise typer.Exit(1)

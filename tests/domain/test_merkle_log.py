@@ -1,0 +1,43 @@
+"""The Merkle log kept as it grows gives RFC 6962's roots and inclusion proofs (those of
+domain/merkle.py, checked against the RFC's vectors) for every tree size, each path made
+of the subtrees `path_ranges` names."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from domain import merkle
+from domain.merkle_log import MerkleLog, path_ranges
+
+
+def leaves(count: int) -> list[bytes]:
+    return [merkle.leaf_hash(hashlib.sha256(str(i).encode()).digest()) for i in range(count)]
+
+
+@given(st.integers(min_value=1, max_value=70), st.data())
+def test_every_root_and_proof_is_the_one_the_whole_tree_gives(count: int,
+                                                               data: st.DataObject) -> None:
+    hashes = leaves(count)
+    log = MerkleLog(hashes)
+    size = data.draw(st.integers(min_value=1, max_value=count))
+    index = data.draw(st.integers(min_value=0, max_value=size - 1))
+    assert log.root(size) == merkle.root(hashes[:size])
+    proof = log.inclusion(index, size)
+    assert proof == merkle.inclusion_proof(hashes[:size], index) and merkle.verify_inclusion(proof)
+    assert list(proof.hashes) == [merkle.root(hashes[a:b]) for a, b in path_ranges(index, size)]
+
+
+def test_the_empty_log_has_the_empty_root_and_no_larger_tree() -> None:
+    log = MerkleLog()
+    assert log.root(0) == merkle.EMPTY_ROOT
+    with pytest.raises(ValueError, match="not within a log of 0"):
+        log.root(1)
+
+
+def test_a_path_names_the_subtrees_beside_the_leaf_nearest_first() -> None:
+    assert path_ranges(3, 6) == [(2, 3), (0, 2), (4, 6)]
+    assert path_ranges(4, 6) == [(5, 6), (0, 4)]

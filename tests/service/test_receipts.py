@@ -1,0 +1,180 @@
+"""Receipts a player keeps (CONTRACT 'Proofs'): each command's receipt checks offline with
+only the service's public key, and a receipt taken before an attacker with the database
+deletes the last row, truncates the tail, edits the last event or forks the history
+proves it: `refit verify ID --receipt FILE` fails and names the version."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import pytest
+from typer.testing import CliRunner
+
+from api.cli import app as cli
+from domain import commands as cmd
+from domain import merkle
+from domain.merkle_log import MerkleLog
+from infra.application import Refit
+from infra.keys import generate
+from infra.settings import Settings
+from tests.helpers.story import do
+from tests.helpers.tampering import delete_from, edit_event
+
+STEP = b'"step":"3.620"'  # in the last event of the third advance
+
+
+def played(refit: Refit, tmp_path: Path) -> tuple[UUID, Path]:
+    """A campaign of six events; the receipt of the third advance (versions 4 to 6, the
+    last a public StepAdvanced), kept in a file."""
+    campaign = refit.commands.create_campaign("pbr", "I", "Receipts", "server").id
+    for _ in range(2):
+        do(refit, campaign, {"type": "advance"})
+    done = refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    assert done.receipt is not None and done.receipt["versions"] == [4, 5, 6]
+    kept = tmp_path / "receipt.json"
+    kept.write_text(json.dumps(done.receipt))
+    return campaign, kept
+
+
+def verify(settings: Settings, *args: str) -> tuple[int, dict[str, Any]]:
+    """`refit verify ... --json` on the test's database: its exit code and answer."""
+    done = CliRunner().invoke(cli, ["verify", *args, "--db", settings.database_url, "--json"])
+    return done.exit_code, json.loads(done.stdout)
+
+
+def verify_receipt(path: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    """`refit verify-receipt FILE ... --json` (no database)."""
+    done = CliRunner().invoke(cli, ["verify-receipt", str(path), *args, "--json"])
+    return done.exit_code, json.loads(done.stdout)
+
+
+def test_a_receipt_checks_offline_with_only_the_public_key(refit: Refit, tmp_path: Path) -> None:
+    _, kept = played(refit, tmp_path)
+    code, found = verify_receipt(kept, "--key", refit.keys.verifier_keys()[0])
+    assert code == 0 and found["ok"] and found["versions"] == [4, 5, 6]
+    assert found["tree_size"] == 6 and found["note"] is None
+
+
+def test_without_a_key_the_receipts_own_key_is_used_and_said_to_prove_nothing(
+        refit: Refit, tmp_path: Path) -> None:
+    _, kept = played(refit, tmp_path)
+    code, found = verify_receipt(kept)
+    assert code == 0 and found["ok"]
+    assert "came from the receipt itself" in found["note"]
+
+
+def test_a_receipt_with_one_flipped_hash_byte_fails_naming_the_version(
+        refit: Refit, tmp_path: Path) -> None:
+    _, kept = played(refit, tmp_path)
+    receipt = json.loads(kept.read_text())
+    proof = receipt["proofs"][1]
+    proof["hashes"][0] = ("0" if proof["hashes"][0][0] != "0" else "1") + proof["hashes"][0][1:]
+    kept.write_text(json.dumps(receipt))
+    code, found = verify_receipt(kept, "--key", refit.keys.verifier_keys()[0])
+    assert code == 1 and not found["ok"]
+    assert "version 5's inclusion proof does not lead to the checkpoint's root" in \
+        found["problem"]
+
+
+def test_a_receipt_checked_with_another_key_fails_on_the_signature(
+        refit: Refit, tmp_path: Path) -> None:
+    _, kept = played(refit, tmp_path)
+    code, found = verify_receipt(kept, "--key", generate("refit").verifier_key)
+    assert code == 1 and "signature" in found["problem"]
+
+
+def test_a_deleted_last_row_is_named_by_the_receipt(refit: Refit, settings: Settings,
+                                                     tmp_path: Path) -> None:
+    campaign, kept = played(refit, tmp_path)
+    assert verify(settings, str(campaign), "--receipt", str(kept))[0] == 0
+    delete_from(settings.database_url, campaign, 6)
+    code, found = verify(settings, str(campaign), "--receipt", str(kept))
+    assert code == 1 and not found["ok"] and found["first_bad_version"] == 6
+    assert "version 6 is missing" in found["receipts"][0]["problem"]
+
+
+def test_a_truncated_tail_is_named_at_its_first_missing_version(
+        refit: Refit, settings: Settings, tmp_path: Path) -> None:
+    campaign, kept = played(refit, tmp_path)
+    delete_from(settings.database_url, campaign, 4)
+    code, found = verify(settings, str(campaign), "--receipt", str(kept))
+    assert code == 1 and found["receipts"][0]["version"] == 4
+    assert "the history has 3 events, the receipt proves 6" in found["receipts"][0]["problem"]
+
+
+def test_an_edited_last_event_is_named_by_the_receipt(refit: Refit, settings: Settings,
+                                                      tmp_path: Path) -> None:
+    campaign, kept = played(refit, tmp_path)
+    edit_event(settings.database_url, campaign, 6, STEP, b'"step":"3.621"')
+    code, found = verify(settings, str(campaign), "--receipt", str(kept), "--key",
+                         refit.keys.verifier_keys()[0])
+    assert code == 1 and found["first_bad_version"] == 6
+    assert found["receipts"][0]["problem"].startswith("version 6 is not the event the "
+                                                      "receipt proves")
+
+
+def test_an_edit_before_the_receipted_versions_is_found_as_a_fork(
+        refit: Refit, settings: Settings, tmp_path: Path) -> None:
+    campaign, kept = played(refit, tmp_path)
+    edit_event(settings.database_url, campaign, 3, b'"step":"3.619"', b'"step":"3.61X"')
+    code, found = verify(settings, str(campaign), "--receipt", str(kept))
+    problem = found["receipts"][0]["problem"]
+    assert code == 1 and "no longer have the root the receipt's checkpoint signs" in problem
+    assert problem.endswith("version 3 differs")  # its own leaf is on version 4's path
+
+
+def test_a_history_that_only_grew_still_holds_every_receipt(
+        refit: Refit, settings: Settings, tmp_path: Path) -> None:
+    campaign, kept = played(refit, tmp_path)
+    later = refit.proofs.receipted(campaign, do(refit, campaign, {"type": "credit_cpp",
+                                                                  "side": "Axis", "amount": 3,
+                                                                  "reason": "loss points"}))
+    (tmp_path / "later.json").write_text(json.dumps({"receipt": later.receipt}))
+    code, found = verify(settings, str(campaign), "--receipt", str(kept),
+                         "--receipt", str(tmp_path / "later.json"))
+    assert code == 0 and [f["ok"] for f in found["receipts"]] == [True, True]
+
+
+def test_an_idempotent_repeat_answers_the_first_receipt(refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Repeat", "server").id
+    command = {"type": "credit_cpp", "side": "Axis", "amount": 3, "reason": "loss points"}
+    def send() -> Any:
+        done = refit.commands.execute(campaign, cmd.parse_command(command), "director",
+                                      idempotency_key="k1")
+        return refit.proofs.receipted(campaign, done).receipt
+    first = send()
+    do(refit, campaign, {"type": "advance"})
+    assert send() == first and first["tree_size"] == 2
+
+
+def test_the_receipt_cache_reads_only_the_events_after_what_it_holds(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Cache", "server").id
+    refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    asked: list[tuple[int | None, int]] = []
+    records = refit.store.records
+
+    def counted(ident: UUID, lte: int | None = None, gt: int = 0) -> Any:
+        asked.append((lte, gt))
+        return records(ident, lte=lte, gt=gt)
+    monkeypatch.setattr(refit.store, "records", counted)
+    done = refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    assert done.receipt is not None and asked == [(3, 2)]
+    leaves = [merkle.leaf_hash(merkle.event_leaf(r)) for r in records(campaign)]
+    assert done.receipt["root"] == MerkleLog(leaves).root(3).hex() == merkle.root(leaves).hex()
+
+
+def test_the_receipt_cache_starts_again_when_the_store_no_longer_extends_it(
+        refit: Refit, settings: Settings) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Rewritten", "server").id
+    do(refit, campaign, {"type": "advance"})
+    refit.proofs.receipt(campaign, [2], 2)
+    delete_from(settings.database_url, campaign, 2)
+    refit.store.forget(campaign)
+    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 1, "reason": "x"})
+    do(refit, campaign, {"type": "advance"})
+    leaves = [merkle.leaf_hash(merkle.event_leaf(r)) for r in refit.store.records(campaign)]
+    assert refit.proofs.receipt(campaign, [3], 3)["root"] == merkle.root(leaves).hex()
