@@ -80,9 +80,11 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
         if receipt or key is not None:
             leaves, tail = guarded(as_json, lambda: _read_file(Path(campaign), export_leaves))
     else:
-        report, leaves = query(db, as_json, lambda refit: (
+        # The campaign's own database: its receipts are checked with this service's key.
+        report, leaves, key = query(db, as_json, lambda refit: (
             refit.reads.verify(campaign_id(campaign)),
-            stored_leaves(refit.store, campaign_id(campaign)) if receipt else []))
+            stored_leaves(refit.store, campaign_id(campaign)) if receipt else [],
+            key if key is not None else refit.keys.verifier_keys()[0]))
     body = report.as_dict() | {"receipts": [_receipt(path, key, leaves, as_json)
                                             for path in receipt or []]}
     if key is not None and tail is not None:
