@@ -14,12 +14,13 @@ from pydantic import BaseModel
 
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
-from domain.errors import Forbidden, Unauthorized
+from domain.errors import CampaignNotFound, Forbidden, Unauthorized
 from domain.history import redacted
 from infra.application import Refit
 from infra.results import CommandResult
 
 DIRECTOR, OBSERVER = "director", "observer"
+NOT_OPENED = "this token opens nothing in this campaign (or there is no such campaign)"
 
 
 @dataclass(frozen=True)
@@ -54,11 +55,12 @@ class Caller:
 
 
 def require_admin(token: str | None, admin_token: str | None) -> None:
-    """Only the service's admin token creates, lists and imports campaigns."""
+    """Only the service's admin token creates, lists and imports campaigns: any other
+    token is a bad one here (401), as CONTRACT 'Errors' says."""
     if token is None:
         raise Unauthorized("give the admin token: Authorization: Bearer TOKEN")
     if not is_admin(token, admin_token):
-        raise Forbidden("this needs the admin token")
+        raise Unauthorized("this needs the admin token")
 
 
 def is_admin(token: str | None, admin_token: str | None) -> bool:
@@ -70,7 +72,23 @@ def is_admin(token: str | None, admin_token: str | None) -> bool:
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
     require_token(token)
-    return caller_on(refit.store.campaign(campaign_id), token)
+    return caller_on(_known(refit, campaign_id, fresh=True), token)
+
+
+def admitted(refit: Refit, campaign_id: UUID, token: str | None) -> None:
+    """The token opens this campaign (its cached copy will do: the command checks again on
+    the campaign as it stands)."""
+    require_token(token)
+    caller_on(_known(refit, campaign_id, fresh=False), token)
+
+
+def _known(refit: Refit, campaign_id: UUID, fresh: bool) -> Campaign:
+    """The campaign; for an unknown id the same 401 as a token it does not know, so a
+    caller without a valid token cannot tell which campaign ids exist."""
+    try:
+        return refit.store.campaign(campaign_id, fresh=fresh)
+    except CampaignNotFound:
+        raise Unauthorized(NOT_OPENED) from None
 
 
 def require_token(token: str | None) -> None:
@@ -84,7 +102,7 @@ def caller_on(campaign: Campaign, token: str | None) -> Caller:
     require_token(token)
     role = campaign.access.role_of(cast(str, token))
     if role is None:
-        raise Unauthorized("this token opens nothing in this campaign")
+        raise Unauthorized(NOT_OPENED)
     return Caller(role)
 
 

@@ -31,6 +31,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import http_body, status_of
+from api.guard import BodyGuard, UTF8Route
 from api.routes_audit import audit_routes
 from api.routes_proofs import proof_routes
 from domain.campaign import campaign_id
@@ -89,10 +90,14 @@ class ErrorBody(BaseModel):
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "the body is not JSON, or not UTF-8"},
     401: {"model": ErrorBody, "description": "no token, or one this campaign does not know"},
     403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
                                              "an observer reads; admin routes)"},
     404: {"model": ErrorBody, "description": "no such campaign"},
+    413: {"model": ErrorBody, "description": "the body is over REFIT_MAX_BODY_BYTES "
+                                             "(REFIT_MAX_IMPORT_BYTES for an import)"},
+    415: {"model": ErrorBody, "description": "a JSON body sent as another content type"},
     409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
@@ -130,8 +135,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                  description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
                              "Errors are `{\"error\": {code, message, rule, field}}`.")
     _errors(app)
+    app.add_middleware(BodyGuard, limit=conf.max_body_bytes,
+                       limits={"/campaigns/import": conf.max_import_bytes})
     _offline_docs(app)
-    routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
+    # every route documents the contract's errors, and reads its JSON body as UTF-8 only
+    routes = APIRouter(responses=ERRORS, route_class=UTF8Route)
     _campaign_routes(routes, refit, conf)
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
@@ -173,6 +181,8 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0]
+        if first["type"] == "json_invalid":  # not JSON at all: README says 400
+            return JSONResponse(NOT_JSON, status_code=400)
         where = ".".join(str(part) for part in first["loc"][1:]) or None
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             where = "type"
@@ -181,7 +191,9 @@ def _errors(app: FastAPI) -> None:
         return JSONResponse(body, status_code=422)
 
 
-HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed"}
+NOT_JSON = {"error": {"code": "invalid_body", "message": "the body cannot be read as JSON "
+                      "(UTF-8)", "rule": None, "field": None}}
+HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
 def _starlette_message(error: StarletteHTTPException) -> str:
