@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from typing import Annotated, Any, cast
 from uuid import UUID
 
-from fastapi import Depends, Header, Query, Response
+from fastapi import Depends, Header, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 
+from api.guard import Gate
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import CampaignNotFound, Forbidden, Unauthorized
@@ -162,6 +164,21 @@ def command_answer(done: CommandResult, viewer: str | None) -> Response:
     return Response(json.dumps({"version": done.version, "head_hash": done.head_hash,
                                 "events": events, "receipt": done.receipt}),
                     media_type="application/json")
+
+
+def admin_gate(admin_token: str | None) -> Gate:
+    """An admin route's check before its body is read."""
+    async def gate(request: Request) -> None:
+        require_admin(token_of(await bearer(request)), admin_token)
+    return gate
+
+
+def campaign_gate(refit: Refit) -> Gate:
+    """A campaign route's check before its body is read: the token opens the campaign."""
+    async def gate(request: Request) -> None:
+        ident = campaign_id(request.path_params["campaign"])
+        await run_in_threadpool(admitted, refit, ident, token_of(await bearer(request)))
+    return gate
 
 
 def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:

@@ -24,6 +24,7 @@ from swagger_ui_bundle import swagger_ui_path
 from api.access import (
     AsOf,
     Credentials,
+    admin_gate,
     caller_for,
     is_admin,
     require_admin,
@@ -31,7 +32,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import http_body, status_of
-from api.guard import BodyGuard, UTF8Route
+from api.guard import BodyGuard, UTF8Route, gated
 from api.routes_audit import audit_routes
 from api.routes_proofs import proof_routes
 from domain.campaign import campaign_id
@@ -217,6 +218,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
         return [describe(m) for m in refit.store.modules.values()]
 
     @app.post("/campaigns", status_code=201)
+    @gated(admin_gate(conf.admin_token))
     def new_campaign(body: NewCampaign, credentials: Credentials) -> CreatedCampaign:
         """Admin: start a campaign; its director, observer and side tokens come back once."""
         require_admin(token_of(credentials), conf.admin_token)

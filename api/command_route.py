@@ -25,15 +25,15 @@ from api.access import (
     CommandAnswer,
     IdempotencyKey,
     IfMatch,
-    admitted,
     bearer,
     caller_on,
+    campaign_gate,
     command_answer,
     expected_version,
     require_token,
     token_of,
 )
-from api.guard import is_json, strict_json
+from api.guard import gated, is_json, strict_json
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from infra.application import Refit
@@ -64,17 +64,15 @@ def command_route(routes: APIRouter, refit: Refit) -> None:
     """Add the command route."""
     @routes.post("/campaigns/{campaign}/commands", response_model=CommandAnswer,
                  openapi_extra=OPENAPI)
+    @gated(campaign_gate(refit))  # the token opens the campaign before the body is read
     async def command(campaign: str, request: Request) -> Response:
         """Director or a side acting for itself: one command (a union on `type`)."""
         headers = request.headers
-        ident = campaign_id(campaign)
-        token = token_of(await bearer(request))
-        # The token is checked before the body is read: a stranger's body costs nothing.
-        await run_in_threadpool(admitted, refit, ident, token)
         body = read_command(await _body(request), headers)
+        token = token_of(await bearer(request))
         return await run_in_threadpool(
-            execute, refit, ident, token, body, expected_version(headers.get("if-match")),
-            headers.get("idempotency-key"))
+            execute, refit, campaign_id(campaign), token, body,
+            expected_version(headers.get("if-match")), headers.get("idempotency-key"))
 
 
 def document_commands(app: FastAPI) -> None:

@@ -111,11 +111,17 @@ def test_the_guard_refuses_before_any_of_the_body_is_read(
     assert guarded(headers) == (status, read)
 
 
-def test_a_wrong_token_is_refused_before_the_body_is_read(client: TestClient) -> None:
+@pytest.mark.parametrize("path", ["/campaigns", "/campaigns/{id}/commands",
+                                  "/campaigns/{id}/undo", "/campaigns/{id}/rerolls",
+                                  "/campaigns/{id}/rulings", "/campaigns/{id}/verify",
+                                  f"/campaigns/{UNKNOWN}/undo"])
+def test_a_wrong_token_is_refused_before_the_body_is_read(
+        client: TestClient, path: str) -> None:
     campaign = new_campaign(client)
-    answer = client.post(f"/campaigns/{campaign['id']}/commands", content=b"{not json",
-                         headers=auth("wrong") | {"Content-Type": "application/json"})
-    assert error(answer) == (401, "unauthorized")
+    for token in ("wrong", new_campaign(client)["tokens"]["director"]):
+        answer = client.post(path.format(id=campaign["id"]), content=b"{not json",
+                             headers=auth(token) | {"Content-Type": "application/json"})
+        assert error(answer) == (401, "unauthorized"), token  # not the body's 400
 
 
 @pytest.mark.parametrize(("content_type", "body", "status", "code"), [
