@@ -17,8 +17,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# Bodies that are not JSON: an import's JSON lines.
-NOT_JSON = frozenset({"/campaigns/import"})
+# The web client's login and logout (CONTRACT 'Web pages') post a form, and no token.
+NO_TOKEN = frozenset({"/login", "/logout"})
+# Bodies that are not JSON: an import's JSON lines, the web client's forms.
+NOT_JSON = frozenset({"/campaigns/import"}) | NO_TOKEN
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
@@ -46,7 +48,8 @@ def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str]
     length = headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         return too_large(limit)
-    if scope["method"] == "POST" and not _bearer(headers.get("authorization")):
+    if scope["method"] == "POST" and scope["path"] not in NO_TOKEN and \
+            not _bearer(headers.get("authorization")):
         return 401, "unauthorized", "give a token: Authorization: Bearer TOKEN"
     has_body = "transfer-encoding" in headers or (length is not None and length != "0")
     if has_body and scope["path"] not in NOT_JSON and not is_json(headers.get("content-type")):

@@ -111,6 +111,12 @@ def test_the_guard_refuses_before_any_of_the_body_is_read(
     assert guarded(headers) == (status, read)
 
 
+def test_the_web_clients_login_form_passes_the_guard_without_a_token() -> None:
+    form = [(b"content-length", b"2"), (b"content-type", b"application/x-www-form-urlencoded")]
+    assert guarded(form, "/login") == (200, True)
+    assert guarded(form, "/campaigns")[0] == 401
+
+
 @pytest.mark.parametrize("path", ["/campaigns", "/campaigns/{id}/commands",
                                   "/campaigns/{id}/undo", "/campaigns/{id}/rerolls",
                                   "/campaigns/{id}/rulings", "/campaigns/{id}/verify",
