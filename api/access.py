@@ -78,10 +78,13 @@ def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
 
 
 def admitted(refit: Refit, campaign_id: UUID, token: str | None) -> None:
-    """The token opens this campaign (its cached copy will do: the command checks again on
-    the campaign as it stands)."""
+    """The token opens this campaign: on its cached copy (the command checks again on the
+    campaign as it stands), else on the stored one (a token another process issued)."""
     require_token(token)
-    caller_on(_known(refit, campaign_id, fresh=False), token)
+    try:
+        caller_on(_known(refit, campaign_id, fresh=False), token)
+    except Unauthorized:
+        caller_on(_known(refit, campaign_id, fresh=True), token)
 
 
 def _known(refit: Refit, campaign_id: UUID, fresh: bool) -> Campaign:

@@ -246,3 +246,18 @@ def test_an_overlong_name_or_list_is_refused_naming_the_field(
     answer = send(client, campaign, campaign["tokens"]["director"], body)
     assert error(answer) == (422, "invalid_command") and answer.json()["error"]["field"] == field
     assert version(client, campaign) == 1
+
+
+def test_a_token_another_process_issued_passes_the_gate(settings: Settings) -> None:
+    shared = settings.model_copy(update={"shared_database": True})
+    first, second = serving(shared, FIXTURE_CHART), serving(shared, FIXTURE_CHART)
+    one, other = next(first), next(second)
+    campaign = new_campaign(one)
+    director = campaign["tokens"]["director"]
+    assert send(one, campaign, director, CPP).status_code == 200  # cached in the first
+    fresh = other.post(f"/campaigns/{campaign['id']}/tokens/Axis", headers=auth(director))
+    roll = {"type": "select_initiative", "side": "Axis", "chit": "idle"}
+    answer = send(one, campaign, fresh.json()["token"], roll)
+    assert error(answer) == (422, "rule_violation")  # past the gate, to the rules (3.621)
+    for client in (first, second):
+        client.close()
