@@ -30,6 +30,10 @@ from infra.recorder import MODULE_DATA, Pin
 
 STAGE = "refit_import"  # the temporary table: version, topic, state
 PAGE = 1000  # staged events read back at a time
+# PostgreSQL ends a session idle in a transaction after 5 s (eventsourcing's default), lest
+# it hold locks; staging holds none that others wait for, and between two pages the
+# import works out the next: it may wait longer, though not for ever.
+IDLE_WHILE_STAGING_S = 60
 
 
 class Staging(ABC):
@@ -122,7 +126,9 @@ class PostgresStaging(Staging):
         super().__init__(campaign_id, mapper)
         self.curs = curs
         schema = Identifier(recorder.datastore.schema)
-        self.lock = [*recorder.lock_table_statements,
+        idle = SQL("SET LOCAL idle_in_transaction_session_timeout = '{0}ms'")
+        self.lock = [idle.format(int(recorder.datastore.idle_in_transaction_session_timeout
+                                     * 1000)), *recorder.lock_table_statements,
                      SQL("NOTIFY {0}").format(Identifier(recorder.channel_name))]
         self.copy_in = SQL(
             "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "
@@ -133,6 +139,7 @@ class PostgresStaging(Staging):
         self.snapshot = SQL("INSERT INTO {0}.{1} (originator_id, originator_version, topic, "
                             "state) VALUES (%s, %s, %s, %s)").format(
             schema, Identifier(snapshots.events_table_name))
+        curs.execute(idle.format(IDLE_WHILE_STAGING_S * 1000))
         curs.execute(SQL("CREATE TEMP TABLE {0} (version bigint PRIMARY KEY, topic text NOT "
                          "NULL, state bytea NOT NULL) ON COMMIT DROP").format(Identifier(STAGE)))
 
@@ -153,7 +160,8 @@ class PostgresStaging(Staging):
 
     def switch_in(self, pins: list[Pin], snapshot: StoredEvent | None) -> None:
         """Copy the staged events in under the events table's lock (as every insert takes
-        it, so notification ids commit in order and the views' readers miss none)."""
+        it, so notification ids commit in order and the views' readers miss none); from
+        here on idle for no longer than any other transaction."""
         for statement in self.lock:
             self.curs.execute(statement)
         try:
