@@ -11,6 +11,7 @@ never for the whole import."""
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -195,5 +196,6 @@ def staging(recorder: Any, snapshots: Any, campaign_id: UUID,
         except BaseException:
             lite.rollback()
             raise
-        finally:
-            staged.cursor.execute(f"DROP TABLE IF EXISTS temp.{STAGE}")
+        finally:  # the connection goes back to the pool: its temporary table need not
+            with contextlib.suppress(sqlite3.Error):
+                staged.cursor.execute(f"DROP TABLE IF EXISTS temp.{STAGE}")
