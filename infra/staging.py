@@ -102,7 +102,8 @@ class SQLiteStaging(Staging):
 
     def switch_in(self, pins: list[Pin], snapshot: StoredEvent | None) -> None:
         """Copy the staged events in, holding the database's write lock from the start
-        (a read first could find the snapshot it began with stale and fail at once)."""
+        (a transaction that read first would fail at once, not wait, if another wrote
+        meanwhile)."""
         self.cursor.execute("BEGIN IMMEDIATE")
         try:
             self.cursor.execute(

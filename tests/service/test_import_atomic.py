@@ -252,5 +252,29 @@ def test_two_imports_of_one_campaign_at_once_give_one_campaign_and_a_conflict(
     imported = [o for o in outcomes.values() if not isinstance(o, CampaignExists)]
     refused = [o for o in outcomes.values() if isinstance(o, CampaignExists)]
     assert [o.head_hash for o in imported] == [export.head_hash] and len(refused) == 1
+    assert refused[0].code == "conflict"  # 409 over HTTP
     assert "imported by another import meanwhile" in refused[0].message
     assert whole_or_none(settings.database_url, export, tmp_path)
+
+
+def test_an_import_that_fails_while_it_writes_leaves_nothing_and_the_next_succeeds(
+        refit: Refit, export: Export, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pages: list[int] = []
+
+    def failing(original: Any) -> Any:
+        def stage(self: Any, events: Any) -> None:
+            pages.append(len(events))
+            if len(pages) == 3:
+                raise OSError("the disk is full")
+            original(self, events)
+        return stage
+    for cls in (PostgresStaging, SQLiteStaging):
+        monkeypatch.setattr(cls, "stage", failing(cls.stage))
+    with pytest.raises(OSError, match="disk is full"):
+        refit.transfer.import_export(lambda: lines_of(export.path))
+    with pytest.raises(CampaignNotFound):
+        refit.store.campaign(export.campaign)
+    monkeypatch.undo()  # the same service, its connections back in their pool, again
+    assert refit.transfer.import_export(lambda: lines_of(export.path)).head_hash == \
+        export.head_hash
+    assert whole_or_none(refit.settings.database_url, export, tmp_path)
