@@ -5,10 +5,12 @@ at once give one campaign and a conflict, never a fork."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -16,10 +18,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
+import psycopg
 import pytest
+from psycopg.sql import SQL, Identifier
 
 from domain import commands as cmd
 from domain.errors import CampaignExists, CampaignNotFound
@@ -72,27 +76,38 @@ def _credits(refit: Refit, campaign: UUID, count: int) -> None:
     refit.store.save(state)
 
 
-@pytest.fixture(scope="module")
-def export(tmp_path_factory: pytest.TempPathFactory) -> Export:
-    """Made once, on SQLite: `EVENTS` credits a command of 500 at a time, an undo, more."""
-    work = tmp_path_factory.mktemp("long")
+def made_export(work: Path, events: int) -> Export:
+    """A campaign made on SQLite, `events` credits a command of 500 at a time, an undo and
+    a hundred more; the operator's export of it."""
     refit = Refit(Settings(database_url=f"sqlite:///{work / 'source.db'}",
                            module_dir=work / "modules", signing_key_file=work / "key"))
     try:
         campaign = refit.commands.create_campaign("pbr", "I", "Long", "server").id
-        while refit.store.campaign(campaign).version < EVENTS:
+        while refit.store.campaign(campaign).version < events:
             _credits(refit, campaign, 500)
         target = refit.store.campaign(campaign).version
         _credits(refit, campaign, 10)
         refit.audit.undo(campaign, "credited by mistake", "director", to_version=target)
         _credits(refit, campaign, 100)
-        path = work / "long.jsonl"
+        path = work / "export.jsonl"
         path.write_text("".join(map(dump_line, refit.transfer.export(campaign,
                                                                       private=True))))
         state = refit.store.campaign(campaign)
         return Export(path, campaign, state.version, state.head_hash)
     finally:
         refit.close()
+
+
+@pytest.fixture(scope="module")
+def export(tmp_path_factory: pytest.TempPathFactory) -> Export:
+    """Made once for the module: long enough that a kill by time lands while it writes."""
+    return made_export(tmp_path_factory.mktemp("long"), EVENTS)
+
+
+@pytest.fixture(scope="module")
+def short_export(tmp_path_factory: pytest.TempPathFactory) -> Export:
+    """Made once for the module: a few pages (the projection runner folds it in time)."""
+    return made_export(tmp_path_factory.mktemp("short"), 1000)
 
 
 def lines_of(path: Path) -> Iterator[dict[str, Any]]:
@@ -117,14 +132,28 @@ def killed(process: subprocess.Popen[str]) -> None:
     process.communicate()
 
 
-def stored(url: str, export: Export, cwd: Path) -> int:
-    """How many of the campaign's events another process reads from the database."""
-    refit = Refit(Settings(database_url=url, module_dir=cwd / "modules",
-                           signing_key_file=cwd / "key"))
+def events_table(settings: Settings) -> str:
+    """The events table's name, its tables made."""
+    refit = Refit(settings)
     try:
-        return len(refit.store.recorder.select_events(export.campaign))
+        return str(cast(Any, refit.store.recorder).events_table_name)
     finally:
         refit.close()
+
+
+def stored(url: str, table: str, campaign: UUID) -> int:
+    """How many of the campaign's events another connection reads from the events table
+    (read directly: a service starting would wait for the events table's lock to make
+    its tables)."""
+    if url.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(url[len("sqlite:///"):])) as lite:
+            return int(lite.execute(f"SELECT count(*) FROM {table} WHERE originator_id=?",
+                                    (campaign.hex,)).fetchone()[0])
+    base, schema = url.split("?schema=")
+    with psycopg.connect(base) as conn:
+        found = conn.execute(SQL("SELECT count(*) FROM {0}.{1} WHERE originator_id=%s").format(
+            Identifier(schema), Identifier(table)), (campaign,)).fetchone()
+    return int(found[0]) if found else 0
 
 
 def whole_or_none(url: str, export: Export, cwd: Path) -> bool:
@@ -205,12 +234,13 @@ def test_an_import_killed_at_random_moments_leaves_no_campaign_or_the_whole_one(
                          ids=["after-the-first-page", "after-five-pages", "inside-the-switch"])
 def test_an_import_killed_while_it_writes_leaves_no_campaign(
         settings: Settings, export: Export, tmp_path: Path, pause: tuple[str, int]) -> None:
+    table = events_table(settings)
     process = importing(settings.database_url, export, tmp_path, pause)
     assert process.stderr is not None
     assert process.stderr.readline().strip() == "paused", process.stderr.read()
     # Inside the switch its events are in the events table, uncommitted: unseen (the view
     # is not read here: on SQLite it would wait for the paused writer).
-    assert stored(settings.database_url, export, tmp_path) == 0
+    assert stored(settings.database_url, table, export.campaign) == 0
     killed(process)
     assert not whole_or_none(settings.database_url, export, tmp_path)
     imported_again(settings.database_url, export, tmp_path, whole=False)
@@ -278,3 +308,22 @@ def test_an_import_that_fails_while_it_writes_leaves_nothing_and_the_next_succee
     assert refit.transfer.import_export(lambda: lines_of(export.path)).head_hash == \
         export.head_hash
     assert whole_or_none(refit.settings.database_url, export, tmp_path)
+
+
+def test_the_projection_runner_folds_a_whole_import_after_a_killed_one(
+        settings: Settings, short_export: Export, tmp_path: Path, database_kind: str) -> None:
+    export = short_export
+    if database_kind == "sqlite":
+        pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
+    service = Refit(settings.model_copy(update={"projection_runner": True, "read_wait": 120}))
+    try:
+        process = importing(settings.database_url, export, tmp_path, ("switch_in", 1))
+        assert process.stderr is not None and process.stderr.readline().strip() == "paused"
+        killed(process)
+        with pytest.raises(CampaignNotFound):
+            service.reads.status(export.campaign)
+        process = importing(settings.database_url, export, tmp_path)
+        assert process.wait(timeout=300) == 0
+        assert service.reads.status(export.campaign).version == export.events
+    finally:
+        service.close()
