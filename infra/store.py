@@ -140,6 +140,11 @@ class CampaignStore(CampaignLog):
         if self.snapshots is not None:
             self.snapshots.put([Campaign.Snapshot.take(campaign)])
 
+    def stored_snapshot(self, campaign: Campaign) -> StoredEvent:
+        """A snapshot of the campaign as the snapshot store keeps it (sealed), for a write
+        in a transaction of its own (an import's)."""
+        return self.seal.seal(self.mapper.to_stored_event(Campaign.Snapshot.take(campaign)))
+
     def staged_import(self, campaign_id: UUID) -> contextlib.AbstractContextManager[Staging]:
         """An import's staging: its events staged as they come, then switched in with the
         module data they pin and the snapshot, all or nothing (infra/staging.py)."""

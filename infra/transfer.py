@@ -225,7 +225,7 @@ class Transfer:
         take after reading every event back)."""
         if campaign is None:
             return None
-        return self.store.mapper.to_stored_event(Campaign.Snapshot.take(campaign))
+        return self.store.stored_snapshot(campaign)
 
     def _event(self, ident: UUID, line: dict[str, Any], staged: Staging | None = None) -> Any:
         """The domain event a record was made from; refused unless it gives the record back

@@ -115,15 +115,16 @@ def lines_of(path: Path) -> Iterator[dict[str, Any]]:
         yield from parse_lines(lines)
 
 
-def importing(url: str, export: Export, cwd: Path, pause: tuple[str, int] | None = None
+def importing(conf: Settings, export: Export, pause: tuple[str, int] | None = None
               ) -> subprocess.Popen[str]:
-    """`refit import FILE --db URL --json` started (paused as `pause` says, if given)."""
+    """`refit import FILE --db URL --json` started on these settings' database, with their
+    key (which seals the snapshot), paused as `pause` says if given."""
     args = ["-c", PAUSED, pause[0], str(pause[1])] if pause else ["-m", "api.cli"]
-    env = os.environ | {"REFIT_MODULE_DIR": str(cwd / "modules"),
-                        "REFIT_SIGNING_KEY_FILE": str(cwd / "key")}
-    return subprocess.Popen([sys.executable, *args, "import", str(export.path), "--db", url,
-                             "--json"], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    env = os.environ | {"REFIT_MODULE_DIR": str(conf.module_dir),
+                        "REFIT_SIGNING_KEY_FILE": str(conf.signing_key_file)}
+    return subprocess.Popen([sys.executable, *args, "import", str(export.path), "--db",
+                             conf.database_url, "--json"], cwd=conf.module_dir.parent,
+                            env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def killed(process: subprocess.Popen[str]) -> None:
@@ -156,11 +157,11 @@ def stored(url: str, table: str, campaign: UUID) -> int:
     return int(found[0]) if found else 0
 
 
-def whole_or_none(url: str, export: Export, cwd: Path) -> bool:
-    """Whether the campaign is here whole (verified, the export's head); if not, nothing
-    of it is: no event, no listing, no view rows once the view catches up, no snapshot."""
-    refit = Refit(Settings(database_url=url, module_dir=cwd / "modules",
-                           signing_key_file=cwd / "key"))
+def whole_or_none(conf: Settings, export: Export) -> bool:
+    """Whether the campaign is here whole (verified, the export's head, its snapshot sealed
+    by this service); if not, nothing of it is: no event, no listing, no view rows once
+    the view catches up, no snapshot."""
+    refit = Refit(conf)
     try:
         found = len(refit.store.recorder.select_events(export.campaign))
         refit.views.catch_up()  # what the service's first read does
@@ -175,15 +176,18 @@ def whole_or_none(url: str, export: Export, cwd: Path) -> bool:
         assert found == export.events
         report = refit.reads.verify(export.campaign)
         assert report.ok and report.head_hash == export.head_hash, report
+        assert refit.store.snapshots is not None
+        assert [s.originator_version for s in refit.store.snapshots.get(export.campaign)] \
+            == [export.events]
         return True
     finally:
         refit.close()
 
 
-def imported_again(url: str, export: Export, cwd: Path, whole: bool) -> None:
+def imported_again(conf: Settings, export: Export, whole: bool) -> None:
     """Importing again succeeds after a kill that left nothing, and is refused as a
     conflict after one that left the whole campaign; either way it is then whole."""
-    process = importing(url, export, cwd)
+    process = importing(conf, export)
     out, err = process.communicate(timeout=300)
     answer = json.loads(out)
     if whole:
@@ -191,7 +195,7 @@ def imported_again(url: str, export: Export, cwd: Path, whole: bool) -> None:
     else:
         assert process.returncode == 0, err
         assert answer["head_hash"] == export.head_hash
-    assert whole_or_none(url, export, cwd)
+    assert whole_or_none(conf, export)
 
 
 @pytest.fixture
@@ -210,9 +214,9 @@ def fresh(database_kind: str, tmp_path: Path,
 
 
 def test_an_import_killed_at_random_moments_leaves_no_campaign_or_the_whole_one(
-        settings: Settings, export: Export, fresh: Any, tmp_path: Path) -> None:
+        settings: Settings, export: Export, fresh: Any) -> None:
     started = time.monotonic()
-    whole = importing(settings.database_url, export, tmp_path)
+    whole = importing(settings, export)
     assert whole.wait(timeout=300) == 0
     took = time.monotonic() - started
     seed = random.randrange(2**32)
@@ -223,32 +227,31 @@ def test_an_import_killed_at_random_moments_leaves_no_campaign_or_the_whole_one(
     print(f"seed {seed}: a whole import took {took:.2f} s; killed at {moments}")
     for number, moment in enumerate(moments):
         with fresh(f"kill-{number}") as url:
-            process = importing(url, export, tmp_path)
+            conf = settings.model_copy(update={"database_url": url})
+            process = importing(conf, export)
             time.sleep(moment)
             killed(process)
-            left = whole_or_none(url, export, tmp_path)
-            imported_again(url, export, tmp_path, left)
+            imported_again(conf, export, whole_or_none(conf, export))
 
 
 @pytest.mark.parametrize("pause", [("stage", 1), ("stage", 5), ("switch_in", 1)],
                          ids=["after-the-first-page", "after-five-pages", "inside-the-switch"])
 def test_an_import_killed_while_it_writes_leaves_no_campaign(
-        settings: Settings, export: Export, tmp_path: Path, pause: tuple[str, int]) -> None:
+        settings: Settings, export: Export, pause: tuple[str, int]) -> None:
     table = events_table(settings)
-    process = importing(settings.database_url, export, tmp_path, pause)
+    process = importing(settings, export, pause)
     assert process.stderr is not None
     assert process.stderr.readline().strip() == "paused", process.stderr.read()
     # Inside the switch its events are in the events table, uncommitted: unseen (the view
     # is not read here: on SQLite it would wait for the paused writer).
     assert stored(settings.database_url, table, export.campaign) == 0
     killed(process)
-    assert not whole_or_none(settings.database_url, export, tmp_path)
-    imported_again(settings.database_url, export, tmp_path, whole=False)
+    assert not whole_or_none(settings, export)
+    imported_again(settings, export, whole=False)
 
 
 def test_two_imports_of_one_campaign_at_once_give_one_campaign_and_a_conflict(
-        settings: Settings, export: Export, tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        settings: Settings, export: Export, monkeypatch: pytest.MonkeyPatch) -> None:
     first_in, second_in = threading.Event(), threading.Event()
 
     def racing(original: Any) -> Any:
@@ -284,11 +287,11 @@ def test_two_imports_of_one_campaign_at_once_give_one_campaign_and_a_conflict(
     assert [o.head_hash for o in imported] == [export.head_hash] and len(refused) == 1
     assert refused[0].code == "conflict"  # 409 over HTTP
     assert "imported by another import meanwhile" in refused[0].message
-    assert whole_or_none(settings.database_url, export, tmp_path)
+    assert whole_or_none(settings, export)
 
 
 def test_an_import_that_fails_while_it_writes_leaves_nothing_and_the_next_succeeds(
-        refit: Refit, export: Export, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        refit: Refit, export: Export, monkeypatch: pytest.MonkeyPatch) -> None:
     pages: list[int] = []
 
     def failing(original: Any) -> Any:
@@ -307,22 +310,22 @@ def test_an_import_that_fails_while_it_writes_leaves_nothing_and_the_next_succee
     monkeypatch.undo()  # the same service, its connections back in their pool, again
     assert refit.transfer.import_export(lambda: lines_of(export.path)).head_hash == \
         export.head_hash
-    assert whole_or_none(refit.settings.database_url, export, tmp_path)
+    assert whole_or_none(refit.settings, export)
 
 
 def test_the_projection_runner_folds_a_whole_import_after_a_killed_one(
-        settings: Settings, short_export: Export, tmp_path: Path, database_kind: str) -> None:
+        settings: Settings, short_export: Export, database_kind: str) -> None:
     export = short_export
     if database_kind == "sqlite":
         pytest.skip("the projection runner needs PostgreSQL's LISTEN/NOTIFY")
     service = Refit(settings.model_copy(update={"projection_runner": True, "read_wait": 120}))
     try:
-        process = importing(settings.database_url, export, tmp_path, ("switch_in", 1))
+        process = importing(settings, export, ("switch_in", 1))
         assert process.stderr is not None and process.stderr.readline().strip() == "paused"
         killed(process)
         with pytest.raises(CampaignNotFound):
             service.reads.status(export.campaign)
-        process = importing(settings.database_url, export, tmp_path)
+        process = importing(settings, export)
         assert process.wait(timeout=300) == 0
         assert service.reads.status(export.campaign).version == export.events
     finally:
