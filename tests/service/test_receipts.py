@@ -21,7 +21,7 @@ from infra.application import Refit
 from infra.keys import generate
 from infra.settings import Settings
 from tests.helpers.story import do
-from tests.helpers.tampering import delete_from, edit_event
+from tests.helpers.tamper import delete_from, edit_event
 
 STEP = b'"step":"3.620"'  # in the last event of the third advance
 
