@@ -41,7 +41,9 @@ def played(refit: Refit, tmp_path: Path) -> tuple[UUID, Path]:
 
 def verify(settings: Settings, *args: str) -> tuple[int, dict[str, Any]]:
     """`refit verify ... --json` on the test's database: its exit code and answer."""
-    done = CliRunner().invoke(cli, ["verify", *args, "--db", settings.database_url, "--json"])
+    key = {"REFIT_SIGNING_KEY_FILE": str(settings.signing_key_file)}  # the service's own
+    done = CliRunner(env=key).invoke(cli, ["verify", *args, "--db", settings.database_url,
+                                           "--json"])
     return done.exit_code, json.loads(done.stdout)
 
 
