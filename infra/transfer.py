@@ -19,7 +19,7 @@ from domain.campaign.audit import undo_state
 from domain.cosigned import verify_cosigned_export
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import GENESIS_HASH, canonical, data_hash, is_plain, sha256_hex, sorted_json
-from domain.history import record_hash, redacted
+from domain.history import malformed, record_hash, redacted
 from domain.pins import PinWatch
 from domain.verify import VerifyReport
 from infra.cosigning import check_held, held_checkpoints
@@ -159,6 +159,9 @@ class Transfer:
         ident = None  # read at the first event (a bad one refused there, as by each)
         for line in iterator:
             if "version" in line:
+                if (problem := malformed(line)) is not None:
+                    raise ImportRefused(f"the export's event at version {line['version']!r} "
+                                        f"is not an event record: {problem}", field="export")
                 if ident is None:
                     ident = UUID(str(header.get("campaign") if header else ""))
                 self._event(ident, line)
