@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import stat
 from pathlib import Path
 
 import pytest
@@ -59,3 +60,14 @@ def test_campaign_new_gives_the_cg_balance_to_the_side_named(db: str) -> None:
     refused = runner.invoke(app, ["campaign", "new", "--module", "abtf", "--cg", "I",
                                   "--name", "No balance", "--balance", "British", "--db", db])
     assert refused.exit_code == 2 and "abtf has no CG Balance" in refused.output
+
+
+def test_an_export_file_that_carries_the_private_seed_is_made_0600(db: str,
+                                                                   tmp_path: Path) -> None:
+    created = json.loads(printed("campaign", "new", "--module", "abtf", "--cg", "I", "--name",
+                                 "Moved", "--db", db, "--json"))
+    (tmp_path / "out").mkdir()
+    printed("export", created["id"], "--with-seed", "--to", str(tmp_path / "out"), "--db", db)
+    written = tmp_path / "out" / f"{created['id']}.jsonl"
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert "private" in written.read_text().splitlines()[1]  # the seed it protects

@@ -62,7 +62,7 @@ def test_the_database_and_its_wal_and_shm_files_are_made_readable_by_the_owner_a
     rolled_campaign(sqlite_refit)
     folder = Path(sqlite_settings.eventsourcing_env()["SQLITE_DBNAME"]).parent
     made = sorted(p.name for p in folder.iterdir())
-    assert "refit.db" in made and "refit-signing-key" in made
+    assert {"refit.db", "refit.db-wal", "refit.db-shm", "refit-signing-key"} <= set(made)
     assert {p.name: oct(mode(p)) for p in folder.iterdir()} == {
         name: oct(0o600) for name in made}
 
