@@ -49,7 +49,9 @@ class NewCampaign(BaseModel):
     name: str = Field(max_length=200)
     dice: str = "server"
     start: str | None = Field(default=None, max_length=10)
-    balance: str | None = Field(default=None, max_length=30)
+    balance: str | None = Field(default=None, max_length=30, description=(
+        "KGP 8.31: the side given the CG Balance (its secret DR halved, FRD); refused "
+        "for a module without one"))
 
 
 class CreatedCampaign(BaseModel):

@@ -13,7 +13,7 @@ from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import EventStore, Mapper, StoredEvent
+from eventsourcing.persistence import EventStore, JSONTranscoder, Mapper, StoredEvent
 
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.dice import DiceRolled
@@ -22,6 +22,7 @@ from domain.campaign.pinning import Binding, ModuleData, new_pins
 from domain.errors import CampaignNotFound, InvalidCommand
 from domain.hashing import canonical, data_hash
 from domain.rules import Module
+from infra.at_rest import SealedDiceTranscoding, SeedCipher, private_database
 from infra.mapper import LedgerMapper, decoded, plain_fields
 from infra.modules import load_modules, module_data, read_module_data
 from infra.seal import CacheSeal, SealedSnapshots
@@ -46,6 +47,8 @@ class CampaignStore(CampaignLog):
     def __init__(self, settings: Settings, modules: dict[str, Module] | None = None) -> None:
         self.settings = settings
         self.seal = CacheSeal(settings)  # snapshots and views: caches, sealed
+        self.seeds = SeedCipher(self.seal.keys)  # unrevealed seeds, encrypted at rest
+        private_database(settings)  # 0600, before SQLite makes the file
         super().__init__(settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(settings.module_dir)
         self._cache_guard = threading.Lock()
@@ -53,9 +56,17 @@ class CampaignStore(CampaignLog):
         self._pinned: dict[str, ModuleData] = {}  # data read back from the store, by hash
 
     def construct_mapper(self) -> Mapper[UUID]:
-        """eventsourcing's mapper, storing no empty idempotency envelope."""
-        return self.factory.mapper(transcoder=self.construct_transcoder(),
-                                   mapper_class=LedgerMapper)
+        """eventsourcing's mapper, storing no empty idempotency envelope and no seed in
+        plain text."""
+        mapper = self.factory.mapper(transcoder=self.construct_transcoder(),
+                                     mapper_class=LedgerMapper)
+        cast(LedgerMapper, mapper).seeds = self.seeds
+        return mapper
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        """The log's, the dice part's replaced by one that seals its seed in snapshots."""
+        super().register_transcodings(transcoder)
+        transcoder.register(SealedDiceTranscoding(self.seeds))
 
     def construct_snapshot_store(self) -> EventStore[UUID]:
         """eventsourcing's snapshot store, each snapshot sealed (infra/seal.py): one that

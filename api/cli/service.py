@@ -13,7 +13,7 @@ import typer
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
 from api.render import purchase_rows, roster_rows
 from infra.commands import new_token
-from infra.keys import load_key
+from infra.keys import load_key, write_secret
 from infra.settings import Settings
 from projections.read import PurchaseRow, RosterRow
 
@@ -105,9 +105,9 @@ def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
     """The admin token kept beside the database: (token, its file, made just now)."""
     database = conf.eventsourcing_env().get("SQLITE_DBNAME")
     where = (Path(database).parent if database else Path.cwd()) / "refit-admin-token"
-    if where.exists():
-        return where.read_text().strip(), where, False
     token = new_token()
-    where.write_text(token + "\n")
-    where.chmod(0o600)
+    try:
+        write_secret(where, token)
+    except FileExistsError:
+        return where.read_text().strip(), where, False
     return token, where, True
