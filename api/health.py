@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from infra.application import Refit
-from infra.health import readiness
+from infra.health import Health
 
 RETRY_AFTER = "5"  # seconds: a restarting runner's longest wait is 10, a probe's period less
 
@@ -41,6 +41,7 @@ class NotReady(BaseModel):
 def health_routes(refit: Refit) -> APIRouter:
     """The liveness and readiness routes."""
     routes = APIRouter(tags=["health"])
+    health = Health(refit)
 
     @routes.get("/healthz")
     def healthz() -> Alive:
@@ -54,7 +55,7 @@ def health_routes(refit: Refit) -> APIRouter:
     def readyz() -> Any:
         """200 `{"ok": true, "runner_lag": EVENTS}` while the database answers and the
         projection runner (when on) is alive; else 503 saying why (readiness)."""
-        found = readiness(refit)
+        found = health.readiness()
         if found.ok:
             return Ready(ok=True, runner_lag=found.runner_lag or 0)
         why = found.runner if found.database == "answers" else f"the database {found.database}"

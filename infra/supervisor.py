@@ -104,7 +104,8 @@ class SupervisedRunner:
             runner.run_forever()
         except Exception as error:  # its thread's error, whatever it is: start another
             log.warning("the projection runner stopped: %s: %s", type(error).__name__, error)
-            return f"the projection runner stopped: {type(error).__name__}: {error}"
+            # The error's kind only (readiness says it to anyone): its text may name hosts.
+            return f"the projection runner stopped ({type(error).__name__}); restarting"
         return "the projection runner stopped"
 
     def _restart(self, delay: float) -> float:

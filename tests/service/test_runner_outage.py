@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlparse
 from uuid import UUID
 
 import psycopg
@@ -15,9 +16,11 @@ import pytest
 from eventsourcing.persistence import OperationalError
 
 from infra.application import Refit
-from infra.health import readiness
+from infra.health import Health, Readiness
 from infra.settings import Settings, backend_of
 from tests.helpers.databases import PG_URL
+from tests.helpers.processes import until
+from tests.helpers.proxy import proxied
 from tests.helpers.story import do
 
 
@@ -80,7 +83,7 @@ def test_the_runner_resumes_after_its_connections_end_and_reads_see_new_commands
                 {1: 12, 2: 23}[outages]
             assert service.views.runner is not None
             assert service.views.runner.restarts == outages
-        assert readiness(service).ok and readiness(service).runner_lag == 0
+        assert Health(service).readiness() == Readiness(True, 0, "answers", "alive")
 
 
 def test_a_runner_that_cannot_restart_at_once_retries_with_longer_delays_and_says_so(
@@ -106,3 +109,20 @@ def test_a_runner_that_cannot_restart_at_once_retries_with_longer_delays_and_say
                           f"database is starting up); next try in {delay:.1f} s"
                           for delay in (0.4, 0.8)]
         assert runner.restarts == 1
+
+
+def test_through_an_outage_readiness_says_why_and_after_it_the_service_heals(
+        with_runner: Settings) -> None:
+    where = urlparse(with_runner.database_url)
+    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
+        through = with_runner.model_copy(update={"database_url": where._replace(
+            netloc=f"{where.username}@127.0.0.1:{proxy.port}").geturl()})
+        with service_with_a_campaign(through) as (service, campaign):
+            health = Health(service)
+            proxy.down()  # the database goes away, and stays away a while
+            assert until(lambda: not health.readiness().ok)
+            assert health.readiness().runner != "alive"
+            proxy.up()
+            assert until(lambda: health.readiness().ok), health.readiness()
+            credit_from_another_process(with_runner, campaign, 7)
+            assert service.reads.status(campaign).sides["Axis"]["cpp"] == 12
