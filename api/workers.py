@@ -21,7 +21,8 @@ WATCH_EVERY = 1.0  # seconds between two looks at the parent, where the kernel c
 
 def create_worker_app() -> FastAPI:
     """The app in a worker process, which ends with its master (uvicorn's factory)."""
-    end_with_master(int(os.environ[MASTER_PID]))
+    if MASTER_PID in os.environ:  # else uvicorn was started by hand, not by `refit serve`
+        end_with_master(int(os.environ[MASTER_PID]))
     return create_app()
 
 

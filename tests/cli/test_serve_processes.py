@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import uuid
 from pathlib import Path
 
 import httpx
 import psycopg
+import pytest
 
 from infra.application import Refit
 from infra.settings import Settings
@@ -62,3 +65,36 @@ def waiting_on_a_lock(application: str) -> bool:
         found = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
                              "AND wait_event_type = 'Lock'", (application,)).fetchone()
     return found is not None and found[0] > 0
+
+
+WATCHED = """
+import sys, time
+import api.workers as workers
+workers.death_signal = lambda sig: False  # as where the kernel cannot tell: a thread watches
+workers.WATCH_EVERY = 0.1
+workers.end_with_master(int(sys.argv[1]))
+time.sleep(600)
+"""
+PARENT = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], str(os.getpid())])
+print(child.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def test_where_the_kernel_cannot_tell_a_thread_ends_the_worker_with_its_master() -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("finds processes in Linux's /proc")
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, WATCHED], text=True,
+                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    try:
+        assert alive(child)
+        os.kill(parent.pid, signal.SIGKILL)
+        parent.wait(BOUND)
+        assert until(lambda: not alive(child))
+    finally:
+        if alive(child):
+            os.kill(child, signal.SIGKILL)
