@@ -8,7 +8,7 @@ import copy
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
@@ -26,6 +26,7 @@ from infra.mapper import LedgerMapper, decoded, plain_fields
 from infra.modules import load_modules, module_data, read_module_data
 from infra.seal import CacheSeal, SealedSnapshots
 from infra.settings import Settings
+from infra.staging import Staging, staging
 from projections.runner import CampaignLog
 
 log = logging.getLogger(__name__)
@@ -139,12 +140,16 @@ class CampaignStore(CampaignLog):
         if self.snapshots is not None:
             self.snapshots.put([Campaign.Snapshot.take(campaign)])
 
-    def insert(self, stored: list[StoredEvent], pins: list[tuple[str, str, str]] | None = None
-               ) -> None:
-        """Write stored events as they are (an import's pages), and in their transaction
-        the module data they pin (hash, module id, canonical JSON)."""
-        if stored:
-            self.recorder.insert_events(stored, module_data=pins or [])
+    def stored_snapshot(self, campaign: Campaign) -> StoredEvent:
+        """A snapshot of the campaign as the snapshot store keeps it (sealed), for a write
+        in a transaction of its own (an import's)."""
+        return self.seal.seal(self.mapper.to_stored_event(Campaign.Snapshot.take(campaign)))
+
+    def staged_import(self, campaign_id: UUID) -> contextlib.AbstractContextManager[Staging]:
+        """An import's staging: its events staged as they come, then switched in with the
+        module data they pin and the snapshot, all or nothing (infra/staging.py)."""
+        assert self.snapshots is not None
+        return staging(self.recorder, self.snapshots.recorder, campaign_id, self.mapper)
 
     # -- loading ----------------------------------------------------------------
 
@@ -267,8 +272,12 @@ class CampaignStore(CampaignLog):
 
     def dice_after(self, campaign_id: UUID, version: int) -> dict[str, list[int]]:
         """What each roll's key showed after `version` (an undo keeps them for a redo)."""
-        return {event.key: list(event.dice) for event in self.events.get(campaign_id, gt=version)
-                if isinstance(event, DiceRolled)}
+        return dice_of(self.events.get(campaign_id, gt=version))
+
+
+def dice_of(events: Iterable[Any]) -> dict[str, list[int]]:
+    """What each roll's key showed among these events (the last roll of a key counts)."""
+    return {event.key: list(event.dice) for event in events if isinstance(event, DiceRolled)}
 
 
 def pin_row(data: ModuleData) -> tuple[str, str, str]:
