@@ -31,6 +31,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import http_body, status_of
+from api.health import health_routes
 from api.routes_audit import audit_routes
 from api.routes_proofs import proof_routes
 from domain.campaign import campaign_id
@@ -139,6 +140,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     audit_routes(routes, refit, conf)
     proof_routes(routes, refit)
     app.include_router(routes)
+    app.include_router(health_routes(refit))
     document_commands(app)
     return app
 

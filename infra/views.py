@@ -4,7 +4,6 @@ of a version or a step ("after 9.616 of 19PM")."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 from collections.abc import Callable
@@ -15,7 +14,9 @@ from uuid import UUID
 from eventsourcing.projection import ProjectionRunner
 
 from domain.errors import CampaignNotFound, InvalidCommand, ViewBehind
+from infra.settings import backend_of
 from infra.store import CampaignStore
+from infra.supervisor import SupervisedRunner
 from projections.read import RowSource
 from projections.rows import META, STEP
 from projections.runner import (
@@ -66,29 +67,25 @@ class Views:
 
     def __init__(self, store: CampaignStore) -> None:
         self.store = store
-        self.runner: ProjectionRunner[Any, Any] | None = None
-        self._runner_stack = contextlib.ExitStack()
+        self.runner: SupervisedRunner | None = None
         if store.settings.projection_runner:
-            self.runner = self._start_runner()
+            if backend_of(store.settings.database_url) != "postgres":
+                raise InvalidCommand("the projection runner needs PostgreSQL "
+                                     "(REFIT_DATABASE_URL)", field="projection_runner")
+            # Restarted after a database error, from the view's tracking position.
+            self.runner = SupervisedRunner(self._start_runner, CampaignLog.name)
 
     def _start_runner(self) -> ProjectionRunner[Any, Any]:
         """eventsourcing's projection runner, folding new events as they are notified."""
         env = self.store.settings.eventsourcing_env()
-        if env["PERSISTENCE_MODULE"] != "eventsourcing.postgres":
-            raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
-                                 field="projection_runner")
         # One thread folds, and reads poll its position: a connection each, at rest, rather
         # than a pool of REFIT_POOL_SIZE for the runner's log and another for its view.
         env |= {"POSTGRES_POOL_SIZE": "1"}
         # An undo turns the view back to rows as of a version: the runner reads them here.
         bound = type("BoundProjection", (CampaignProjection,),
                      {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
-        runner = ProjectionRunner(application_class=CampaignLog, projection_class=bound,
-                                  view_class=self._sealed(PostgresProjectionView), env=env)
-        # Closed in turn: the runner's threads and log (its exit), then its view's pool,
-        # which that exit leaves open.
-        self._runner_stack.callback(runner.view.datastore.close)
-        return self._runner_stack.enter_context(runner)
+        return ProjectionRunner(application_class=CampaignLog, projection_class=bound,
+                                view_class=self._sealed(PostgresProjectionView), env=env)
 
     def _sealed(self, view_class: type[Any]) -> type[Any]:
         """The view class with this service's seal: its rows and checkpoints are MACed."""
@@ -96,7 +93,8 @@ class Views:
 
     def close(self) -> None:
         """Stop the runner (if any) and close its stores."""
-        self._runner_stack.close()
+        if self.runner is not None:
+            self.runner.close()
 
     @cached_property
     def projection(self) -> CampaignProjection:
@@ -122,9 +120,7 @@ class Views:
             return
         wait = self.store.settings.read_wait
         head = self.store.recorder.max_notification_id()
-        with contextlib.suppress(TimeoutError):  # answered just below, as a 503
-            self.runner.wait(head, timeout=wait)
-        if head is not None and (self.runner.view.max_tracking_id("refit") or 0) < head:
+        if not self.runner.wait(head, timeout=wait):
             raise ViewBehind(f"the projections are more than {wait} s behind the ledger; "
                              "try again")
 

@@ -68,6 +68,7 @@ def serve(
     import uvicorn
 
     from api.app import create_app
+    from api.workers import MASTER_PID
 
     conf = settings(db)
     if conf.admin_token is None:
@@ -86,8 +87,10 @@ def serve(
                    "REFIT_MODULE_DIR": str(conf.module_dir)}
     if conf.signing_key_file is not None:
         os.environ["REFIT_SIGNING_KEY_FILE"] = str(conf.signing_key_file)
-    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers,
-                access_log=conf.access_log)
+    # Each worker ends with this process, even one killed outright (api/workers.py).
+    os.environ[MASTER_PID] = str(os.getpid())
+    uvicorn.run("api.workers:create_worker_app", factory=True, host=host, port=port,
+                workers=workers, access_log=conf.access_log)
 
 
 def signing_key_said(conf: Settings, as_json: bool) -> Settings:
