@@ -98,7 +98,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
                                              "an observer reads; admin routes)"},
     404: {"model": ErrorBody, "description": "no such campaign"},
-    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting"},
+    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting; "
+                                             "history_unreadable: a stored event of this "
+                                             "campaign cannot be read (the message names its "
+                                             "version; other campaigns are not affected)"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
     503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
