@@ -118,8 +118,12 @@ def test_a_locked_sqlite_file_answers_503_then_recovers(
     with service(settings) as client:
         campaign = new_campaign(client)
         director = campaign["tokens"]["director"]
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
         with locked(path):
             answer = send(client, campaign, director, {"type": "advance"})
+            assert unavailable(answer), answer.text
+            # The read would fold the command above into the view: it cannot write.
+            answer = client.get(f"/campaigns/{campaign['id']}/roster", headers=auth(director))
             assert unavailable(answer), answer.text
         assert send(client, campaign, director, {"type": "advance"}).status_code == 200
         assert client.get(f"/campaigns/{campaign['id']}/roster",
