@@ -4,6 +4,7 @@ Refit application, and every refusal to the contract's error body in one place."
 from __future__ import annotations
 
 import gc
+import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,7 +31,7 @@ from api.access import (
     token_of,
 )
 from api.command_route import command_route, document_commands
-from api.errors import http_body, status_of
+from api.errors import OUTAGES, headers_of, http_body, outage, status_of
 from api.health import health_routes
 from api.routes_audit import audit_routes
 from api.routes_proofs import proof_routes
@@ -40,6 +41,8 @@ from infra.application import Refit
 from infra.modules import describe
 from infra.queries import READS, Read
 from infra.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class NewCampaign(BaseModel):
@@ -96,12 +99,17 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
                                              "an observer reads; admin routes)"},
     404: {"model": ErrorBody, "description": "no such campaign"},
-    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting"},
+    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting; "
+                                             "history_unreadable: a stored event of this "
+                                             "campaign cannot be read (the message names its "
+                                             "version; other campaigns are not affected)"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
-    503: {"model": ErrorBody, "description": "the projections are behind (view_behind), or "
+    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
+                                             "the projections are behind (view_behind), or "
                                              "another command has held the campaign for "
-                                             "REFIT_TURN_WAIT seconds (busy)"},
+                                             "REFIT_TURN_WAIT seconds (busy); Retry-After "
+                                             "says when to try again"},
 }
 
 
@@ -158,10 +166,16 @@ def _offline_docs(app: FastAPI) -> None:
 
 
 def _errors(app: FastAPI) -> None:
-    def refused(_: Request, error: Exception) -> JSONResponse:
-        return JSONResponse(http_body(error), status_code=status_of(error))
+    def refused(request: Request, error: Exception) -> JSONResponse:
+        if outage(error):
+            log.warning("database outage on %s %s: %r", request.method, request.url.path,
+                        error)
+        return JSONResponse(http_body(error), status_code=status_of(error),
+                            headers=headers_of(error))
 
-    for kind in (RefitError, ValidationError, PersistenceError):
+    # The drivers' outages by class too: an exception only the catch-all handles is
+    # answered all the same but raised again to the server, as an unexpected one is.
+    for kind in (RefitError, ValidationError, PersistenceError, *OUTAGES):
         app.add_exception_handler(kind, refused)
     app.add_exception_handler(Exception, refused)  # never a bare 500: the same body
 

@@ -7,19 +7,27 @@ import contextlib
 import copy
 import json
 import logging
+import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
+import psycopg
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import EventStore, JSONTranscoder, Mapper, StoredEvent
+from eventsourcing.persistence import (
+    EventStore,
+    JSONTranscoder,
+    Mapper,
+    PersistenceError,
+    StoredEvent,
+)
 
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.dice import DiceRolled
 from domain.campaign.events import event_record
 from domain.campaign.pinning import Binding, ModuleData, new_pins
-from domain.errors import CampaignNotFound, InvalidCommand
+from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand, RefitError
 from domain.hashing import canonical, data_hash
 from domain.rules import Module
 from infra.at_rest import SealedDiceTranscoding, SeedCipher, private_database
@@ -31,6 +39,9 @@ from infra.staging import Staging, staging
 from projections.runner import CampaignLog
 
 log = logging.getLogger(__name__)
+# Failures that say nothing of a stored event's damage: a refusal, the database's own.
+NOT_DAMAGE = (RefitError, PersistenceError, AggregateNotFoundError, psycopg.Error,
+              sqlite3.Error)
 PAGE = 1000  # events read at a time: a campaign's history is read in constant memory
 
 
@@ -169,21 +180,41 @@ class CampaignStore(CampaignLog):
         """The campaign as it stands (or stood at `version`), bound to its rules. This
         process caches campaigns without reading the store for each use (another process
         may have appended since); `fresh` reads what was appended since the cached copy."""
-        try:
-            campaign: Campaign = self.repository.get(campaign_id, version=version)
-        except AggregateNotFoundError:
-            raise CampaignNotFound(f"no campaign {campaign_id}") from None
-        if version is None and fresh and self.repository.cache is not None:
-            newer = list(self.events.get(campaign_id, gt=campaign.version))
-            for event in newer:
-                campaign = cast(CampaignEvent, event).mutate(campaign)
-            if newer:
-                self._cache_newer(campaign)
+        with self.damage_named(campaign_id):
+            try:
+                campaign: Campaign = self.repository.get(campaign_id, version=version)
+            except AggregateNotFoundError:
+                raise CampaignNotFound(f"no campaign {campaign_id}") from None
+            if version is None and fresh and self.repository.cache is not None:
+                newer = list(self.events.get(campaign_id, gt=campaign.version))
+                for event in newer:
+                    campaign = cast(CampaignEvent, event).mutate(campaign)
+                if newer:
+                    self._cache_newer(campaign)
         if version is None:
             self._resnapshot(campaign)
         # Its own pinned data (else it is read, and refuses commands, saying why).
         campaign.bind(self.binding(campaign.module_id, campaign.module_hash))
         return campaign
+
+    @contextlib.contextmanager
+    def damage_named(self, campaign_id: UUID) -> Iterator[None]:
+        """A failure to read the campaign's stored events, answered as HistoryUnreadable at
+        the first version that cannot be read (as verify finds it); any other failure (an
+        outage, a refusal) as it is."""
+        try:
+            yield
+        except NOT_DAMAGE:
+            raise
+        except Exception as error:
+            damaged: list[tuple[int, str]] = []
+            for _ in self.readable(campaign_id, damaged):
+                pass
+            if not damaged:
+                raise
+            log.error("campaign %s: version %s cannot be read (%s)", campaign_id,
+                      *damaged[0])
+            raise HistoryUnreadable(damaged[0][0]) from error
 
     def _resnapshot(self, campaign: Campaign) -> None:
         """A sealed snapshot of a campaign whose stored one was passed over (edited, or
@@ -236,17 +267,22 @@ class CampaignStore(CampaignLog):
                       gt: int = 0) -> Iterator[Any]:
         """The campaign's events, oldest first, read a page at a time."""
         for stored in self._stored(campaign_id, lte, gt):
-            yield decoded(self.mapper, stored)
+            with self.damage_named(campaign_id):
+                event = decoded(self.mapper, stored)
+            yield event
 
     def stored_records(self, campaign_id: UUID, lte: int | None = None,
                        gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         """The campaign's history records, oldest first, each with its event's fields."""
         ident, text = None, ""
         for stored in self._stored(campaign_id, lte, gt):
-            plain = plain_fields(self.mapper, stored)
+            with self.damage_named(campaign_id):
+                plain = plain_fields(self.mapper, stored)
+                if plain is None or not issubclass(plain[0], CampaignEvent):
+                    event = self.mapper.to_domain_event(stored)
+                    found = cast(CampaignEvent, event).record(), event.__dict__
             if plain is None or not issubclass(plain[0], CampaignEvent):
-                event = self.mapper.to_domain_event(stored)
-                yield cast(CampaignEvent, event).record(), event.__dict__
+                yield found
                 continue
             if stored.originator_id != ident:  # one campaign's: its id written out once
                 ident, text = stored.originator_id, str(stored.originator_id)
@@ -275,6 +311,8 @@ class CampaignStore(CampaignLog):
                 record = event.record()
             except StopIteration:
                 return
+            except NOT_DAMAGE:  # a database that does not answer damages nothing
+                raise
             except Exception as error:  # any damage at all is the finding, not a crash
                 damaged.append((last + 1, str(error)))
                 return

@@ -13,10 +13,11 @@ from uuid import UUID
 
 from eventsourcing.projection import ProjectionRunner
 
-from domain.errors import CampaignNotFound, InvalidCommand, ViewBehind
+from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand, ViewBehind
 from infra.settings import backend_of
 from infra.store import CampaignStore
 from infra.supervisor import SupervisedRunner
+from projections.quarantine import UNREADABLE, quarantined
 from projections.read import RowSource
 from projections.rows import META, STEP
 from projections.runner import (
@@ -155,9 +156,21 @@ class Views:
             return self.rows_at(campaign_id, version)
         self.up_to_date()
         source = _ViewRows(self.view, str(campaign_id), self.renewed)
-        if not source.select_rows(META):
+        meta = source.select_rows(META)
+        if not meta:
             raise CampaignNotFound(f"no campaign {campaign_id}")
+        if quarantined(meta[0]) is not None:
+            return self.mended(campaign_id)
         return source
+
+    def mended(self, campaign_id: UUID) -> RowSource:
+        """The rows of a campaign the view quarantined (an event it could not read), folded
+        from its events if they read now (mended from a backup); else HistoryUnreadable at
+        the version. Its cached copy may predate the damage: it is dropped, so commands
+        read the store and are refused too."""
+        self.store.forget(campaign_id)
+        campaign = self.store.campaign(campaign_id)
+        return self.rows_at(campaign_id, campaign.version)
 
     def rows_now(self, campaign_id: UUID) -> RowSource:
         """The rows as of the head, folded from the log (with its checkpoints), not read
@@ -181,9 +194,20 @@ class Views:
         """Every campaign's meta row, one source each (for listings)."""
         self.up_to_date()
         unsealed: list[str] = []
-        found: list[RowSource] = [_OneRow(meta) for meta in self.view.select_all(META, unsealed)]
+        metas = self.view.select_all(META, unsealed)
+        found: list[RowSource] = [_OneRow(meta) for meta in metas if quarantined(meta) is None]
+        found += [_OneRow(rows.select_rows(META)[0]) for meta in metas
+                  if quarantined(meta) is not None
+                  and (rows := self._if_mended(UUID(meta[UNREADABLE]["campaign"])))]
         # A campaign whose meta row's seal fails is listed as its events say.
         return found + [_OneRow(self.renewed(UUID(c)).select_rows(META)[0]) for c in unsealed]
+
+    def _if_mended(self, campaign_id: UUID) -> RowSource | None:
+        """A quarantined campaign's rows if it reads now, else None (its reads say why)."""
+        try:
+            return self.mended(campaign_id)
+        except HistoryUnreadable:
+            return None
 
     def version_at(self, campaign_id: UUID, point: Point, field: str = "as_of") -> int | None:
         """The version a point names: after step STEP of CG Date DATE is the last version

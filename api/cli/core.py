@@ -12,7 +12,7 @@ import typer
 from eventsourcing.persistence import PersistenceError
 from pydantic import BaseModel, ValidationError
 
-from api.errors import error_body
+from api.errors import OUTAGES, error_body
 from api.render import table_text
 from domain import commands as cmd
 from domain.campaign import campaign_id
@@ -65,7 +65,8 @@ def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
     raise typer.Exit(2)
 
 
-REFUSALS = (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError)
+REFUSALS: tuple[type[Exception], ...] = (
+    RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError, *OUTAGES)
 
 
 def guarded(as_json: bool, action: Callable[[], T]) -> T:
