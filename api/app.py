@@ -4,6 +4,7 @@ Refit application, and every refusal to the contract's error body in one place."
 from __future__ import annotations
 
 import gc
+import logging
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -31,8 +32,9 @@ from api.access import (
     token_of,
 )
 from api.command_route import command_route, document_commands
-from api.errors import http_body, status_of
+from api.errors import OUTAGES, headers_of, http_body, outage, status_of
 from api.guard import BodyGuard, UTF8Route, gated
+from api.health import health_routes
 from api.routes_audit import audit_routes
 from api.routes_proofs import proof_routes
 from domain.campaign import campaign_id
@@ -41,6 +43,8 @@ from infra.application import Refit
 from infra.modules import describe
 from infra.queries import READS, Read
 from infra.settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class NewCampaign(BaseModel):
@@ -51,7 +55,9 @@ class NewCampaign(BaseModel):
     name: str = Field(max_length=200)
     dice: str = "server"
     start: str | None = Field(default=None, max_length=10)
-    balance: str | None = Field(default=None, max_length=30)
+    balance: str | None = Field(default=None, max_length=30, description=(
+        "KGP 8.31: the side given the CG Balance (its secret DR halved, FRD); refused "
+        "for a module without one"))
 
 
 class CreatedCampaign(BaseModel):
@@ -96,15 +102,20 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
                                              "an observer reads; admin routes)"},
     404: {"model": ErrorBody, "description": "no such campaign"},
+    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting; "
+                                             "history_unreadable: a stored event of this "
+                                             "campaign cannot be read (the message names its "
+                                             "version; other campaigns are not affected)"},
     413: {"model": ErrorBody, "description": "the body is over REFIT_MAX_BODY_BYTES "
                                              "(REFIT_MAX_IMPORT_BYTES for an import)"},
     415: {"model": ErrorBody, "description": "a JSON body sent as another content type"},
-    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
-    503: {"model": ErrorBody, "description": "the projections are behind (view_behind), or "
+    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
+                                             "the projections are behind (view_behind), or "
                                              "another command has held the campaign for "
-                                             "REFIT_TURN_WAIT seconds (busy)"},
+                                             "REFIT_TURN_WAIT seconds (busy); Retry-After "
+                                             "says when to try again"},
 }
 
 
@@ -146,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     audit_routes(routes, refit, conf)
     proof_routes(routes, refit)
     app.include_router(routes)
+    app.include_router(health_routes(refit))
     document_commands(app)
     return app
 
@@ -163,10 +175,16 @@ def _offline_docs(app: FastAPI) -> None:
 
 
 def _errors(app: FastAPI) -> None:
-    def refused(_: Request, error: Exception) -> JSONResponse:
-        return JSONResponse(http_body(error), status_code=status_of(error))
+    def refused(request: Request, error: Exception) -> JSONResponse:
+        if outage(error):
+            log.warning("database outage on %s %s: %r", request.method, request.url.path,
+                        error)
+        return JSONResponse(http_body(error), status_code=status_of(error),
+                            headers=headers_of(error))
 
-    for kind in (RefitError, ValidationError, PersistenceError):
+    # The drivers' outages by class too: an exception only the catch-all handles is
+    # answered all the same but raised again to the server, as an unexpected one is.
+    for kind in (RefitError, ValidationError, PersistenceError, *OUTAGES):
         app.add_exception_handler(kind, refused)
     app.add_exception_handler(Exception, refused)  # never a bare 500: the same body
 

@@ -2,28 +2,60 @@
 
 from __future__ import annotations
 
+import sqlite3
 from typing import Any
 
-from eventsourcing.persistence import PersistenceError
+import psycopg
+from eventsourcing import persistence
 from pydantic import ValidationError
 
 from domain.errors import CampaignNotFound, RefitError
 
 STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
-          "view_behind": 503, "busy": 503}
+          "history_unreadable": 409, "view_behind": 503, "busy": 503}
+# A database that does not answer now (down, restarting, its connections cut, a file
+# locked or unopenable): eventsourcing's wrappers and the drivers' own errors, which the
+# advisory lock (infra/store_lock.py) and the views' SQL raise unwrapped. AdminShutdown,
+# PoolTimeout and "database is locked" are among their subclasses or instances.
+OUTAGES: tuple[type[Exception], ...] = (
+    persistence.OperationalError, persistence.InterfaceError, psycopg.OperationalError,
+    psycopg.InterfaceError, sqlite3.OperationalError)
+RETRY_AFTER = 2  # seconds: a restarting database is back in a few; a turn frees sooner
+OUTAGE_MESSAGE = ("cannot use the database now: it is not answering; try again (after "
+                  "Retry-After seconds). "
+                  "A command sent again with the same Idempotency-Key is safe: if the "
+                  "first was recorded, the repeat answers its answer and appends nothing")
+
+
+def outage(error: BaseException) -> bool:
+    """Whether the error is (or was raised from) a database that does not answer now."""
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        if isinstance(found, OUTAGES):
+            return True
+        seen.add(id(found))
+        found = found.__cause__ or found.__context__
+    return False
 
 
 def status_of(error: Exception) -> int:
-    """The HTTP status of a refusal (CONTRACT "Errors"); 422 for what the rules refuse."""
+    """The HTTP status of a refusal (CONTRACT "Errors"); 422 for what the rules refuse;
+    503 for every database outage, never 500."""
     if isinstance(error, CampaignNotFound):
         return 404
     if isinstance(error, RefitError):
         return STATUS.get(error.code, 422)
     if isinstance(error, ValidationError):
         return 422
-    if isinstance(error, PersistenceError):
+    if isinstance(error, persistence.PersistenceError) or outage(error):
         return 503
     return 500
+
+
+def headers_of(error: Exception) -> dict[str, str] | None:
+    """A 503's Retry-After (CONTRACT "Health"): every 503 is worth trying again."""
+    return {"Retry-After": str(RETRY_AFTER)} if status_of(error) == 503 else None
 
 
 INTERNAL = {"error": {"code": "internal", "message": "the service failed on this request",
@@ -33,6 +65,8 @@ INTERNAL = {"error": {"code": "internal", "message": "the service failed on this
 def http_body(error: Exception) -> dict[str, Any]:
     """The body a service answers: a refusal's own, but never an unexpected failure's text."""
     status = status_of(error)
+    if outage(error):  # the driver's text names hosts and files: the service's log has it
+        return _body("unavailable", OUTAGE_MESSAGE, None, None)
     return error_body(error) if status < 500 or status == 503 else INTERNAL
 
 
@@ -49,7 +83,8 @@ def error_body(error: Exception) -> dict[str, Any]:
         return _body("invalid_command", message, None, field)
     if isinstance(error, ValueError):  # bad input read by hand (e.g. the CLI's JSON)
         return _body("invalid", str(error), None, None)
-    if isinstance(error, PersistenceError):
+    if isinstance(error, persistence.PersistenceError) or outage(error):  # the CLI's user
+        # owns the database: the driver's reason is theirs to read (never the HTTP caller's)
         return _body("storage", f"cannot use the database: {error}", None, None)
     return INTERNAL  # never the exception's own text
 

@@ -266,9 +266,9 @@ def _event(record: Any, kind: str, data: Data, undone: bool) -> Line:
     rec: Data = record if isinstance(record, dict) else {}
     version = rec.get("version") if isinstance(rec.get("version"), int) else None
     when = str(rec.get("timestamp") or "")[:19].replace("T", " ")
-    if rec.get("redacted"):
-        side = data.get("side") or data.get("secret_for") or "another side"
-        return Line("event", f"secret act by {side}", version, when, _note(rec, data), undone)
+    if rec.get("redacted"):  # who acted is under the seal (an older seal's actor too)
+        owner = data.get("secret_for") or data.get("side") or "another side"
+        return Line("event", f"sealed fact, secret to {owner}", version, when, "", undone)
     return Line("event", describe(kind, data), version, when, _note(rec, data), undone)
 
 

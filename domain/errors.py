@@ -89,3 +89,16 @@ class ViewBehind(RefitError):
 
 class ModuleFileError(ValueError):
     """An owner's module file that does not validate, naming the file and field."""
+
+
+class HistoryUnreadable(RefitError):
+    """A stored event of this campaign cannot be read (its bytes, JSON or type damaged):
+    the campaign is out of service until it is mended; other campaigns are not touched."""
+
+    code = "history_unreadable"
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"the stored history of this campaign cannot be read at version "
+                         f"{version}: the campaign is out of service until that event is "
+                         f"mended (verify names it); other campaigns are not affected")
+        self.version = version

@@ -33,6 +33,27 @@ def is_neutral(record: dict[str, Any]) -> bool:
     return record.get("neutral") is True and record.get("sealed") is not None
 
 
+# An export's event line: each field's JSON type (None allowed where a field is optional).
+RECORD_FIELDS: dict[str, tuple[type, ...]] = {
+    "version": (int,), "type": (str,), "data": (dict,), "prev_hash": (str,),
+    "timestamp": (str,), "salt": (str, type(None)), "sealed": (str, type(None))}
+
+
+def malformed(record: dict[str, Any]) -> str | None:
+    """What makes a record unreadable as an event line (None: its shape is sound)."""
+    for field, types in RECORD_FIELDS.items():
+        value = record.get(field)
+        if field in ("version", "type", "data", "prev_hash") and field not in record:
+            return f"it has no {field!r}"
+        if field in record and (not isinstance(value, types) or isinstance(value, bool)):
+            return f"its {field!r} is not a {' or '.join(_json_name(t) for t in types)}"
+    return None
+
+
+def _json_name(kind: type) -> str:
+    return {int: "whole number", str: "string", dict: "JSON object"}.get(kind, "null")
+
+
 def tokens_hold(tokens: Any, token_commitment: Any) -> bool:
     """Whether `tokens` ({"token_hashes", "salt"}) open their commitment."""
     try:

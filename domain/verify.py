@@ -20,7 +20,7 @@ from domain.dice import (
     subject_key,
 )
 from domain.hashing import GENESIS_HASH, sha256_hex
-from domain.history import NEUTRAL, first_bad_version, is_undone, undone_ranges
+from domain.history import NEUTRAL, first_bad_version, is_undone, malformed, undone_ranges
 from domain.pins import PinWatch
 
 
@@ -324,14 +324,24 @@ def verify_export(lines: Iterable[dict[str, Any]]) -> VerifyReport:
     tail: dict[str, Any] = {}
     pins = PinWatch()
 
+    bad: list[tuple[int, str]] = []  # a line that is not an event's shape, and why
+
     def records() -> Iterator[dict[str, Any]]:
-        for line in events:
+        for number, line in enumerate(events, start=2):
             if "head_hash" in line and "events" in line and "version" not in line:
                 tail.update(line)
+                return
+            if (problem := malformed(line)) is not None:
+                bad.append((number, problem))
                 return
             yield pins.see(line)
 
     report = verify_records(records())
+    if bad:
+        (number, problem), version = bad[0], report.events + 1
+        return VerifyReport(False, report.events, report.rolls_verified, version,
+                            report.head_hash, f"line {number} of the export (version "
+                            f"{version}) is not an event record: {problem}")
     if report.ok and tail:  # the module data it pins travels in the tail, by hash
         kept = tail.get("module_data")
         report = report.with_pins(pins, (kept if isinstance(kept, dict) else {}).get)

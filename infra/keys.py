@@ -111,11 +111,16 @@ def load_key(settings: Settings) -> tuple[ServiceKey, Path | None, bool]:
 
 
 def write_key(where: Path, key: ServiceKey) -> None:
-    """A key's signer form written to a new file, made with 0600 from the start and never
-    over a key already there (FileExistsError)."""
+    """A key's signer form written to a new file (`write_secret`)."""
+    write_secret(where, key.signer_key())
+
+
+def write_secret(where: Path, text: str) -> None:
+    """A secret written to a new file, made with 0600 from the start (never readable by
+    others, even for a moment) and never over one already there (FileExistsError)."""
     handle = os.open(where, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(handle, "w") as out:
-        out.write(key.signer_key() + "\n")
+        out.write(text + "\n")
 
 
 class Keys:

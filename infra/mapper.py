@@ -15,30 +15,67 @@ from eventsourcing.persistence import DatetimeAsISO, JSONTranscoder, Mapper, Sto
 from eventsourcing.utils import get_topic, resolve_topic
 from pydantic_core import from_json
 
+from domain.campaign import Campaign
+from domain.campaign.dice import SeedRevealed
 from domain.hashing import is_plain
+from infra.at_rest import SeedCipher
 
 OPTIONAL_ENVELOPE = ("idempotency_key", "idempotency_digest")
+# The unrevealed seed an event carries outside its record, by the commitment it opens:
+# stored encrypted (infra/at_rest.py).
+PRIVATE_SEEDS: dict[type, tuple[str, str]] = {
+    Campaign.Created: ("seed", "seed_commitment"),
+    SeedRevealed: ("next_seed", "next_commitment"),
+}
 
 
 class LedgerMapper(Mapper[UUID]):
-    """eventsourcing's Mapper, leaving unset optional envelope fields out of the state."""
+    """eventsourcing's Mapper, leaving unset optional envelope fields out of the state and
+    keeping unrevealed seeds encrypted (`seeds`, set by the store)."""
+
+    seeds: SeedCipher | None = None
 
     def to_stored_event(self, domain_event: DomainEventProtocol[UUID]) -> StoredEvent:
-        """As eventsourcing's, from a copy of the event without its empty envelope."""
+        """As eventsourcing's, from a copy of the event without its empty envelope and
+        with its private seed sealed."""
         state = domain_event.__dict__
         empty = [name for name in OPTIONAL_ENVELOPE if state.get(name, 0) is None]
-        fast = self._plain_stored(domain_event, empty)
+        sealed = self._sealed_seed(domain_event)
+        fast = self._plain_stored(domain_event, empty, sealed)
         if fast is not None:
             return fast
-        if not empty:
+        if not empty and not sealed:
             return super().to_stored_event(domain_event)
         # What copy.copy makes of a frozen dataclass event (a new object, its dict copied),
         # without copy's generic protocol: this runs for every event written.
         trimmed = object.__new__(type(domain_event))
         trimmed.__dict__.update({k: v for k, v in state.items() if k not in empty})
+        trimmed.__dict__.update(sealed)
         return super().to_stored_event(trimmed)
 
-    def _plain_stored(self, event: Any, empty: list[str]) -> StoredEvent | None:
+    def to_domain_event(self, stored: StoredEvent) -> DomainEventProtocol[UUID]:
+        """As eventsourcing's, its private seed opened."""
+        event = super().to_domain_event(stored)
+        self.open_seed(type(event), event.__dict__)
+        return event
+
+    def _sealed_seed(self, event: Any) -> dict[str, Any]:
+        """The event's private seed field, encrypted (none if it has none)."""
+        found = PRIVATE_SEEDS.get(type(event))
+        if found is None or self.seeds is None or event.__dict__.get(found[0]) is None:
+            return {}
+        name, commitment = found
+        return {name: self.seeds.sealed(event.__dict__[name], event.__dict__.get(commitment))}
+
+    def open_seed(self, kind: type, fields: dict[str, Any]) -> None:
+        """Decrypt the private seed among an event's stored fields, in place."""
+        found = PRIVATE_SEEDS.get(kind)
+        if found is not None and self.seeds is not None and fields.get(found[0]) is not None:
+            name, commitment = found
+            fields[name] = self.seeds.opened(fields[name], fields.get(commitment))
+
+    def _plain_stored(self, event: Any, empty: list[str],
+                      sealed: dict[str, Any]) -> StoredEvent | None:
         """The stored event with its state written by orjson, else None (the transcoder's)."""
         # Only where orjson writes the transcoder's very bytes (same order, no spaces,
         # UTF-8): an event whose one transcoded value is its timestamp, the usual case.
@@ -51,6 +88,7 @@ class LedgerMapper(Mapper[UUID]):
                 is not DatetimeAsISO:
             return None
         state = {k: v for k, v in event.__dict__.items() if k not in empty}
+        state.update(sealed)
         ident, version = state.pop("originator_id", None), state.pop("originator_version", None)
         state["timestamp"] = None  # checked below as the plain value it is written as
         try:
@@ -101,6 +139,8 @@ def plain_fields(mapper: Mapper[UUID], stored: StoredEvent) -> tuple[type, dict[
     state = _plain_state(stored.state)
     if state is None or getattr(cls, "class_version", 1) != 1 or "class_version" in state:
         return None
+    if isinstance(mapper, LedgerMapper):
+        mapper.open_seed(cls, state)
     return cls, state
 
 

@@ -13,7 +13,7 @@ from uuid import UUID
 from domain.campaign import reports
 from domain.campaign.guide import due_rolls, guide
 from domain.cosigned import CosignWatch
-from domain.errors import CampaignNotFound
+from domain.errors import CampaignNotFound, HistoryUnreadable
 from domain.history import redacted
 from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_records
@@ -212,8 +212,7 @@ class Queries:
         records: Iterator[dict[str, Any]] = (
             pins.see(r) for r in self.store.readable(campaign_id, damaged))
         if viewer is not None:
-            records = redacted(records, viewer,
-                               self.store.campaign(campaign_id).reph.phase == "ended")
+            records = redacted(records, viewer, self._ended(campaign_id))
         report = verify_records(cosigns.lines(records))
         if report.events == 0 and not damaged:
             raise CampaignNotFound(f"no campaign {campaign_id}")
@@ -229,6 +228,14 @@ class Queries:
         if report.ok:
             report = self._undo_checked(campaign_id, viewer, report)
         return report.with_caches(self._cache_problems(campaign_id, viewer, report.ok))
+
+    def _ended(self, campaign_id: UUID) -> bool:
+        """Whether the CG has ended (all open); a history that cannot be read keeps its
+        secrets (verify still names where it cannot be read)."""
+        try:
+            return self.store.campaign(campaign_id).reph.phase == "ended"
+        except HistoryUnreadable:
+            return False
 
     def _undo_checked(self, campaign_id: UUID, viewer: str | None,
                       report: VerifyReport) -> VerifyReport:

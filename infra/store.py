@@ -7,28 +7,41 @@ import contextlib
 import copy
 import json
 import logging
+import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
+import psycopg
 from eventsourcing.application import AggregateNotFoundError
-from eventsourcing.persistence import EventStore, Mapper, StoredEvent
+from eventsourcing.persistence import (
+    EventStore,
+    JSONTranscoder,
+    Mapper,
+    PersistenceError,
+    StoredEvent,
+)
 
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.dice import DiceRolled
 from domain.campaign.events import event_record
 from domain.campaign.pinning import Binding, ModuleData, new_pins
-from domain.errors import CampaignNotFound, InvalidCommand
+from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand, RefitError
 from domain.hashing import canonical, data_hash
 from domain.rules import Module
+from infra.at_rest import SealedDiceTranscoding, SeedCipher, private_database
 from infra.mapper import LedgerMapper, decoded, plain_fields
 from infra.modules import load_modules, module_data, read_module_data
 from infra.seal import CacheSeal, SealedSnapshots
 from infra.settings import Settings
+from infra.staging import Staging, staging
 from projections.runner import CampaignLog
 
 log = logging.getLogger(__name__)
+# Failures that say nothing of a stored event's damage: a refusal, the database's own.
+NOT_DAMAGE = (RefitError, PersistenceError, AggregateNotFoundError, psycopg.Error,
+              sqlite3.Error)
 PAGE = 1000  # events read at a time: a campaign's history is read in constant memory
 
 
@@ -45,6 +58,8 @@ class CampaignStore(CampaignLog):
     def __init__(self, settings: Settings, modules: dict[str, Module] | None = None) -> None:
         self.settings = settings
         self.seal = CacheSeal(settings)  # snapshots and views: caches, sealed
+        self.seeds = SeedCipher(self.seal.keys)  # unrevealed seeds, encrypted at rest
+        private_database(settings)  # 0600, before SQLite makes the file
         super().__init__(settings.eventsourcing_env())
         self.modules = modules if modules is not None else load_modules(settings.module_dir)
         self._cache_guard = threading.Lock()
@@ -52,9 +67,17 @@ class CampaignStore(CampaignLog):
         self._pinned: dict[str, ModuleData] = {}  # data read back from the store, by hash
 
     def construct_mapper(self) -> Mapper[UUID]:
-        """eventsourcing's mapper, storing no empty idempotency envelope."""
-        return self.factory.mapper(transcoder=self.construct_transcoder(),
-                                   mapper_class=LedgerMapper)
+        """eventsourcing's mapper, storing no empty idempotency envelope and no seed in
+        plain text."""
+        mapper = self.factory.mapper(transcoder=self.construct_transcoder(),
+                                     mapper_class=LedgerMapper)
+        cast(LedgerMapper, mapper).seeds = self.seeds
+        return mapper
+
+    def register_transcodings(self, transcoder: JSONTranscoder) -> None:
+        """The log's, the dice part's replaced by one that seals its seed in snapshots."""
+        super().register_transcodings(transcoder)
+        transcoder.register(SealedDiceTranscoding(self.seeds))
 
     def construct_snapshot_store(self) -> EventStore[UUID]:
         """eventsourcing's snapshot store, each snapshot sealed (infra/seal.py): one that
@@ -139,12 +162,16 @@ class CampaignStore(CampaignLog):
         if self.snapshots is not None:
             self.snapshots.put([Campaign.Snapshot.take(campaign)])
 
-    def insert(self, stored: list[StoredEvent], pins: list[tuple[str, str, str]] | None = None
-               ) -> None:
-        """Write stored events as they are (an import's pages), and in their transaction
-        the module data they pin (hash, module id, canonical JSON)."""
-        if stored:
-            self.recorder.insert_events(stored, module_data=pins or [])
+    def stored_snapshot(self, campaign: Campaign) -> StoredEvent:
+        """A snapshot of the campaign as the snapshot store keeps it (sealed), for a write
+        in a transaction of its own (an import's)."""
+        return self.seal.seal(self.mapper.to_stored_event(Campaign.Snapshot.take(campaign)))
+
+    def staged_import(self, campaign_id: UUID) -> contextlib.AbstractContextManager[Staging]:
+        """An import's staging: its events staged as they come, then switched in with the
+        module data they pin and the snapshot, all or nothing (infra/staging.py)."""
+        assert self.snapshots is not None
+        return staging(self.recorder, self.snapshots.recorder, campaign_id, self.mapper)
 
     # -- loading ----------------------------------------------------------------
 
@@ -153,21 +180,41 @@ class CampaignStore(CampaignLog):
         """The campaign as it stands (or stood at `version`), bound to its rules. This
         process caches campaigns without reading the store for each use (another process
         may have appended since); `fresh` reads what was appended since the cached copy."""
-        try:
-            campaign: Campaign = self.repository.get(campaign_id, version=version)
-        except AggregateNotFoundError:
-            raise CampaignNotFound(f"no campaign {campaign_id}") from None
-        if version is None and fresh and self.repository.cache is not None:
-            newer = list(self.events.get(campaign_id, gt=campaign.version))
-            for event in newer:
-                campaign = cast(CampaignEvent, event).mutate(campaign)
-            if newer:
-                self._cache_newer(campaign)
+        with self.damage_named(campaign_id):
+            try:
+                campaign: Campaign = self.repository.get(campaign_id, version=version)
+            except AggregateNotFoundError:
+                raise CampaignNotFound(f"no campaign {campaign_id}") from None
+            if version is None and fresh and self.repository.cache is not None:
+                newer = list(self.events.get(campaign_id, gt=campaign.version))
+                for event in newer:
+                    campaign = cast(CampaignEvent, event).mutate(campaign)
+                if newer:
+                    self._cache_newer(campaign)
         if version is None:
             self._resnapshot(campaign)
         # Its own pinned data (else it is read, and refuses commands, saying why).
         campaign.bind(self.binding(campaign.module_id, campaign.module_hash))
         return campaign
+
+    @contextlib.contextmanager
+    def damage_named(self, campaign_id: UUID) -> Iterator[None]:
+        """A failure to read the campaign's stored events, answered as HistoryUnreadable at
+        the first version that cannot be read (as verify finds it); any other failure (an
+        outage, a refusal) as it is."""
+        try:
+            yield
+        except NOT_DAMAGE:
+            raise
+        except Exception as error:
+            damaged: list[tuple[int, str]] = []
+            for _ in self.readable(campaign_id, damaged):
+                pass
+            if not damaged:
+                raise
+            log.error("campaign %s: version %s cannot be read (%s)", campaign_id,
+                      *damaged[0])
+            raise HistoryUnreadable(damaged[0][0]) from error
 
     def _resnapshot(self, campaign: Campaign) -> None:
         """A sealed snapshot of a campaign whose stored one was passed over (edited, or
@@ -232,17 +279,22 @@ class CampaignStore(CampaignLog):
                       gt: int = 0) -> Iterator[Any]:
         """The campaign's events, oldest first, read a page at a time."""
         for stored in self._stored(campaign_id, lte, gt):
-            yield decoded(self.mapper, stored)
+            with self.damage_named(campaign_id):
+                event = decoded(self.mapper, stored)
+            yield event
 
     def stored_records(self, campaign_id: UUID, lte: int | None = None,
                        gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         """The campaign's history records, oldest first, each with its event's fields."""
         ident, text = None, ""
         for stored in self._stored(campaign_id, lte, gt):
-            plain = plain_fields(self.mapper, stored)
+            with self.damage_named(campaign_id):
+                plain = plain_fields(self.mapper, stored)
+                if plain is None or not issubclass(plain[0], CampaignEvent):
+                    event = self.mapper.to_domain_event(stored)
+                    found = cast(CampaignEvent, event).record(), event.__dict__
             if plain is None or not issubclass(plain[0], CampaignEvent):
-                event = self.mapper.to_domain_event(stored)
-                yield cast(CampaignEvent, event).record(), event.__dict__
+                yield found
                 continue
             if stored.originator_id != ident:  # one campaign's: its id written out once
                 ident, text = stored.originator_id, str(stored.originator_id)
@@ -271,6 +323,8 @@ class CampaignStore(CampaignLog):
                 record = event.record()
             except StopIteration:
                 return
+            except NOT_DAMAGE:  # a database that does not answer damages nothing
+                raise
             except Exception as error:  # any damage at all is the finding, not a crash
                 damaged.append((last + 1, str(error)))
                 return
@@ -279,8 +333,12 @@ class CampaignStore(CampaignLog):
 
     def dice_after(self, campaign_id: UUID, version: int) -> dict[str, list[int]]:
         """What each roll's key showed after `version` (an undo keeps them for a redo)."""
-        return {event.key: list(event.dice) for event in self.events.get(campaign_id, gt=version)
-                if isinstance(event, DiceRolled)}
+        return dice_of(self.events.get(campaign_id, gt=version))
+
+
+def dice_of(events: Iterable[Any]) -> dict[str, list[int]]:
+    """What each roll's key showed among these events (the last roll of a key counts)."""
+    return {event.key: list(event.dice) for event in events if isinstance(event, DiceRolled)}
 
 
 def pin_row(data: ModuleData) -> tuple[str, str, str]:

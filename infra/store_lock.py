@@ -9,6 +9,7 @@ one holds none of the connections the event store needs.
 
 from __future__ import annotations
 
+import logging
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,8 @@ from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
 from domain.errors import CampaignBusy
+
+log = logging.getLogger(__name__)
 
 LOCK_CLASS = 0x52454649  # "REFI": with the schema, the first key of the two-key advisory
 # lock, so campaign locks never share keys with other advisory locks (the view's single-key
@@ -35,6 +38,18 @@ def lock_key(campaign_id: UUID) -> int:
     """The campaign's advisory lock key: a signed 32-bit number from its id."""
     return int.from_bytes(campaign_id.bytes[:4], "big", signed=True)
 
+
+
+def unlock(conn: Connection[tuple[object, ...]], keys: tuple[int, int]) -> None:
+    """Free the campaign's lock. On a connection the database has dropped (a restart, a
+    terminated backend) the lock died with its session: nothing is left to free, and the
+    command it guarded is saved or refused already, so this must not turn its answer into
+    a failure (the pool discards the broken connection)."""
+    try:
+        conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+    except (errors.OperationalError, errors.InterfaceError):
+        log.warning("campaign lock %s freed with its dropped connection", keys, exc_info=True)
+        conn.close()  # were the session alive still, ending it frees the lock all the same
 
 
 class StoreLock:
@@ -70,7 +85,7 @@ class StoreLock:
             try:
                 yield
             finally:
-                conn.execute("SELECT pg_advisory_unlock(%s, %s)", keys)
+                unlock(conn, keys)
 
     def close(self) -> None:
         """Close the lock connections."""

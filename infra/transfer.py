@@ -19,12 +19,13 @@ from domain.campaign.audit import undo_state
 from domain.cosigned import verify_cosigned_export
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import GENESIS_HASH, canonical, data_hash, is_plain, sha256_hex, sorted_json
-from domain.history import record_hash, redacted
+from domain.history import malformed, record_hash, redacted
 from domain.pins import PinWatch
 from domain.verify import VerifyReport
 from infra.cosigning import check_held, held_checkpoints
 from infra.results import Imported
-from infra.store import CampaignStore
+from infra.staging import Staging
+from infra.store import CampaignStore, dice_of
 
 FORMAT = "refit-export/1"
 # The shape of the events an export carries. The campaign's state layout (its
@@ -158,9 +159,12 @@ class Transfer:
         ident = None  # read at the first event (a bad one refused there, as by each)
         for line in iterator:
             if "version" in line:
+                if (problem := malformed(line)) is not None:
+                    raise ImportRefused(f"the export's event at version {line['version']!r} "
+                                        f"is not an event record: {problem}", field="export")
                 if ident is None:
                     ident = UUID(str(header.get("campaign") if header else ""))
-                self._event(ident, line, dry=True)
+                self._event(ident, line)
             elif isinstance(line.get("module_data"), dict):
                 kept.update(line["module_data"])
             yield line
@@ -189,43 +193,49 @@ class Transfer:
 
     def _write(self, lines: Iterator[dict[str, Any]], header: dict[str, Any],
                report: VerifyReport, pins: list[tuple[str, str, str]]) -> Imported:
+        """Stage every event a page at a time, then switch them in with the module data
+        and the snapshot in one transaction: all or nothing (infra/staging.py)."""
         ident = UUID(header["campaign"])
         batch: list[StoredEvent] = []
         campaign, seed = None, False
-        for line in lines:
-            if "version" not in line:
-                break  # the tail
-            if line["type"] == "Undone":  # its state is worked out from what is written
-                self._flush(batch, pins)
-            event = self._event(ident, line)
-            seed = seed or line.get("private") is not None
-            # Stored before it is applied: applying may share its data with the aggregate.
-            batch.append(self.store.mapper.to_stored_event(event))
-            campaign = event.mutate(campaign)
-            if len(batch) >= PAGE:
-                self._flush(batch, pins)
-        self._flush(batch, pins)
-        self._snapshot(campaign)
+        with self.store.staged_import(ident) as staged:
+            for line in lines:
+                if "version" not in line:
+                    break  # the tail
+                if line["type"] == "Undone":  # its state is worked out from what is staged
+                    self._stage(staged, batch)
+                event = self._event(ident, line, staged)
+                seed = seed or line.get("private") is not None
+                # Stored before it is applied: applying may share its data with the aggregate.
+                batch.append(self.store.mapper.to_stored_event(event))
+                campaign = event.mutate(campaign)
+                if len(batch) >= PAGE:
+                    self._stage(staged, batch)
+            self._stage(staged, batch)
+            staged.switch_in(pins, self._snapshot(campaign))
         return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
                         seed)
 
-    def _flush(self, batch: list[StoredEvent], pins: list[tuple[str, str, str]]) -> None:
-        """Write a page of events; the module data goes with the first."""
+    @staticmethod
+    def _stage(staged: Staging, batch: list[StoredEvent]) -> None:
+        """Stage a page of events."""
         if batch:
-            self.store.insert(batch, pins)
+            staged.stage(batch)
             batch.clear()
-            pins.clear()
 
-    def _snapshot(self, campaign: Campaign | None) -> None:
-        """A snapshot of the campaign folded while it was written (as `take_snapshot` would
+    def _snapshot(self, campaign: Campaign | None) -> StoredEvent | None:
+        """A snapshot of the campaign folded while it was staged (as `take_snapshot` would
         take after reading every event back)."""
-        if campaign is not None:
-            self.store.snapshot(campaign)
+        if campaign is None:
+            return None
+        return self.store.stored_snapshot(campaign)
 
-    def _event(self, ident: UUID, line: dict[str, Any], dry: bool = False) -> Any:
+    def _event(self, ident: UUID, line: dict[str, Any], staged: Staging | None = None) -> Any:
         """The domain event a record was made from; refused unless it gives the record back
-        exactly, byte for byte (so a re-export gives the same bytes). `dry`: only checked,
-        an undo's state left out (it is worked out from what is written)."""
+        exactly, byte for byte (so a re-export gives the same bytes). Without `staged` (the
+        events written so far) only checked, an undo's state left out (it is worked out
+        from what is written)."""
+        dry = staged is None
         if line.get("redacted"):
             raise ImportRefused(f"version {line['version']} is redacted: only the "
                                 "director's complete export rebuilds a campaign",
@@ -242,7 +252,7 @@ class Transfer:
                    "salt": line["salt"]}
         if line.get("neutral") is True:  # sealed neutrally (unset on an older event)
             fields["neutral"] = True
-        fields |= self._hidden(ident, kind, line, dry)
+        fields |= _hidden(kind, line, staged)
         try:
             event = cls(**fields)
         except TypeError as error:
@@ -259,26 +269,27 @@ class Transfer:
                                 "the same record", field="data")
         return event
 
-    def _hidden(self, ident: UUID, kind: str, line: dict[str, Any],
-                dry: bool) -> dict[str, Any]:
-        """The fields an event keeps out of its record: the private seed (if exported),
-        the Created topic, and an undo's state (worked out again from the log)."""
-        private = line.get("private") or {}
-        if kind == "Created":
-            seed = _seed(private.get("seed"), line["data"]["seed_commitment"])
-            return {"originator_topic": get_topic(Campaign), "seed": seed} | (
-                {"tokens": line["tokens"]} if "tokens" in line else {})
-        if kind == "SeedRevealed":
-            return {"next_seed": _seed(private.get("next_seed"),
-                                       line["data"]["next_commitment"])}
-        if kind == "Undone" and dry:
-            return {"state": {}, "state_version": Campaign.class_version, "redo_dice": {}}
-        if kind == "Undone":
-            target = line["data"]["to_version"]
-            before = self.store.campaign(ident, version=target)
-            redo = self.store.dice_after(ident, target)
-            return undo_state(before) | {"redo_dice": redo}
+
+def _hidden(kind: str, line: dict[str, Any], staged: Staging | None) -> dict[str, Any]:
+    """The fields an event keeps out of its record: the private seed (if exported), the
+    Created topic and role tokens, and an undo's state (worked out again from the staged
+    log; left out without it)."""
+    private = line.get("private") or {}
+    if kind == "Created":
+        seed = _seed(private.get("seed"), line["data"]["seed_commitment"])
+        return {"originator_topic": get_topic(Campaign), "seed": seed} | (
+            {"tokens": line["tokens"]} if "tokens" in line else {})
+    if kind == "SeedRevealed":
+        return {"next_seed": _seed(private.get("next_seed"), line["data"]["next_commitment"])}
+    if kind != "Undone":
         return {}
+    if staged is None:
+        return {"state": {}, "state_version": Campaign.class_version, "redo_dice": {}}
+    target = line["data"]["to_version"]
+    before = None
+    for event in staged.events(lte=target):
+        before = event.mutate(before)
+    return undo_state(before) | {"redo_dice": dice_of(staged.events(gt=target))}
 
 
 def _unset(cls: type[Any], fields: dict[str, Any]) -> list[str]:

@@ -4,7 +4,6 @@ of a version or a step ("after 9.616 of 19PM")."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import re
 from collections.abc import Callable
@@ -14,8 +13,11 @@ from uuid import UUID
 
 from eventsourcing.projection import ProjectionRunner
 
-from domain.errors import CampaignNotFound, InvalidCommand, ViewBehind
+from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand, ViewBehind
+from infra.settings import backend_of
 from infra.store import CampaignStore
+from infra.supervisor import SupervisedRunner
+from projections.quarantine import UNREADABLE, quarantined
 from projections.read import RowSource
 from projections.rows import META, STEP
 from projections.runner import (
@@ -66,29 +68,25 @@ class Views:
 
     def __init__(self, store: CampaignStore) -> None:
         self.store = store
-        self.runner: ProjectionRunner[Any, Any] | None = None
-        self._runner_stack = contextlib.ExitStack()
+        self.runner: SupervisedRunner | None = None
         if store.settings.projection_runner:
-            self.runner = self._start_runner()
+            if backend_of(store.settings.database_url) != "postgres":
+                raise InvalidCommand("the projection runner needs PostgreSQL "
+                                     "(REFIT_DATABASE_URL)", field="projection_runner")
+            # Restarted after a database error, from the view's tracking position.
+            self.runner = SupervisedRunner(self._start_runner, CampaignLog.name)
 
     def _start_runner(self) -> ProjectionRunner[Any, Any]:
         """eventsourcing's projection runner, folding new events as they are notified."""
         env = self.store.settings.eventsourcing_env()
-        if env["PERSISTENCE_MODULE"] != "eventsourcing.postgres":
-            raise InvalidCommand("the projection runner needs PostgreSQL (REFIT_DATABASE_URL)",
-                                 field="projection_runner")
         # One thread folds, and reads poll its position: a connection each, at rest, rather
         # than a pool of REFIT_POOL_SIZE for the runner's log and another for its view.
         env |= {"POSTGRES_POOL_SIZE": "1"}
         # An undo turns the view back to rows as of a version: the runner reads them here.
         bound = type("BoundProjection", (CampaignProjection,),
                      {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
-        runner = ProjectionRunner(application_class=CampaignLog, projection_class=bound,
-                                  view_class=self._sealed(PostgresProjectionView), env=env)
-        # Closed in turn: the runner's threads and log (its exit), then its view's pool,
-        # which that exit leaves open.
-        self._runner_stack.callback(runner.view.datastore.close)
-        return self._runner_stack.enter_context(runner)
+        return ProjectionRunner(application_class=CampaignLog, projection_class=bound,
+                                view_class=self._sealed(PostgresProjectionView), env=env)
 
     def _sealed(self, view_class: type[Any]) -> type[Any]:
         """The view class with this service's seal: its rows and checkpoints are MACed."""
@@ -96,7 +94,8 @@ class Views:
 
     def close(self) -> None:
         """Stop the runner (if any) and close its stores."""
-        self._runner_stack.close()
+        if self.runner is not None:
+            self.runner.close()
 
     @cached_property
     def projection(self) -> CampaignProjection:
@@ -122,9 +121,7 @@ class Views:
             return
         wait = self.store.settings.read_wait
         head = self.store.recorder.max_notification_id()
-        with contextlib.suppress(TimeoutError):  # answered just below, as a 503
-            self.runner.wait(head, timeout=wait)
-        if head is not None and (self.runner.view.max_tracking_id("refit") or 0) < head:
+        if not self.runner.wait(head, timeout=wait):
             raise ViewBehind(f"the projections are more than {wait} s behind the ledger; "
                              "try again")
 
@@ -159,9 +156,21 @@ class Views:
             return self.rows_at(campaign_id, version)
         self.up_to_date()
         source = _ViewRows(self.view, str(campaign_id), self.renewed)
-        if not source.select_rows(META):
+        meta = source.select_rows(META)
+        if not meta:
             raise CampaignNotFound(f"no campaign {campaign_id}")
+        if quarantined(meta[0]) is not None:
+            return self.mended(campaign_id)
         return source
+
+    def mended(self, campaign_id: UUID) -> RowSource:
+        """The rows of a campaign the view quarantined (an event it could not read), folded
+        from its events if they read now (mended from a backup); else HistoryUnreadable at
+        the version. Its cached copy may predate the damage: it is dropped, so commands
+        read the store and are refused too."""
+        self.store.forget(campaign_id)
+        campaign = self.store.campaign(campaign_id)
+        return self.rows_at(campaign_id, campaign.version)
 
     def rows_now(self, campaign_id: UUID) -> RowSource:
         """The rows as of the head, folded from the log (with its checkpoints), not read
@@ -185,9 +194,20 @@ class Views:
         """Every campaign's meta row, one source each (for listings)."""
         self.up_to_date()
         unsealed: list[str] = []
-        found: list[RowSource] = [_OneRow(meta) for meta in self.view.select_all(META, unsealed)]
+        metas = self.view.select_all(META, unsealed)
+        found: list[RowSource] = [_OneRow(meta) for meta in metas if quarantined(meta) is None]
+        found += [_OneRow(rows.select_rows(META)[0]) for meta in metas
+                  if quarantined(meta) is not None
+                  and (rows := self._if_mended(UUID(meta[UNREADABLE]["campaign"])))]
         # A campaign whose meta row's seal fails is listed as its events say.
         return found + [_OneRow(self.renewed(UUID(c)).select_rows(META)[0]) for c in unsealed]
+
+    def _if_mended(self, campaign_id: UUID) -> RowSource | None:
+        """A quarantined campaign's rows if it reads now, else None (its reads say why)."""
+        try:
+            return self.mended(campaign_id)
+        except HistoryUnreadable:
+            return None
 
     def version_at(self, campaign_id: UUID, point: Point, field: str = "as_of") -> int | None:
         """The version a point names: after step STEP of CG Date DATE is the last version

@@ -11,7 +11,7 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import IntegrityError, JSONTranscoder, Tracking
+from eventsourcing.persistence import IntegrityError, JSONTranscoder, Mapper, Tracking
 from eventsourcing.projection import Projection
 from pydantic_core import from_json, to_json
 
@@ -20,6 +20,7 @@ from domain.campaign import CampaignEvent
 from domain.campaign.part import part_transcodings
 from domain.history import is_undone, undone_ranges
 from projections.fold import fold
+from projections.quarantine import TolerantMapper, decoded_or_unreadable, passed_over
 from projections.rows import META
 from projections.sealed import RowUnsealed
 from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
@@ -201,6 +202,12 @@ class CampaignLog(Application[UUID]):
 
     name = "refit"
 
+    def construct_mapper(self) -> Mapper[UUID]:
+        """eventsourcing's mapper, but a damaged event reaches the projection runner as
+        Unreadable (its campaign quarantined) instead of ending the runner."""
+        return self.factory.mapper(transcoder=self.construct_transcoder(),
+                                   mapper_class=TolerantMapper)
+
     def register_transcodings(self, transcoder: JSONTranscoder) -> None:
         """eventsourcing's, and the campaign's parts (snapshots and Undone states hold
         them)."""
@@ -278,6 +285,12 @@ class CampaignProjection(Projection[Any]):
             if rows is None:
                 rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
             buffer.at[rows.id] = event.originator_version
+            try:
+                skipped = passed_over(rows, event)
+            except _Refold:  # its meta row renewed: ask again
+                skipped = passed_over(rows, event)
+            if skipped:  # one campaign's damage is its own: the others fold on
+                continue
             if type(event).__name__ == "Undone":
                 self._undone(rows, event)
             try:
@@ -317,7 +330,7 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
         if not notifications:
             return done
         with collector_paused():
-            events = [app.mapper.to_domain_event(n) for n in notifications]
+            events = [decoded_or_unreadable(app.mapper, n) for n in notifications]
         try:
             projection.process_batch(events, Tracking(app.name, notifications[-1].id), last)
         except ViewMovedOn:

@@ -18,6 +18,7 @@ from api.cli.core import (
     Viewer,
     answer,
     appended,
+    cell,
     emit,
     guarded,
     ledger,
@@ -153,13 +154,30 @@ def diff(campaign: Id,
                                                            viewer))
     emit(as_json, changes, lambda: print_table(
         ["form", "line", "field", "change", "before", "after"],
-        [[c.form, c.line, c.field or "", c.change, _short(c.before), _short(c.after)]
-         for c in changes]))
+        [row for c in changes for row in _diff_rows(c)]))
 
 
-def _short(value: Any) -> str:
-    text = "" if value is None else json.dumps(value) if isinstance(value, dict) else str(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def _diff_rows(change: Any) -> list[list[str]]:
+    """A change's table rows: a line added or removed shows each of its fields (`sides.Axis.
+    cpp_left`, as a change names one) on a row of its own, so no value is cut short."""
+    added = change.change == "added"
+    whole = change.after if added else change.before
+    if change.field is None and isinstance(whole, dict):
+        return [[change.form, change.line, name, change.change, "" if added else text,
+                 text if added else ""] for name, text in _fields(whole)]
+    return [[change.form, change.line, change.field or "", change.change,
+             cell(change.before), cell(change.after)]]
+
+
+def _fields(doc: dict[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """A line's fields, nested ones by their dotted path, each value as a cell."""
+    found: list[tuple[str, str]] = []
+    for name, value in doc.items():
+        if isinstance(value, dict) and value:
+            found += _fields(value, f"{prefix}{name}.")
+        else:
+            found.append((f"{prefix}{name}", cell(value)))
+    return found
 
 
 @app.command()

@@ -19,13 +19,15 @@ def campaign_new(
     name: Annotated[str, typer.Option(help="A name for the campaign.")],
     dice: Annotated[str, typer.Option(help="server (provably fair) or entered.")] = "server",
     start: Annotated[str | None, typer.Option(help="First CG Date, if not the CG's.")] = None,
+    balance: Annotated[str | None, typer.Option(
+        help="KGP 8.31: the side given the CG Balance.")] = None,
     db: Db = None, as_json: Json = False,
 ) -> None:
     """Create a campaign; print its id, seed commitment and role tokens (shown this once)."""
     def act() -> dict[str, Any]:
         with ledger(db) as refit:
             created, tokens = refit.commands.open_campaign(module, cg, name, dice, "director",
-                                                           start)
+                                                           start, balance)
             return {"id": str(created.id), "seed_commitment": created.dice.seed_commitment,
                     "cg_date": created.reph.cg_date, "step": created.reph.step,
                     "version": created.version, "tokens": asdict(tokens)}

@@ -12,7 +12,7 @@ import typer
 from eventsourcing.persistence import PersistenceError
 from pydantic import BaseModel, ValidationError
 
-from api.errors import error_body
+from api.errors import OUTAGES, error_body
 from api.render import table_text
 from domain import commands as cmd
 from domain.campaign import campaign_id
@@ -65,7 +65,8 @@ def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
     raise typer.Exit(2)
 
 
-REFUSALS = (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError)
+REFUSALS: tuple[type[Exception], ...] = (
+    RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError, *OUTAGES)
 
 
 def guarded(as_json: bool, action: Callable[[], T]) -> T:
@@ -97,10 +98,22 @@ def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     typer.echo(table_text(headers, rows))
 
 
-def print_fields(body: dict[str, Any]) -> None:
-    """One `name: value` line per field."""
+def print_fields(body: dict[str, Any], prefix: str = "") -> None:
+    """One `name: value` line per field; a nested one by its dotted path (`tokens.director`),
+    never as Python's repr."""
     for key, value in body.items():
-        typer.echo(f"{key}: {value}")
+        if isinstance(value, dict) and value:
+            print_fields(value, f"{prefix}{key}.")
+        else:
+            typer.echo(f"{prefix}{key}: {cell(value)}")
+
+
+def cell(value: Any) -> str:
+    """A value as a person reads it: text as it is, none as nothing, a list or object as
+    whole JSON."""
+    if value is None:
+        return ""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, list | dict) else str(value)
 
 
 def _plain(data: Any) -> Any:

@@ -13,7 +13,7 @@ import typer
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
 from api.render import purchase_rows, roster_rows
 from infra.commands import new_token
-from infra.keys import load_key
+from infra.keys import load_key, write_secret
 from infra.settings import Settings
 from projections.read import PurchaseRow, RosterRow
 
@@ -68,6 +68,7 @@ def serve(
     import uvicorn
 
     from api.app import create_app
+    from api.workers import MASTER_PID
 
     conf = settings(db)
     if conf.admin_token is None:
@@ -86,8 +87,10 @@ def serve(
                    "REFIT_MODULE_DIR": str(conf.module_dir)}
     if conf.signing_key_file is not None:
         os.environ["REFIT_SIGNING_KEY_FILE"] = str(conf.signing_key_file)
-    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers,
-                access_log=conf.access_log)
+    # Each worker ends with this process, even one killed outright (api/workers.py).
+    os.environ[MASTER_PID] = str(os.getpid())
+    uvicorn.run("api.workers:create_worker_app", factory=True, host=host, port=port,
+                workers=workers, access_log=conf.access_log)
 
 
 def signing_key_said(conf: Settings, as_json: bool) -> Settings:
@@ -105,9 +108,9 @@ def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
     """The admin token kept beside the database: (token, its file, made just now)."""
     database = conf.eventsourcing_env().get("SQLITE_DBNAME")
     where = (Path(database).parent if database else Path.cwd()) / "refit-admin-token"
-    if where.exists():
-        return where.read_text().strip(), where, False
     token = new_token()
-    where.write_text(token + "\n")
-    where.chmod(0o600)
+    try:
+        write_secret(where, token)
+    except FileExistsError:
+        return where.read_text().strip(), where, False
     return token, where, True

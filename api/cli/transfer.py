@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterator
 from functools import partial
@@ -85,17 +86,21 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
         for campaign in campaigns:
             try:
                 lines = refit.transfer.export(campaign_id(campaign), viewer, with_seed)
-                _write_file(to / f"{campaign_id(campaign)}.jsonl", lines)
+                _write_file(to / f"{campaign_id(campaign)}.jsonl", lines, with_seed)
             except REFUSALS as error:
                 return [*done, error_body(error)]
             done.append(None)
     return done
 
 
-def _write_file(path: Path, lines: Iterator[dict[str, Any]]) -> None:
-    """An export file, under its name only once complete (a cut run leaves no such file)."""
+def _write_file(path: Path, lines: Iterator[dict[str, Any]], private: bool = False) -> None:
+    """An export file, under its name only once complete (a cut run leaves no such file);
+    one that carries the private seeds is made 0600, as the signing key is."""
     part = path.with_name(path.name + ".part")
-    with part.open("w", encoding="utf-8") as out:
+    handle = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o666)
+    if private:  # a part file left by a cut run keeps its own mode otherwise
+        os.fchmod(handle, 0o600)
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
         out.writelines(map(dump_line, lines))
     part.replace(path)
 

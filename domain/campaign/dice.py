@@ -131,11 +131,14 @@ class Dice(Part):
                                 rule="CONTRACT 'Dice'")
 
     def check_seed(self) -> None:
-        """Server dice need the private seed (an import without it has none)."""
+        """Server dice need the private seed (an import without it has none, nor a seed
+        stored encrypted under another signing key)."""
         if self.seed is None:
-            raise RuleViolation("this campaign was imported without its private dice seed, "
-                                "so its server dice cannot go on: import the operator's "
-                                "export made with the seed (refit export --with-seed)")
+            raise RuleViolation("this campaign was imported without its private dice seed "
+                                "(or its seed does not open with this service's signing "
+                                "key), so its server dice cannot go on: import the "
+                                "operator's export made with the seed (refit export "
+                                "--with-seed)")
 
     def check_reveal(self) -> None:
         """Only server dice have a seed to reveal."""

@@ -257,10 +257,11 @@ def _mode_price(chart: RGChart, row: RGRow, mode: str) -> int:
 
 
 def in_reserve(module: Module, side: str, row: RGRow, mode: str) -> bool:
-    """KGP CG7a: bought on the scenario's CG Date, an I/V/HW RG sets up in Reserve."""
+    """Whether the RG sets up in Reserve: bought for it (PBr 3.6175, FRD), or, KGP CG7a,
+    an I/V/HW RG bought on the scenario's CG Date."""
     rule = module.reserve
-    return bool(rule and rule.side == side and mode != "on_map"
-                and rg_letters(row.id) in rule.prefixes)
+    return mode == "reserve" or bool(rule and rule.side == side and mode != "on_map"
+                                     and rg_letters(row.id) in rule.prefixes)
 
 
 class RGPurchased(CampaignEvent):

@@ -261,13 +261,18 @@ def test_an_export_verifies_from_its_file_and_a_sides_export_keeps_secrets(
         assert ("amount" in credit["data"]) is (not viewer)
 
 
-def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) -> None:
+def an_elr_change_exported(db: str) -> list[str]:
+    """The export lines of a new PBr campaign whose version 2 sets the Axis ELR to 3."""
     created = refit("campaign", "new", "--module", "pbr", "--cg", "I", "--name", "T",
                     "--db", db)
     assert isinstance(created, dict)
     refit("command", created["id"], '{"type": "change_elr", "side": "Axis", "value": 3, '
           '"cause": "OB"}', "--db", db)
-    lines = exported(db, created["id"])
+    return exported(db, created["id"])
+
+
+def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) -> None:
+    lines = an_elr_change_exported(db)
     forged = tmp_path / "forged.jsonl"
     forged.write_text("\n".join(lines).replace('"after":3', '"after":5') + "\n")
     bad = runner.invoke(app, ["verify", str(forged), "--json"])
@@ -276,6 +281,26 @@ def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) 
     cut.write_text("\n".join(lines[:-1]) + "\n")
     short = runner.invoke(app, ["verify", str(cut), "--json"])
     assert short.exit_code == 1 and "cut short" in json.loads(short.stdout)["problem"]
+
+
+@pytest.mark.parametrize(("edit", "why"), [
+    (lambda event: event.pop("type"), "it has no 'type'"),
+    (lambda event: event.update(data=5), "its 'data' is not a JSON object"),
+    (lambda event: event.update(version="2"), "its 'version' is not a whole number")])
+def test_an_export_line_that_is_no_event_record_is_named_by_verify_and_import(
+        db: str, other_database_url: str, tmp_path: Path, edit: Any, why: str) -> None:
+    lines = an_elr_change_exported(db)
+    event = json.loads(lines[2])
+    edit(event)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("\n".join([*lines[:2], json.dumps(event), *lines[3:]]) + "\n")
+    bad = runner.invoke(app, ["verify", str(broken), "--json"])
+    assert bad.exit_code == 1, bad.output  # said, not a traceback
+    assert json.loads(bad.stdout)["first_bad_version"] == 2
+    assert why in json.loads(bad.stdout)["problem"]
+    refused = runner.invoke(app, ["import", str(broken), "--db", other_database_url])
+    assert refused.exit_code != 0 and why in refused.output and "Traceback" not in \
+        refused.output
 
 
 def test_several_campaigns_move_in_one_export_and_one_import(

@@ -104,3 +104,13 @@ def edit_checkpoint(url: str, campaign: UUID, version: int,
                     (str(campaign), version))
         run(f"UPDATE {table} SET doc=? WHERE campaign=? AND version=?",
             (change(bytes(found[0][0])), str(campaign), version))
+
+
+def delete_from(url: str, campaign: UUID, version: int) -> None:
+    """Delete the campaign's stored events from `version` on (its tail)."""
+    with database(url) as (kind, run, name):
+        ident = _ident(kind, campaign)
+        where = "WHERE originator_id=? AND originator_version>=?"
+        assert run(f"SELECT count(*) FROM {name(EVENTS[kind])} {where}", (ident, version)) \
+            [0][0] > 0
+        run(f"DELETE FROM {name(EVENTS[kind])} {where}", (ident, version))

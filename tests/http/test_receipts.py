@@ -14,7 +14,7 @@ from domain import merkle
 from domain.receipt import check_receipt
 from infra.settings import Settings
 from tests.helpers.http import auth, new_campaign, secrets_played, send
-from tests.helpers.tampering import delete_from
+from tests.helpers.tamper import delete_from
 
 CREDIT = {"type": "credit_cpp", "side": "Axis", "amount": 9, "reason": "Base"}
 

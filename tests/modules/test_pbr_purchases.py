@@ -112,6 +112,7 @@ def test_3_6175_reserve_and_on_map_prices(refit: Refit, at_14am: UUID, side: str
     cpp(refit, at_14am, side, 30)
     bought = buy(refit, at_14am, side, rg, mode)
     assert (bought["cost"], bought["mode"]) == (price, mode)
+    assert bought["reserve"] is (mode == "reserve")  # bought for Reserve sets up in it
 
 
 def test_only_the_axis_buys_in_reserve_and_only_i_and_g_rg(refit: Refit,

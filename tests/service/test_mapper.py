@@ -1,5 +1,5 @@
 """The ledger's mapper stores every event exactly as eventsourcing's own mapper would (less
-an empty idempotency envelope), whichever way it encodes it."""
+an empty idempotency envelope, its private seed sealed), whichever way it encodes it."""
 
 from __future__ import annotations
 
@@ -9,13 +9,16 @@ from typing import Any
 from eventsourcing.persistence import Mapper
 
 from infra.application import Refit
+from infra.at_rest import TAG
 from infra.mapper import OPTIONAL_ENVELOPE
 from tests.helpers.story import abtf_campaign, do, to_reph_step
 
 
-def eventsourcings(mapper: Mapper[Any], event: Any) -> Any:
-    """What eventsourcing's Mapper stores of the event, its empty envelope left out."""
+def eventsourcings(mapper: Mapper[Any], event: Any, sealed: dict[str, Any]) -> Any:
+    """What eventsourcing's Mapper stores of the event, its empty envelope left out and its
+    private seed as `sealed`."""
     trimmed = copy.copy(event)
+    trimmed.__dict__.update(sealed)
     for name in OPTIONAL_ENVELOPE:
         if trimmed.__dict__.get(name, 0) is None:
             del trimmed.__dict__[name]
@@ -34,10 +37,12 @@ def test_every_event_is_stored_as_eventsourcings_mapper_stores_it(refit: Refit) 
     events = list(refit.store.events.get(campaign))
     fast = 0
     for event in events:
-        assert refit.store.mapper.to_stored_event(event) == eventsourcings(plain, event)
-        fast += refit.store.mapper._plain_stored(event, []) is not None
+        sealed = refit.store.mapper._sealed_seed(event)
+        assert refit.store.mapper.to_stored_event(event) == eventsourcings(plain, event, sealed)
+        fast += refit.store.mapper._plain_stored(event, [], sealed) is not None
     kinds = {type(e).__name__ for e in events}
     assert {"Created", "Undone", "DiceRolled"} <= kinds and fast >= len(events) - 2
+    assert refit.store.mapper._sealed_seed(events[0])["seed"].startswith(TAG)
 
 
 def test_records_are_read_as_each_decoded_event_records_itself(refit: Refit) -> None:

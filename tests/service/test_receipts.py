@@ -21,7 +21,7 @@ from infra.application import Refit
 from infra.keys import generate
 from infra.settings import Settings
 from tests.helpers.story import do
-from tests.helpers.tampering import delete_from, edit_event
+from tests.helpers.tamper import delete_from, edit_event
 
 STEP = b'"step":"3.620"'  # in the last event of the third advance
 
@@ -41,7 +41,9 @@ def played(refit: Refit, tmp_path: Path) -> tuple[UUID, Path]:
 
 def verify(settings: Settings, *args: str) -> tuple[int, dict[str, Any]]:
     """`refit verify ... --json` on the test's database: its exit code and answer."""
-    done = CliRunner().invoke(cli, ["verify", *args, "--db", settings.database_url, "--json"])
+    key = {"REFIT_SIGNING_KEY_FILE": str(settings.signing_key_file)}  # the service's own
+    done = CliRunner(env=key).invoke(cli, ["verify", *args, "--db", settings.database_url,
+                                           "--json"])
     return done.exit_code, json.loads(done.stdout)
 
 

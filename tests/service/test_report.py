@@ -76,10 +76,19 @@ def test_a_sides_report_shows_the_other_sides_secrets_only_as_secret_acts(
     report = history_report(records)
     hidden = next(r for r in records if r.get("redacted"))
     assert line_of(report, f"v{hidden['version']} ").endswith(
-        "  secret act by Axis")  # who sent it is sealed with it
+        "  sealed fact, secret to Axis")  # who acted is sealed with it
     assert "Alert Infantry Coy" not in report and "Axis purchased" not in report
     assert "Axis credited" not in report and "Italian RG" not in report
     assert "British purchased RG #3: I2 Airborne Pltn for 7 CPP" in report
+
+
+def test_a_sealed_fact_from_before_neutral_seals_names_no_actor_in_the_report() -> None:
+    older = {"campaign": "c", "version": 7, "type": "RGPurchased", "redacted": True,
+             "timestamp": "2026-01-01T10:00:00+00:00", "prev_hash": "", "sealed": "s",
+             "salt": None, "data": {"side": "Axis", "actor": "director",
+                                    "secret_for": "Axis"}}
+    printed = line_of(history_report([older]), "v7 ")
+    assert printed.endswith("  sealed fact, secret to Axis") and "director" not in printed
 
 
 def test_undone_versions_are_marked_in_text_and_struck_through_in_html(

@@ -1,0 +1,16 @@
+"""docker-compose keeps what the service makes on first start (admin token, signing key)
+on a named volume, so a recreated container finds them instead of making new ones."""
+
+from __future__ import annotations
+
+import yaml
+
+from tests.helpers.paths import ROOT
+
+
+def test_the_services_working_folder_where_it_keeps_its_secrets_is_a_named_volume() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    refit = compose["services"]["refit"]
+    mounts = dict(volume.split(":", 1)[::-1] for volume in refit["volumes"])
+    assert refit["working_dir"] in mounts  # PostgreSQL: the token and key go to the cwd
+    assert mounts[refit["working_dir"]] in compose["volumes"]
