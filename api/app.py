@@ -25,6 +25,7 @@ from swagger_ui_bundle import swagger_ui_path
 from api.access import (
     AsOf,
     Credentials,
+    admin_gate,
     caller_for,
     is_admin,
     require_admin,
@@ -32,6 +33,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import OUTAGES, headers_of, http_body, outage, status_of
+from api.guard import BodyGuard, UTF8Route, gated
 from api.health import health_routes
 from api.routes_audit import audit_routes
 from api.routes_proofs import proof_routes
@@ -95,6 +97,7 @@ class ErrorBody(BaseModel):
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorBody, "description": "the body is not JSON, or not UTF-8"},
     401: {"model": ErrorBody, "description": "no token, or one this campaign does not know"},
     403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
                                              "an observer reads; admin routes)"},
@@ -103,6 +106,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
                                              "history_unreadable: a stored event of this "
                                              "campaign cannot be read (the message names its "
                                              "version; other campaigns are not affected)"},
+    413: {"model": ErrorBody, "description": "the body is over REFIT_MAX_BODY_BYTES "
+                                             "(REFIT_MAX_IMPORT_BYTES for an import)"},
+    415: {"model": ErrorBody, "description": "a JSON body sent as another content type"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
     503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
@@ -141,8 +147,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                  description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
                              "Errors are `{\"error\": {code, message, rule, field}}`.")
     _errors(app)
+    app.add_middleware(BodyGuard, limit=conf.max_body_bytes,
+                       limits={"/campaigns/import": conf.max_import_bytes})
     _offline_docs(app)
-    routes = APIRouter(responses=ERRORS)  # every route documents the contract's errors
+    # every route documents the contract's errors, and reads its JSON body as UTF-8 only
+    routes = APIRouter(responses=ERRORS, route_class=UTF8Route)
     _campaign_routes(routes, refit, conf)
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
@@ -191,6 +200,8 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0]
+        if first["type"] == "json_invalid":  # not JSON at all: README says 400
+            return JSONResponse(NOT_JSON, status_code=400)
         where = ".".join(str(part) for part in first["loc"][1:]) or None
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             where = "type"
@@ -199,7 +210,9 @@ def _errors(app: FastAPI) -> None:
         return JSONResponse(body, status_code=422)
 
 
-HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed"}
+NOT_JSON = {"error": {"code": "invalid_body", "message": "the body cannot be read as JSON "
+                      "(UTF-8)", "rule": None, "field": None}}
+HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 
 def _starlette_message(error: StarletteHTTPException) -> str:
@@ -223,6 +236,7 @@ def _campaign_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
         return [describe(m) for m in refit.store.modules.values()]
 
     @app.post("/campaigns", status_code=201)
+    @gated(admin_gate(conf.admin_token))
     def new_campaign(body: NewCampaign, credentials: Credentials) -> CreatedCampaign:
         """Admin: start a campaign; its director, observer and side tokens come back once."""
         require_admin(token_of(credentials), conf.admin_token)

@@ -7,9 +7,8 @@ declarations gave."""
 
 from __future__ import annotations
 
-import email.message
-import json
 from typing import Any
+from uuid import UUID
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -28,11 +27,13 @@ from api.access import (
     IfMatch,
     bearer,
     caller_on,
+    campaign_gate,
     command_answer,
     expected_version,
     require_token,
     token_of,
 )
+from api.guard import gated, is_json, strict_json
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from infra.application import Refit
@@ -63,14 +64,15 @@ def command_route(routes: APIRouter, refit: Refit) -> None:
     """Add the command route."""
     @routes.post("/campaigns/{campaign}/commands", response_model=CommandAnswer,
                  openapi_extra=OPENAPI)
+    @gated(campaign_gate(refit))  # the token opens the campaign before the body is read
     async def command(campaign: str, request: Request) -> Response:
         """Director or a side acting for itself: one command (a union on `type`)."""
         headers = request.headers
         body = read_command(await _body(request), headers)
         token = token_of(await bearer(request))
         return await run_in_threadpool(
-            execute, refit, campaign, token, body, expected_version(headers.get("if-match")),
-            headers.get("idempotency-key"))
+            execute, refit, campaign_id(campaign), token, body,
+            expected_version(headers.get("if-match")), headers.get("idempotency-key"))
 
 
 def document_commands(app: FastAPI) -> None:
@@ -90,10 +92,9 @@ def document_commands(app: FastAPI) -> None:
     app.openapi = openapi  # type: ignore[method-assign]
 
 
-def execute(refit: Refit, campaign: str, token: str | None, body: cmd.Command,
+def execute(refit: Refit, ident: UUID, token: str | None, body: cmd.Command,
             if_match: int | None, idempotency_key: str | None) -> Response:
     """Run the command for the token's role and answer what it appended."""
-    ident = campaign_id(campaign)
     require_token(token)  # before any work, so an anonymous caller costs nothing
 
     def authorize(state: Campaign) -> str:
@@ -161,27 +162,12 @@ def _decoded(body: bytes, content_type: str | None) -> Any:
     (it must be given), else the bytes themselves."""
     if not body:
         return _EMPTY
-    if not _is_json(content_type):
+    if not is_json(content_type):
         return body
     try:
-        return json.loads(body)
-    except json.JSONDecodeError as error:
-        raise RequestValidationError([{"type": "json_invalid", "loc": ("body", error.pos),
-                                       "msg": "JSON decode error", "input": {},
-                                       "ctx": {"error": error.msg}}]) from error
-    except Exception as error:  # not UTF-8, too deep to read: FastAPI's 400
+        return strict_json(body)
+    except Exception as error:  # not JSON, not UTF-8, too deep to read: 400 (README)
         raise HTTPException(400, "There was an error parsing the body") from error
-
-
-def _is_json(content_type: str | None) -> bool:
-    """application/json or application/*+json, with any parameters."""
-    if not content_type:
-        return False
-    message = email.message.Message()
-    message["content-type"] = content_type
-    subtype = message.get_content_subtype()
-    return message.get_content_maintype() == "application" and \
-        (subtype == "json" or subtype.endswith("+json"))
 
 
 def _located(error: ValidationError, where: tuple[str, ...]) -> list[Any]:

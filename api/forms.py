@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from html import escape
@@ -235,9 +236,21 @@ def elr_grid(answer: ELRAnswer) -> Grid:
 def _csv(grid: Grid) -> str:
     out = io.StringIO()
     writer = csv.writer(out)
-    writer.writerow(grid.header())
-    writer.writerows(grid.body + grid.foot)
+    writer.writerow([inert(cell) for cell in grid.header()])
+    writer.writerows([inert(cell) for cell in row] for row in grid.body + grid.foot)
     return out.getvalue()
+
+
+FORMULA = ("=", "+", "-", "@", "\t", "\r")
+NUMBER = re.compile(r"^[+-]?[0-9]+(\.[0-9]+)?$")
+
+
+def inert(cell: str) -> str:
+    """A cell a spreadsheet cannot run as a formula (OWASP CSV injection): text that starts
+    as one does is prefixed with a single quote; a plain number (-1) stays a number."""
+    if cell.startswith(FORMULA) and not NUMBER.match(cell):
+        return "'" + cell
+    return cell
 
 
 def roster_csv(rows: Sequence[RosterRow]) -> str:

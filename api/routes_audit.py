@@ -19,6 +19,7 @@ from api.access import (
     Forbidden,
     IfMatch,
     caller_for,
+    campaign_gate,
     command_answer,
     expected_version,
     is_admin,
@@ -26,6 +27,7 @@ from api.access import (
     token_of,
 )
 from api.forms import render_form
+from api.guard import gated
 from api.report import history_report
 from domain.campaign import campaign_id
 from domain.commands import Strict
@@ -88,7 +90,10 @@ def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
 
 
 def _director_routes(app: APIRouter, refit: Refit) -> None:
+    gate = campaign_gate(refit)  # the token opens the campaign before a body is read
+
     @app.post("/campaigns/{campaign}/undo", response_model=CommandAnswer | UndoPlan)
+    @gated(gate)
     def undo(campaign: str, body: UndoBody, credentials: Credentials,
              if_match: IfMatch = None) -> Response:
         """Director: undo by replay, to a version or to just after a step (as `as_of`).
@@ -106,6 +111,7 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
             expected_version(if_match))), None)
 
     @app.post("/campaigns/{campaign}/rerolls", response_model=CommandAnswer)
+    @gated(gate)
     def reroll(campaign: str, body: RerollBody, credentials: Credentials) -> Response:
         """Director: re-roll a roll (undone if it stands); its slot gets new dice."""
         ident, caller = caller_for(refit, campaign, credentials)
@@ -114,6 +120,7 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
             ident, refit.audit.reroll(ident, body.key, body.reason, caller.role)), None)
 
     @app.post("/campaigns/{campaign}/rulings", response_model=CommandAnswer)
+    @gated(gate)
     def ruling(campaign: str, body: RulingBody, credentials: Credentials) -> Response:
         """Director: a ruling on a disputed roll, shown beside it everywhere."""
         ident, caller = caller_for(refit, campaign, credentials)

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Body, Query
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel
 
-from api.access import Credentials, caller_for
+from api.access import Credentials, caller_for, campaign_gate
+from api.guard import gated
 from domain.errors import InvalidCommand
 from infra.application import Refit
 from infra.cosigning import checkpoint_at
@@ -95,6 +96,7 @@ def proof_routes(app: APIRouter, refit: Refit) -> None:
                              "consistency proof)", field="version")
 
     @app.post("/campaigns/{campaign}/verify", response_model=ReceiptFinding)
+    @gated(campaign_gate(refit))
     def verify_receipt(campaign: str, credentials: Credentials,
                        receipt: Annotated[dict[str, Any], Body()]) -> dict[str, Any]:
         """A receipt (or a command's answer holding one) checked with the service's key

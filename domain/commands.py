@@ -29,10 +29,20 @@ Die = Annotated[StrictInt, Field(ge=1, le=6)]
 Name = Annotated[str, Field(min_length=1, max_length=200)]
 
 
+# Bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and the
+# marks: they make a name read otherwise than it is stored (a reversed unit, a hidden tail).
+BIDI = frozenset(chr(code) for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A),
+                                        0x200E, 0x200F, 0x061C))
+
+
 def printable(text: str) -> str:
-    """Refuse control characters (a NUL cannot even be stored in PostgreSQL text)."""
+    """Refuse control characters (a NUL cannot even be stored in PostgreSQL text) and
+    bidirectional controls."""
     if any(unicodedata.category(char) == "Cc" for char in text):
         raise ValueError("control characters are not allowed")
+    if bidi := next((char for char in text if char in BIDI), None):
+        raise ValueError(f"bidirectional control characters (U+{ord(bidi):04X}) are not "
+                         "allowed")
     return text
 
 
@@ -133,7 +143,7 @@ class DetermineRG(Command):
     purchase: StrictInt = Field(ge=1, le=100_000)
     strength: Literal["F", "D"] | None = None
     units: str | None = Field(default=None, max_length=200)
-    sw: list[Name] | None = None
+    sw: list[Name] | None = Field(default=None, max_length=20)
     leader: str | None = Field(default=None, max_length=50)
     composition: str | None = Field(default=None, max_length=200)
 

@@ -45,6 +45,10 @@ class Settings(BaseSettings):
     switch_interval_ms: float | None = Field(default=None, gt=0, le=100)
     # uvicorn's line per request costs about a third of the HTTP layer's CPU (bench/load.py)
     access_log: bool = False
+    # A request body over this many bytes answers 413 unread (api/guard.py); an import (a
+    # campaign's whole export, spooled to disk past 8 MB) has its own, larger limit.
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    max_import_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
 
     @field_validator("admin_token", "signing_key", "signing_key_file", mode="before")
     @classmethod

@@ -229,6 +229,18 @@ class CampaignStore(CampaignLog):
             log.warning("no fresh snapshot of campaign %s at version %s", campaign.id,
                         campaign.version, exc_info=True)
 
+    def cached(self, campaign_id: UUID) -> Campaign | None:
+        """This process's cached copy of a campaign, if it holds one (no I/O)."""
+        cache = self.repository.cache
+        if cache is None:
+            return None
+        with self._cache_guard:
+            try:
+                held = cache.get(campaign_id)
+            except KeyError:
+                return None
+        return cast(Campaign, held)
+
     def _cache_newer(self, campaign: Campaign) -> None:
         """Keep a copy of a campaign read afresh, unless the cache already holds as new."""
         cache = self.repository.cache

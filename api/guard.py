@@ -1,0 +1,147 @@
+"""The gate before a request's body is read (an ASGI middleware): a body over the configured
+size answers 413 without being read into memory (Content-Length first, a chunked body
+counted as it arrives), a JSON route's body in another content type answers 415, and a
+POST without a bearer token answers 401 before any of its body is read."""
+
+from __future__ import annotations
+
+import email.message
+import json
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, TypeVar
+
+from fastapi.routing import APIRoute
+from starlette.datastructures import Headers
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+# The web client's login and logout (CONTRACT 'Web pages') post a form, and no token.
+NO_TOKEN = frozenset({"/login", "/logout"})
+# Bodies that are not JSON: an import's JSON lines, the web client's forms.
+NOT_JSON = frozenset({"/campaigns/import"}) | NO_TOKEN
+WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+class BodyGuard:
+    """Refuses, before the app reads it, a body too large, not JSON, or sent anonymously."""
+
+    def __init__(self, app: ASGIApp, limit: int, limits: Mapping[str, int]) -> None:
+        self.app, self.limit, self.limits = app, limit, limits
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in WITH_BODY:
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        limit = self.limits.get(scope["path"], self.limit)
+        refusal = _refusal(scope, headers, limit)
+        if refusal is not None:
+            await _answer(send, *refusal)
+            return
+        await self.app(scope, _counted(receive, limit), send)
+
+
+def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str] | None:
+    """Why this request is refused before its body is read (status, code, message)."""
+    length = headers.get("content-length")
+    if length is not None and length.isdigit() and int(length) > limit:
+        return too_large(limit)
+    if scope["method"] == "POST" and scope["path"] not in NO_TOKEN and \
+            not _bearer(headers.get("authorization")):
+        return 401, "unauthorized", "give a token: Authorization: Bearer TOKEN"
+    has_body = "transfer-encoding" in headers or (length is not None and length != "0")
+    if has_body and scope["path"] not in NOT_JSON and not is_json(headers.get("content-type")):
+        return 415, "unsupported_media_type", "send the body as Content-Type: application/json"
+    return None
+
+
+def too_large(limit: int) -> tuple[int, str, str]:
+    """The 413 refusal of a body over `limit` bytes."""
+    return 413, "too_large", f"the body is over the limit of {limit} bytes"
+
+
+def _counted(receive: Receive, limit: int) -> Receive:
+    """`receive`, refusing (413) once the body read so far is over the limit."""
+    seen = 0
+
+    async def counted() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:  # the app's error handlers answer it in the contract's body
+                raise HTTPException(413, too_large(limit)[2])
+        return message
+    return counted
+
+
+def _bearer(authorization: str | None) -> bool:
+    """Whether the header gives a bearer token (as FastAPI's HTTPBearer reads one)."""
+    scheme, _, token = (authorization or "").partition(" ")
+    return scheme.lower() == "bearer" and bool(token.strip())
+
+
+def is_json(content_type: str | None) -> bool:
+    """application/json or application/*+json, with any parameters."""
+    if not content_type:
+        return False
+    message = email.message.Message()
+    message["content-type"] = content_type
+    subtype = message.get_content_subtype()
+    return message.get_content_maintype() == "application" and \
+        (subtype == "json" or subtype.endswith("+json"))
+
+
+async def _answer(send: Send, status: int, code: str, message: str) -> None:
+    """The contract's error body, sent without reading the request's body (the server
+    closes the connection rather than read the rest)."""
+    body = json.dumps({"error": {"code": code, "message": message, "rule": None,
+                                 "field": None}}).encode()
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def strict_json(body: bytes) -> Any:
+    """A JSON body read as UTF-8 only (json.loads would guess UTF-16 or UTF-32 too); a
+    UnicodeDecodeError or JSONDecodeError is the caller's 400."""
+    return json.loads(body.decode("utf-8-sig"))
+
+
+class UTF8Request(Request):
+    """A request whose JSON body must be UTF-8."""
+
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = strict_json(await self.body())
+        return self._json
+
+
+Gate = Callable[[Request], Awaitable[None]]  # raises the refusal of a request it stops
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
+
+
+def gated(gate: Gate) -> Callable[[Endpoint], Endpoint]:
+    """Mark a route's endpoint with the check (its token) a request passes before the
+    route reads its body: FastAPI reads a declared body before the route runs."""
+    def mark(endpoint: Endpoint) -> Endpoint:
+        endpoint.gate = gate  # type: ignore[attr-defined]
+        return endpoint
+    return mark
+
+
+class UTF8Route(APIRoute):
+    """A route that passes its gate (if `gated`) before it reads its declared JSON body,
+    and reads that body as UTF-8 only."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+        gate: Gate | None = getattr(self.endpoint, "gate", None)
+
+        async def read_as_utf8(request: Request) -> Response:
+            if gate is not None:
+                await gate(request)
+            return await handler(UTF8Request(request.scope, request.receive))
+        return read_as_utf8
