@@ -76,16 +76,31 @@ class StoreLock:
     def hold(self, campaign_id: UUID) -> Iterator[None]:
         """Hold the campaign's lock (waiting for another process's command to finish)."""
         keys = self.lock_class, lock_key(campaign_id)
-        with self.pool.connection() as conn:
-            try:
-                conn.execute("SELECT pg_advisory_lock(%s, %s)", keys)
-            except errors.LockNotAvailable:
-                raise CampaignBusy(f"another process's command has held this campaign for "
-                                  f"{self.wait:g} s; try again") from None
-            try:
-                yield
-            finally:
-                unlock(conn, keys)
+        for fresh in (False, True):
+            with self.pool.connection() as conn:
+                if not self._locked(conn, keys, last=fresh):
+                    continue  # a pooled connection an outage dropped: the pool discards it
+                try:
+                    yield
+                finally:
+                    unlock(conn, keys)
+                return
+
+    def _locked(self, conn: Connection[tuple[object, ...]], keys: tuple[int, int],
+                last: bool) -> bool:
+        """Take the lock on `conn`; False when the connection is dead and another may be
+        tried (nothing was done on it yet, so trying again is safe)."""
+        try:
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", keys)
+        except errors.LockNotAvailable:
+            raise CampaignBusy(f"another process's command has held this campaign for "
+                               f"{self.wait:g} s; try again") from None
+        except (errors.OperationalError, errors.InterfaceError):
+            if last or not conn.broken:
+                raise
+            log.info("campaign lock: a pooled connection was dropped; taking a fresh one")
+            return False
+        return True
 
     def close(self) -> None:
         """Close the lock connections."""

@@ -34,6 +34,16 @@ def cut(url: str, app_name: str) -> int:
             (app_name,)).fetchall())
 
 
+def named_connections(settings: Settings, monkeypatch: pytest.MonkeyPatch, why: str) -> str:
+    """The name libpq gives every connection of this test (PostgreSQL only: else skipped,
+    saying why), so that `cut` ends this test's connections and no other's."""
+    if backend_of(settings.database_url) != "postgres":
+        pytest.skip(why)
+    app_name = f"refit-outage-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setenv("PGAPPNAME", app_name)
+    return app_name
+
+
 @contextmanager
 def locked(path: str) -> Iterator[None]:
     """Another program holds the SQLite file's write lock."""
@@ -89,10 +99,8 @@ def test_an_unexpected_failure_is_still_a_500_without_retry_after() -> None:
 @pytest.mark.parametrize("workers", [1, 2])
 def test_cut_connections_answer_no_500_and_the_next_requests_succeed(
         settings: Settings, monkeypatch: pytest.MonkeyPatch, workers: int) -> None:
-    if backend_of(settings.database_url) != "postgres":
-        pytest.skip("cutting connections is PostgreSQL's outage; SQLite's is a locked file")
-    app_name = f"refit-outage-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("PGAPPNAME", app_name)  # libpq names every connection of this test
+    app_name = named_connections(settings, monkeypatch, "cutting connections is "
+                                 "PostgreSQL's outage; SQLite's is a locked file")
     shared = settings.model_copy(update={"shared_database": workers > 1})
     with service(shared) as client:
         campaign = new_campaign(client)
@@ -132,10 +140,8 @@ def test_a_locked_sqlite_file_answers_503_then_recovers(
 
 def test_a_command_recorded_as_its_lock_connection_dies_is_answered_as_recorded(
         settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
-    if backend_of(settings.database_url) != "postgres":
-        pytest.skip("the campaign's advisory lock (refit serve --workers N) is PostgreSQL's")
-    app_name = f"refit-outage-{uuid.uuid4().hex[:8]}"
-    monkeypatch.setenv("PGAPPNAME", app_name)
+    app_name = named_connections(settings, monkeypatch, "the campaign's advisory lock "
+                                 "(refit serve --workers N) is PostgreSQL's")
     saved = CampaignStore.save
 
     def save_then_cut(store: CampaignStore, *objs: Any, **kwargs: Any) -> Any:
@@ -156,3 +162,16 @@ def test_a_command_recorded_as_its_lock_connection_dies_is_answered_as_recorded(
         again = send(client, campaign, director, {"type": "advance"},
                      **{"Idempotency-Key": "k1"})
         assert again.json()["version"] == first.json()["version"]
+
+
+def test_after_an_outage_the_first_command_takes_a_fresh_lock_connection(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    app_name = named_connections(settings, monkeypatch, "the campaign's advisory lock "
+                                 "(refit serve --workers N) is PostgreSQL's")
+    with service(settings.model_copy(update={"shared_database": True})) as client:
+        campaign = new_campaign(client)
+        director = campaign["tokens"]["director"]
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+        assert cut(settings.database_url, app_name) > 0  # the outage is over: it is back
+        answer = send(client, campaign, director, {"type": "advance"})
+        assert answer.status_code == 200, answer.text  # not a 503 for a pooled dead lock
