@@ -52,10 +52,8 @@ class SeedCipher:
         """The cipher and the nonce key: HMACs of the signing key's seed, made once."""
         with self._lock:
             if self._keys is None:
-                root = self.keys.key.private.private_bytes_raw()
-                key = hmac.new(root, b"refit seed cipher v1", hashlib.sha256).digest()
-                nonce_key = hmac.new(root, b"refit seed nonce v1", hashlib.sha256).digest()
-                self._keys = AESGCM(key), nonce_key
+                self._keys = (AESGCM(self.keys.derived(b"refit seed cipher v1")),
+                              self.keys.derived(b"refit seed nonce v1"))
             return self._keys
 
     def sealed(self, seed: Any, commitment: Any) -> Any:

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import os
 import threading
 from dataclasses import dataclass
@@ -138,6 +140,13 @@ class Keys:
             if self._key is None:
                 self._key = load_key(self.settings)[0]
             return self._key
+
+    def derived(self, label: bytes) -> bytes:
+        """A key for one purpose: HMAC-SHA256(the signing key's seed, its label), so it is
+        kept wherever the signing key is (never in the database) and no two purposes share
+        one."""
+        seed = self.key.private.private_bytes_raw()
+        return hmac.new(seed, label, hashlib.sha256).digest()
 
     def verifier_keys(self) -> list[str]:
         """The verifier keys of every key this service signs with."""

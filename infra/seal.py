@@ -39,8 +39,7 @@ class CacheSeal:
         """The MAC key: HMAC(the signing key's seed, a label), made once."""
         with self._lock:
             if self._key is None:
-                seed = self.keys.key.private.private_bytes_raw()
-                self._key = hmac.new(seed, b"refit cache seal v1", hashlib.sha256).digest()
+                self._key = self.keys.derived(b"refit cache seal v1")
             return self._key
 
     def mac(self, *parts: bytes | str | int) -> str:
