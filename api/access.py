@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from api.guard import Gate
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
-from domain.errors import CampaignNotFound, Forbidden, Unauthorized
+from domain.errors import CampaignNotFound, Forbidden, HistoryUnreadable, Unauthorized
 from domain.history import redacted
 from infra.application import Refit
 from infra.results import CommandResult
@@ -74,16 +74,22 @@ def is_admin(token: str | None, admin_token: str | None) -> bool:
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
     require_token(token)
-    return caller_on(_known(refit, campaign_id), token)
+    return caller_on(_known(refit, campaign_id, cast(str, token)), token)
 
 
-def _known(refit: Refit, campaign_id: UUID) -> Campaign:
+def _known(refit: Refit, campaign_id: UUID, token: str) -> Campaign:
     """The campaign; for an unknown id the same 401 as a token it does not know, so a
-    caller without a valid token cannot tell which campaign ids exist."""
+    caller without a valid token cannot tell which campaign ids exist. A campaign whose
+    history cannot be read says so only to a token its readable events open."""
     try:
         return refit.store.campaign(campaign_id)
     except CampaignNotFound:
         raise Unauthorized(NOT_OPENED) from None
+    except HistoryUnreadable:
+        access = refit.store.readable_access(campaign_id)
+        if access is None or access.role_of(token) is None:
+            raise Unauthorized(NOT_OPENED) from None
+        raise
 
 
 def require_token(token: str | None) -> None:

@@ -202,6 +202,8 @@ def _errors(app: FastAPI) -> None:
         first = error.errors()[0]
         if first["type"] == "json_invalid":  # not JSON at all: README says 400
             return JSONResponse(NOT_JSON, status_code=400)
+        if first["type"] == "missing" and tuple(first["loc"]) == ("body",):
+            return JSONResponse(NO_BODY, status_code=400)  # nothing to read as JSON either
         where = ".".join(str(part) for part in first["loc"][1:]) or None
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             where = "type"
@@ -212,6 +214,8 @@ def _errors(app: FastAPI) -> None:
 
 NOT_JSON = {"error": {"code": "invalid_body", "message": "the body cannot be read as JSON "
                       "(UTF-8)", "rule": None, "field": None}}
+NO_BODY = {"error": {"code": "invalid_body", "message": "the body is empty: send a JSON "
+                     "object", "rule": None, "field": None}}
 HTTP_CODES = {400: "invalid_body", 404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 

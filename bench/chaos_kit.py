@@ -160,10 +160,11 @@ def wait_for(ready: Any, seconds: float, what: str) -> float:
 @dataclass
 class Tally:
     """What the clients saw: keys acknowledged (200), every answer's status with when its
-    command was sent, and commands given up on."""
+    command was sent and answered, and commands given up on."""
 
     acknowledged: dict[str, set[str]] = field(default_factory=dict)  # campaign -> keys
-    answers: list[tuple[float, int]] = field(default_factory=list)  # (sent at, status)
+    answers: list[tuple[float, float, int]] = field(default_factory=list)  # sent, answered,
+    # status
     refused: Counter[int] = field(default_factory=Counter)  # a 4xx ends a command
     given_up: int = 0
     guard: threading.Lock = field(default_factory=threading.Lock)
@@ -174,13 +175,14 @@ class Tally:
             return sum(len(keys) for keys in self.acknowledged.values())
 
     def statuses(self, outage: tuple[float, float] | None = None) -> dict[str, Any]:
-        """5xx answers by status; a 503 to a command sent during `outage` is allowed."""
-        fives = Counter(s for _, s in self.answers if s >= 500)
-        allowed = sum(1 for at, s in self.answers if s == 503 and outage is not None
-                      and outage[0] <= at <= outage[1])
+        """5xx answers by status; a 503 to a command under way during `outage` (sent before
+        it ended, answered after it began) is allowed."""
+        fives = Counter(s for *_, s in self.answers if s >= 500)
+        allowed = sum(1 for sent, answered, s in self.answers if s == 503 and outage
+                      is not None and sent <= outage[1] and answered >= outage[0])
         return {"5xx": sum(fives.values()) - allowed, "503_during_outage": allowed,
                 "5xx_by_status": {str(k): v for k, v in sorted(fives.items())},
-                "connection_errors": sum(1 for _, s in self.answers if s == 0)}
+                "connection_errors": sum(1 for *_, s in self.answers if s == 0)}
 
 
 class Load:
@@ -232,7 +234,7 @@ class Load:
             except httpx.HTTPError:
                 code = 0
             with tally.guard:
-                tally.answers.append((sent, code))
+                tally.answers.append((sent, time.monotonic(), code))
                 if code == 200:
                     tally.acknowledged[campaign].add(headers["Idempotency-Key"])
                 elif 400 <= code < 500:

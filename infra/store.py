@@ -24,6 +24,7 @@ from eventsourcing.persistence import (
 )
 
 from domain.campaign import Campaign, CampaignEvent
+from domain.campaign.access import Access
 from domain.campaign.dice import DiceRolled
 from domain.campaign.events import event_record
 from domain.campaign.pinning import Binding, ModuleData, new_pins
@@ -330,6 +331,23 @@ class CampaignStore(CampaignLog):
                 return
             last = event.originator_version
             yield record
+
+    def readable_access(self, campaign_id: UUID) -> Access | None:
+        """The campaign's roles as its events before the first unreadable one give them
+        (None if even its creation cannot be read): whom a damaged campaign may tell so."""
+        campaign: Campaign | None = None
+        events = iter(self.events.get(campaign_id))
+        while True:
+            try:
+                event = cast(CampaignEvent, next(events))
+            except StopIteration:
+                break
+            except NOT_DAMAGE:
+                raise
+            except Exception:  # the damage: the roles as they stood before it
+                break
+            campaign = event.mutate(campaign)
+        return None if campaign is None else campaign.access
 
     def dice_after(self, campaign_id: UUID, version: int) -> dict[str, list[int]]:
         """What each roll's key showed after `version` (an undo keeps them for a redo)."""

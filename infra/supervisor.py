@@ -16,7 +16,8 @@ from eventsourcing.projection import ProjectionRunner
 log = logging.getLogger(__name__)
 Runner = ProjectionRunner[Any, Any]
 FIRST_DELAY = 0.2  # seconds before the first restart; doubled after each failed one ...
-MOST_DELAY = 10.0  # ... up to this: a long outage is retried every 10 s, never faster
+MOST_DELAY = 2.0  # ... up to this: reads that wait for the runner are back within about 2 s
+# of the database (a try is one connection attempt: every 2 s through a long outage is cheap)
 HEALTHY_AFTER = 30.0  # a runner that lived this long was healthy: the next delay is FIRST
 
 

@@ -135,6 +135,7 @@ def test_a_wrong_token_is_refused_before_the_body_is_read(
     ("application/x-www-form-urlencoded", b"module=pbr&cg=I&name=X", 415,
      "unsupported_media_type"),
     ("application/json", b'{"module": "pbr", ', 400, "invalid_body"),
+    ("application/json", b"", 400, "invalid_body"),
     ("application/json", '{"module": "pbr", "cg": "I", "name": "X"}'.encode("utf-16"), 400,
      "invalid_body"),
     ("application/json", b'{"module": "pbr", "cg": "I", "name": "X\xff"}', 400, "invalid_body"),
@@ -153,6 +154,17 @@ def test_an_undo_body_that_is_not_json_answers_400(client: TestClient) -> None:
                          headers=auth(campaign["tokens"]["director"]) |
                          {"Content-Type": "application/json"})
     assert error(answer) == (400, "invalid_body")
+
+
+def test_an_empty_command_body_answers_400_and_appends_nothing(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = auth(campaign["tokens"]["director"])
+    for path in ("/commands", "/undo"):
+        answer = client.post(f"/campaigns/{campaign['id']}{path}", content=b"",
+                             headers=director | {"Content-Type": "application/json"})
+        assert error(answer) == (400, "invalid_body"), path
+        assert "empty" in answer.json()["error"]["message"]
+    assert client.get(f"/campaigns/{campaign['id']}", headers=director).json()["version"] == 1
 
 
 def test_an_unknown_campaign_answers_as_a_wrong_token_does(client: TestClient) -> None:

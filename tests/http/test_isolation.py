@@ -89,6 +89,26 @@ def test_a_campaign_with_an_unreadable_event_harms_no_other_campaign(
     assert (answer.status_code, answer.json()["error"]["code"]) == (409, "history_unreadable")
 
 
+def test_a_damaged_campaign_tells_only_its_own_tokens_that_it_is_damaged(
+        client: TestClient, settings: Settings) -> None:
+    bad, other = played(client), played(client)
+    set_row(settings.database_url, UUID(bad["id"]),
+            stored_head(settings.database_url, UUID(bad["id"])) // 2,
+            CORRUPTIONS["garbage state"])
+    unknown = client.get(f"/campaigns/{UUID(int=7)}/roster",
+                         headers=auth(other["tokens"]["director"]))
+    for token in ("wrong", other["tokens"]["director"]):
+        for path in ("", "/roster"):
+            answer = client.get(f"/campaigns/{bad['id']}{path}", headers=auth(token))
+            assert answer.status_code == 401, (token, path, answer.text)
+            assert answer.json() == unknown.json()
+        assert send(client, bad, token, {"type": "advance"}).status_code == 401
+    for token in (bad["tokens"]["director"], *bad["tokens"]["sides"].values()):
+        answer = client.get(f"/campaigns/{bad['id']}", headers=auth(token))
+        assert (answer.status_code, answer.json()["error"]["code"]) == \
+            (409, "history_unreadable")
+
+
 def test_verify_names_the_version_that_cannot_be_read(
         client: TestClient, settings: Settings) -> None:
     bad = played(client)

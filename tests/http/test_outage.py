@@ -175,3 +175,23 @@ def test_after_an_outage_the_first_command_takes_a_fresh_lock_connection(
         assert cut(settings.database_url, app_name) > 0  # the outage is over: it is back
         answer = send(client, campaign, director, {"type": "advance"})
         assert answer.status_code == 200, answer.text  # not a 503 for a pooled dead lock
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_once_the_database_is_back_no_request_meets_a_connection_it_dropped(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch, shared: bool) -> None:
+    app_name = named_connections(settings, monkeypatch, "cutting connections is "
+                                 "PostgreSQL's outage; SQLite's is a locked file")
+    with service(settings.model_copy(update={"shared_database": shared})) as client:
+        campaign = new_campaign(client)
+        director = campaign["tokens"]["director"]
+        for _ in range(3):  # connections in every pool, idle once answered
+            assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+            assert client.get(f"/campaigns/{campaign['id']}/roster",
+                              headers=auth(director)).status_code == 200
+        assert cut(settings.database_url, app_name) > 0  # a restart that is over at once
+        answers = [send(client, campaign, director, {"type": "advance"}),
+                   client.get(f"/campaigns/{campaign['id']}/roster", headers=auth(director)),
+                   client.get(f"/campaigns/{campaign['id']}", headers=auth(director))]
+        assert [answer.status_code for answer in answers] == [200, 200, 200], \
+            [answer.text for answer in answers]
