@@ -31,14 +31,22 @@ def _hbar(sheet: Sheet, value: int | None, scale: float, series: str, label: str
     sheet.y += 14
 
 
-def _legend(sheet: Sheet, names: list[str]) -> None:
-    """The series' colours and names on one line (wrapping to the next when full)."""
+def _legend(sheet: Sheet, names: list[str], lines: bool = False) -> None:
+    """The series' colours and names on one line (wrapping to the next when full); for a
+    line chart each with its line and marker."""
     x, sheet.y = 0.0, sheet.y + 18
     for index, name in enumerate(names):
-        width = 30 + 7.5 * len(name)
+        width = (48 if lines else 30) + 7.5 * len(name)
         if x and x + width > WIDTH:
             x, sheet.y = 0.0, sheet.y + 18
-        sheet.add(swatch(x, sheet.y, SERIES[index % len(SERIES)], name))
+        series = SERIES[index % len(SERIES)]
+        if lines:
+            sheet.add(rule(x, sheet.y - 4, x + 26, sheet.y - 4, tone=series, width=2.5,
+                           dash="6 4" if index % 2 else None),
+                      marker(x + 13, sheet.y - 4, series, name, bool(index % 2), "rc-key"),
+                      text(x + 32, sheet.y, name))
+        else:
+            sheet.add(swatch(x, sheet.y, series, name))
         x += width
 
 
@@ -104,7 +112,7 @@ PLOT_LEFT, PLOT_HEIGHT = 34, 120
 def ratings_chart(stats: Statistics) -> str:
     """Lines: each side's ELR, then SAN, over the CG Dates."""
     sheet = Sheet()
-    _legend(sheet, stats.sides)
+    _legend(sheet, stats.sides, lines=True)
     for name, value_of in (("ELR", _elr), ("SAN", _san)):
         sheet.heading(name)
         series = {side: [value_of(p) for p in stats.ratings[side]] for side in stats.sides}

@@ -72,12 +72,13 @@ def bar(x: float, y: float, width: float, height: float, series: str, label: str
                             "class": f"{cls} rc-{series}", "fill": colour(series)}, tip(label))
 
 
-def marker(x: float, y: float, series: str, label: str, square: bool = False) -> str:
+def marker(x: float, y: float, series: str, label: str, square: bool = False,
+           cls: str = "rc-pt") -> str:
     """A line chart's point: a circle, or a square (a second shape, not colour alone)."""
     if square:
-        return bar(x - 4.5, y - 4.5, 9, 9, series, label, cls="rc-pt")
+        return bar(x - 4.5, y - 4.5, 9, 9, series, label, cls=cls)
     return element("circle", {"cx": float(x), "cy": float(y), "r": 5,
-                              "class": f"rc-pt rc-{series}", "fill": colour(series)},
+                              "class": f"{cls} rc-{series}", "fill": colour(series)},
                    tip(label))
 
 

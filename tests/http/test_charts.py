@@ -5,6 +5,7 @@ opponent reads there, while it counts for its own side and the director."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -12,7 +13,18 @@ from fastapi.testclient import TestClient
 
 from api.charts import CHARTS
 from api.svg import DARK, LIGHT, SERIES
-from tests.helpers.http import ADMIN, auth, send
+from infra.settings import Settings
+from projections.statistics import (
+    CPPPoint,
+    CVPBar,
+    CVPSeries,
+    RatingPoint,
+    SideDice,
+    Statistics,
+    distribution,
+)
+from tests.helpers.http import ADMIN, auth, send, serving
+from tests.http.test_reports import Table
 
 SVG = "{http://www.w3.org/2000/svg}"
 AXIS, BRITISH = "Axis", "British"
@@ -157,3 +169,65 @@ def test_text_and_series_stand_out_on_the_ground_in_both_themes(theme: dict[str,
     for name in ("ink", "muted", *SERIES):
         assert contrast(theme[name], theme["bg"]) >= 4.5, name
     assert contrast("#000000", "#ffffff") == pytest.approx(21)  # the check itself
+
+
+@pytest.fixture
+def shipped(settings: Settings) -> Iterator[TestClient]:
+    """The service with PBr as it ships."""
+    yield from serving(settings)
+
+
+def as_read(table: Table, role: str) -> tuple[dict[str, Any], list[str]]:
+    """The role's statistics (its version aside) and its four charts."""
+    stats = table.read(role, "/statistics").json()
+    stats.pop("version")
+    return stats, [table.read(role, f"/charts/{name}.svg").text for name in CHARTS]
+
+
+def test_the_axis_secrets_change_no_statistic_or_chart_the_others_read(
+        shipped: TestClient) -> None:
+    """3.617: the Axis is credited, buys an I5 (three secret leader rolls) and an M1 (a SAN
+    held back until 3.623), and rolls its lines' 3.618 in secret; the British and the
+    observer read the very same statistics and charts before and after, to the byte."""
+    table = Table(shipped)
+    table.ok("director", {"type": "change_san", "side": AXIS, "value": 2, "cause": "CG I",
+                          "rule": "3.6"})  # public: the opening SAN the M1 will raise
+    before = {role: as_read(table, role) for role in (BRITISH, "observer")}
+    table.ok("director", {"type": "credit_cpp", "side": AXIS, "amount": 39,
+                          "reason": "3.6161"})
+    table.ok(AXIS, {"type": "purchase_rg", "side": AXIS, "rg": "I5"})
+    table.ok(AXIS, {"type": "purchase_rg", "side": AXIS, "rg": "M1"})
+    table.to("setup", "3.619")
+    secret = [r for r in table.read("director", "/rolls").json() if r["secret"]]
+    assert len(secret) >= 3  # the Axis did roll, in secret
+    for role in (BRITISH, "observer"):
+        assert as_read(table, role) == before[role], role
+    axis = table.read(AXIS, "/statistics").json()
+    assert axis["dice"][AXIS]["DR"]["rolls"] + axis["dice"][AXIS]["dr"]["rolls"] == \
+        len(secret)
+    assert axis["cpp"][AXIS][0]["spent"] > 0 and not axis["cpp"][AXIS][0]["hidden"]
+    assert axis["ratings"][AXIS][0]["san"] == 3  # its own SAN, raised by the M1
+    assert before[BRITISH][0]["ratings"][AXIS][0]["san"] == 2
+
+
+HOSTILE = '<script>alert("x")</script> & ]]>'
+
+
+def test_every_text_is_escaped_and_read_back_as_written() -> None:
+    stats = Statistics(
+        version=1, sides=[HOSTILE, "B"], cg_dates=[HOSTILE],
+        cpp={HOSTILE: [CPPPoint(cg_date=HOSTILE, start=1, spent=2, left=3, hidden=False)],
+             "B": [CPPPoint(cg_date=HOSTILE, start=None, spent=None, left=None,
+                            hidden=True)]},
+        ratings={HOSTILE: [RatingPoint(cg_date=HOSTILE, elr=3, san=None)],
+                 "B": [RatingPoint(cg_date=HOSTILE, elr=None, san=2)]},
+        cvp=CVPSeries(scenarios=[CVPBar(scenario=HOSTILE, cvp={HOSTILE: 4, "B": 0})],
+                      totals={HOSTILE: 4, "B": 0}),
+        dice={side: SideDice(dr=distribution("dr", [1, 6]), DR=distribution("DR", []))
+              for side in (HOSTILE, "B")},
+        rules={"cpp": HOSTILE})
+    for name, draw in CHARTS.items():
+        svg = ET.fromstring(draw(stats))
+        assert not list(svg.iter(f"{SVG}script")), name
+        said = [e.text for e in svg.iter(f"{SVG}text")] + [svg.findtext(f"{SVG}desc")]
+        assert any(HOSTILE in (words or "") for words in said), name
