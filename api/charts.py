@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable
 
 from api.svg import SERIES, WIDTH, Sheet, bar, esc, marker, rule, swatch, text
-from projections.statistics import Distribution, RatingPoint, Statistics
+from projections.statistics import Distribution, Statistics
 
 LABEL = 64  # the width of a row's label column (a CG Date, a scenario)
 ROOM = 44  # room right of the longest bar for its value
@@ -113,20 +113,13 @@ def ratings_chart(stats: Statistics) -> str:
     """Lines: each side's ELR, then SAN, over the CG Dates."""
     sheet = Sheet()
     _legend(sheet, stats.sides, lines=True)
-    for name, value_of in (("ELR", _elr), ("SAN", _san)):
+    for name in ("ELR", "SAN"):
         sheet.heading(name)
-        series = {side: [value_of(p) for p in stats.ratings[side]] for side in stats.sides}
+        series = {side: [getattr(p, name.lower()) for p in stats.ratings[side]]
+                  for side in stats.sides}
         _lines(sheet, stats.cg_dates, series, name)
     return sheet.svg("ELR and SAN per CG Date", "Each side's ELR and SAN over the CG Dates, "
                      "from the CG Roster", "ratings")
-
-
-def _elr(point: RatingPoint) -> int | None:
-    return point.elr
-
-
-def _san(point: RatingPoint) -> int | None:
-    return point.san
 
 
 def _lines(sheet: Sheet, dates: list[str], series: dict[str, list[int | None]],
