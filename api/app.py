@@ -36,6 +36,7 @@ from api.errors import OUTAGES, headers_of, http_body, outage, status_of
 from api.guard import BodyGuard, UTF8Route, gated
 from api.health import health_routes
 from api.routes_audit import audit_routes
+from api.routes_charts import chart_routes
 from api.routes_proofs import proof_routes
 from domain.campaign import campaign_id
 from domain.errors import RefitError
@@ -156,6 +157,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     _read_routes(routes, refit)
     audit_routes(routes, refit, conf)
     proof_routes(routes, refit)
+    chart_routes(routes, refit)
     app.include_router(routes)
     app.include_router(health_routes(refit))
     document_commands(app)

@@ -21,6 +21,7 @@ from infra.caches import snapshot_problems, undo_problems, view_problems
 from infra.store import CampaignStore
 from infra.views import Point, Views, check_as_of
 from projections import read
+from projections import statistics as stats
 
 Reader = Callable[..., Any]  # (queries, campaign id, as of, viewer) -> the answer
 R = TypeVar("R", bound=Reader)
@@ -155,6 +156,16 @@ class Queries:
         """Every roll: key, rule, side, dice, itemized DRM, Final roll, result (another
         side's secret roll only that it was made, and when)."""
         return read.rolls(self.views.rows(campaign_id, as_of), viewer)
+
+    @exposed("/statistics", "The charts' series and each side's dice statistics")
+    def statistics(self, campaign_id: UUID, as_of: Point = None,
+                   viewer: str | None = None) -> stats.Statistics:
+        """CPP Start/Spent/Left, ELR and SAN per side and CG Date (the CG Roster), CVP per
+        scenario and side, and each side's dr and DR against fair dice with a chi-square
+        figure, counting only the rolls the viewer may see."""
+        rows = self.views.rows(campaign_id, as_of)
+        module = self.store.campaign(campaign_id).rules
+        return stats.statistics(rows, viewer, module.rg_chart_rule or None)
 
     @exposed("/steps", "Each RePh step done, with the versions it began and ended at")
     def steps(self, campaign_id: UUID, as_of: Point = None,

@@ -462,6 +462,11 @@ class _Once:
         return self.kept[kind]
 
 
+def read_once(source: RowSource) -> RowSource:
+    """A row source that selects each kind of row once, for an answer made of several reads."""
+    return _Once(source)
+
+
 def paper_forms(source: RowSource, viewer: str | None = DIRECTOR) -> PaperForms:
     """The CG Roster, RG Purchase Record, CVP, ELR and Retained units, as the viewer may
     read them."""

@@ -24,7 +24,8 @@ READS = ("", "/events", "/export", "/rolls", "/roster", "/purchase-record", "/cv
          "/guide", "/report?format=text", "/report?format=html", "/forms?form=html",
          "/forms?form=roster", "/forms?form=purchases", "/forms?form=cvp",
          "/forms?form=elr", "/forms?form=retained", "/retained", "/san", "/steps",
-         "/control", "/verify", "/checkpoint", "/proof?version=1", "/proof?from=1")
+         "/control", "/verify", "/checkpoint", "/proof?version=1", "/proof?from=1",
+         "/statistics", "/charts/cpp.svg", "/charts/dice.svg")
 # Each fact the Axis keeps (3.617, 3.619, 3.6183) and the ruling's sealed figures.
 SEALED_KINDS = {"RGPurchased", "SANChanged", "FPPCredited", "FortificationPurchased",
                 "RGDetermined", "RulingSealed", "PointsCorrected", "PurchasePadded"}
