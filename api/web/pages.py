@@ -41,7 +41,7 @@ templates.env.filters |= {"subject": subject_label, "signed": signed}
 HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
            "style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
            "form-action 'self'",
-           "Referrer-Policy": "no-referrer", "X-Content-Type-Options": "nosniff",
+           "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
            "Cache-Control": "no-store"}
 
 
@@ -71,11 +71,16 @@ def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
 
 
 def same_site(request: Request) -> None:
-    """A form posted from another site is refused (with SameSite=Lax and the CSRF token:
-    a login from another site too)."""
+    """A form posted from another site (or a sibling one) is refused: with SameSite=Lax and
+    the CSRF token, a login from another site too. Browsers say where a request comes from
+    (Sec-Fetch-Site); without it, the Origin header is compared."""
+    fetched = request.headers.get("sec-fetch-site")
     origin = request.headers.get("origin")
-    if request.headers.get("sec-fetch-site") == "cross-site" or \
-            (origin and urlparse(origin).netloc != request.url.netloc):
+    if fetched is not None:
+        refused = fetched not in ("same-origin", "none")
+    else:
+        refused = bool(origin) and urlparse(origin).netloc != request.url.netloc
+    if refused:
         raise Forbidden("this form is posted from another site")
 
 
