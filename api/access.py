@@ -120,7 +120,8 @@ class BearerOrSession(HTTPBearer):
         return found
 
 
-bearer = BearerOrSession(auto_error=False,
+# Named as FastAPI names HTTPBearer in the OpenAPI schema, as before the cookie was read.
+bearer = BearerOrSession(auto_error=False, scheme_name="HTTPBearer",
                          description="A campaign role's token, or the admin's")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 # The campaign's version a command is meant for: as the answers give it (117), or quoted

@@ -6,6 +6,7 @@ of each page, at desktop and phone width, go to test-artifacts/."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,8 @@ def test_each_role_joins_by_link_a_side_rolls_and_the_opponent_sees_no_secret(
     result = axis.locator("article.result")
     expect(result).to_be_visible()
     expect(result.locator(".die")).to_have_count(2)  # the DR's two dice, then the sum
+    # htmx swapped the page the redirect answered, and the address is that page's
+    expect(axis).to_have_url(re.compile(rf"/play/{campaign['id']}\?rolled=\d+-\d+$"))
     expect(result.locator("tr.final")).to_contain_text("Final")
     # that DR is no longer due (what its result calls for may be: a leader's roll)
     expect(axis.locator('li.work.due[data-table="3.6181"][data-subject="rg:1"]')) \

@@ -109,6 +109,8 @@ def test_the_printable_forms_and_report_open_with_the_session_cookie_and_no_post
     before = version(client, campaign)
     sent = client.post(f"{base}/commands", json={"type": "advance", "side": BRITISH})
     assert sent.status_code == 401 and version(client, campaign) == before
+    other = secret_step(client)  # the session opens its own campaign only
+    assert client.get(f"/campaigns/{other['id']}/forms").status_code == 401
 
 
 def test_each_roles_page_offers_exactly_the_rolls_its_json_guide_lists(
@@ -235,3 +237,24 @@ def test_the_join_page_and_static_files_are_the_apps_own_with_a_strict_policy(
     served = client.get("/static/htmx.min.js")
     digest = hashlib.sha256(served.content).hexdigest()
     assert served.status_code == 200 and digest in (STATIC / "VENDORED.md").read_text()
+
+
+def test_in_entered_mode_the_page_takes_the_physical_dice_and_the_roll_records_them(
+        client: TestClient) -> None:
+    made = client.post("/campaigns", headers=auth(ADMIN), json={
+        "module": "pbr", "cg": "I", "name": "Table dice", "dice": "entered"})
+    campaign = made.json()
+    director = campaign["tokens"]["director"]
+    steps = [{"type": "credit_cpp", "side": BRITISH, "amount": 17, "reason": "3.6161"},
+             {"type": "purchase_rg", "side": BRITISH, "rg": "I2"}, {"type": "advance"}]
+    for body in steps:
+        assert client.post(f"/campaigns/{campaign['id']}/commands", json=body,
+                           headers=auth(director)).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    html = home(client, campaign).text
+    assert re.search(r'<label for="dice-[^"]+">Your dice</label>', html)
+    answer = act(client, campaign, html, action="roll", table="3.6181", side=BRITISH,
+                 subject="rg:1", dice="3, 4")
+    assert answer.status_code == 303, answer.text
+    row = client.get(f"/campaigns/{campaign['id']}/rolls").json()[-1]
+    assert row["dice"] == [3, 4] and row["entered_by"] == BRITISH
