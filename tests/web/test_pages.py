@@ -125,6 +125,21 @@ def test_each_roles_page_offers_exactly_the_rolls_its_json_guide_lists(
     assert set(in_guide(client, campaign, tokens["director"])) == {AXIS, BRITISH}
 
 
+def test_a_sides_page_shows_its_points_as_its_json_status_does(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    token = campaign["tokens"]["sides"][AXIS]
+    log_in(client, token)
+    html = home(client, campaign).text
+    points = client.get(f"/campaigns/{campaign['id']}", headers=auth(token)).json()
+    shown = re.search(rf'<section class="side" id="side-{AXIS}".*?</dl>', html, re.S)
+    assert shown is not None
+    pairs = dict(re.findall(r"<dt>(\w+)</dt><dd>([^<]*)</dd>", shown.group(0)))
+    mine = points["sides"][AXIS]
+    assert pairs == {key.upper(): "—" if mine[key] is None else str(mine[key])
+                     for key in ("cpp", "fpp", "elr", "san")}
+    assert pairs["CPP"] == "13"  # 39 credited, 15 and 11 spent: not vacuous
+
+
 def test_the_opponents_page_never_shows_a_sides_secret_purchases_or_rolls(
         client: TestClient, campaign: dict[str, Any]) -> None:
     tokens = campaign["tokens"]
