@@ -12,8 +12,10 @@ from fastapi import Depends, Header, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
+from starlette.requests import HTTPConnection
 
 from api.guard import Gate
+from api.session import COOKIE, Session, Sessions
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from domain.errors import CampaignNotFound, Forbidden, HistoryUnreadable, Unauthorized
@@ -107,7 +109,26 @@ def caller_on(campaign: Campaign, token: str | None) -> Caller:
     return Caller(role)
 
 
-bearer = HTTPBearer(auto_error=False, description="A campaign role's token, or the admin's")
+SESSION_SCHEME = "session"  # credentials read from the web client's cookie, not a token
+SAFE = frozenset({"GET", "HEAD"})
+
+
+class BearerOrSession(HTTPBearer):
+    """A bearer token; on a GET or HEAD without one, the web client's session cookie, so a
+    browser opens the printable forms and the report (a cookie never authorizes a POST:
+    the web pages' own forms check their CSRF token, api/web)."""
+
+    async def __call__(self, request: HTTPConnection) -> HTTPAuthorizationCredentials | None:
+        found = await super().__call__(request)
+        cookie = request.cookies.get(COOKIE)
+        if found is None and cookie and request.scope.get("method") in SAFE:
+            return HTTPAuthorizationCredentials(scheme=SESSION_SCHEME, credentials=cookie)
+        return found
+
+
+# Named as FastAPI names HTTPBearer in the OpenAPI schema, as before the cookie was read.
+bearer = BearerOrSession(auto_error=False, scheme_name="HTTPBearer",
+                         description="A campaign role's token, or the admin's")
 Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
 # The campaign's version a command is meant for: as the answers give it (117), or quoted
 # as an entity tag ("117", W/"117") as HTTP clients write If-Match.
@@ -185,10 +206,27 @@ def campaign_gate(refit: Refit) -> Gate:
 
 
 def token_of(credentials: HTTPAuthorizationCredentials | None) -> str | None:
-    return credentials.credentials if credentials is not None else None
+    """The bearer token given (None for none, and for a session cookie)."""
+    if credentials is None or credentials.scheme == SESSION_SCHEME:
+        return None
+    return credentials.credentials
 
 
 def caller_for(refit: Refit, campaign: str,
             credentials: HTTPAuthorizationCredentials | None) -> tuple[UUID, Caller]:
+    """The caller's role in the campaign, by its bearer token or its session cookie."""
     ident = campaign_id(campaign)
+    if credentials is not None and credentials.scheme == SESSION_SCHEME:
+        return ident, session_caller(refit, ident, Sessions(refit.keys).read(
+            credentials.credentials))
     return ident, caller_of(refit, ident, token_of(credentials))
+
+
+def session_caller(refit: Refit, ident: UUID, session: Session | None) -> Caller:
+    """The role a session cookie holds in this campaign, while its token is the role's."""
+    if session is None or session.campaign != ident:
+        raise Unauthorized("this session opens nothing in this campaign: log in again")
+    held = _known(refit, ident).access.token_hashes.get(session.role)
+    if not Sessions(refit.keys).holds(session, held):
+        raise Unauthorized("this session opens nothing in this campaign: log in again")
+    return Caller(session.role)

@@ -38,6 +38,7 @@ from api.health import health_routes
 from api.routes_audit import audit_routes
 from api.routes_charts import chart_routes
 from api.routes_proofs import proof_routes
+from api.web import web_routes
 from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
@@ -160,6 +161,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     chart_routes(routes, refit)
     app.include_router(routes)
     app.include_router(health_routes(refit))
+    web_routes(app, refit, conf.admin_token)
     document_commands(app)
     return app
 

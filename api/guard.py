@@ -17,8 +17,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# The web client's login and logout (CONTRACT 'Web pages') post a form, and no token.
+# The web client's login and logout (CONTRACT 'Web pages') and its pages' forms (under
+# WEB_FORMS, api/web) post a form, and no token: a session cookie and a CSRF token.
 NO_TOKEN = frozenset({"/login", "/logout"})
+WEB_FORMS = "/play/"
 # Bodies that are not JSON: an import's JSON lines, the web client's forms.
 NOT_JSON = frozenset({"/campaigns/import"}) | NO_TOKEN
 WITH_BODY = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -48,13 +50,19 @@ def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str]
     length = headers.get("content-length")
     if length is not None and length.isdigit() and int(length) > limit:
         return too_large(limit)
-    if scope["method"] == "POST" and scope["path"] not in NO_TOKEN and \
-            not _bearer(headers.get("authorization")):
+    form = web_form(scope["path"])
+    if scope["method"] == "POST" and not form and not _bearer(headers.get("authorization")):
         return 401, "unauthorized", "give a token: Authorization: Bearer TOKEN"
     has_body = "transfer-encoding" in headers or (length is not None and length != "0")
-    if has_body and scope["path"] not in NOT_JSON and not is_json(headers.get("content-type")):
+    if has_body and not form and scope["path"] not in NOT_JSON and \
+            not is_json(headers.get("content-type")):
         return 415, "unsupported_media_type", "send the body as Content-Type: application/json"
     return None
+
+
+def web_form(path: str) -> bool:
+    """Whether a path takes the web client's forms (a session, not a token)."""
+    return path in NO_TOKEN or path.startswith(WEB_FORMS)
 
 
 def too_large(limit: int) -> tuple[int, str, str]:

@@ -7,11 +7,13 @@ import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated, Any, cast
+from uuid import UUID
 
 import typer
 
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
 from api.render import purchase_rows, roster_rows
+from domain.errors import RefitError
 from infra.commands import new_token
 from infra.keys import load_key, write_secret
 from infra.settings import Settings
@@ -33,6 +35,7 @@ def demo(db: Db = None, as_json: Json = False) -> None:
                     refit.reads.purchase_record(campaign),
                     asdict(tokens))
     campaign, roster, record, tokens = guarded(as_json, act)
+    remember_demo(settings(db), campaign, tokens)
     body = {"id": campaign, "roster": roster, "purchases": record, "tokens": tokens}
 
     def human() -> None:
@@ -48,6 +51,7 @@ def demo(db: Db = None, as_json: Json = False) -> None:
         typer.echo(f"More: refit rolls {campaign}; refit cvp {campaign}; "
                    f"refit verify {campaign}")
         sides = ", ".join(f"{side} {token}" for side, token in tokens["sides"].items())
+        typer.echo("In a browser: refit serve prints a join link for each role.")
         typer.echo(f"Over HTTP (refit serve): Authorization: Bearer TOKEN, the director's "
                    f"{tokens['director']}; the sides' {sides}; the observer's "
                    f"{tokens['observer']}")
@@ -78,6 +82,7 @@ def serve(
                    f"admin token: {token}" if made else f"admin token: in {where}")
         conf = conf.model_copy(update={"admin_token": token})
     conf = signing_key_said(conf, as_json)
+    links_said(conf, host, port, as_json)
     if workers == 1:
         uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
         return
@@ -104,10 +109,66 @@ def signing_key_said(conf: Settings, as_json: bool) -> Settings:
     return conf if where is None else conf.model_copy(update={"signing_key_file": where})
 
 
+def beside_database(conf: Settings, name: str) -> Path:
+    """A file kept beside the SQLite database (in the working directory for PostgreSQL)."""
+    database = conf.eventsourcing_env().get("SQLITE_DBNAME")
+    return (Path(database).parent if database else Path.cwd()) / name
+
+
+DEMO_TOKENS = "refit-demo-tokens"  # the demo campaign's id and role tokens (0600)
+
+
+def remember_demo(conf: Settings, campaign: str, tokens: dict[str, Any]) -> None:
+    """Keep the demo's tokens beside the database, for `refit serve` to print its join
+    links (the last demo played is the one kept)."""
+    where = beside_database(conf, DEMO_TOKENS)
+    where.unlink(missing_ok=True)
+    write_secret(where, json.dumps({"id": campaign, "tokens": tokens}))
+
+
+def demo_links(conf: Settings, base: str) -> dict[str, str]:
+    """A join link per role of the demo campaign, while it is in the database and its
+    tokens still open it (none otherwise)."""
+    from infra.application import Refit
+
+    where = beside_database(conf, DEMO_TOKENS)
+    try:
+        kept = json.loads(where.read_text())
+        roles = {"director": kept["tokens"]["director"], **kept["tokens"]["sides"],
+                 "observer": kept["tokens"]["observer"]}
+        campaign = UUID(kept["id"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    refit = Refit(conf)
+    try:
+        access = refit.store.campaign(campaign).access
+    except RefitError:
+        return {}
+    finally:
+        refit.close()
+    return {role: f"{base}/join#campaign={campaign}&token={token}"
+            for role, token in roles.items() if access.role_of(token) == role}
+
+
+def links_said(conf: Settings, host: str, port: int, as_json: bool) -> None:
+    """Say the address to open, and the demo campaign's join links if there is one."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    base = f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+    links = demo_links(conf, base)
+    if as_json:
+        typer.echo(json.dumps({"open": f"{base}/", "join": links}))
+        return
+    typer.echo(f"open {base}/ in a browser, and log in with a token")
+    if links:
+        typer.echo("the demo campaign's join links (each logs a browser in as one role; "
+                   "give a side's to its player only):")
+        for role, link in links.items():
+            typer.echo(f"  {role:<9} {link}")
+
+
 def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
     """The admin token kept beside the database: (token, its file, made just now)."""
-    database = conf.eventsourcing_env().get("SQLITE_DBNAME")
-    where = (Path(database).parent if database else Path.cwd()) / "refit-admin-token"
+    where = beside_database(conf, "refit-admin-token")
     token = new_token()
     try:
         write_secret(where, token)

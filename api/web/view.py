@@ -1,0 +1,55 @@
+"""What a campaign's home page shows a role, read from the same reads the JSON routes answer
+(infra/queries.py) for that role: the page adds nothing a role's JSON read does not carry."""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from api.access import DIRECTOR, OBSERVER, Caller
+from infra.application import Refit
+
+RECENT = 8  # rolls listed under the guide
+
+
+def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None) -> dict[str, Any]:
+    """The guide page's reads for the caller: status, guide, the others' public progress,
+    the latest rolls (and the one just made)."""
+    viewer = caller.viewer
+    reads = refit.reads
+    status = reads.status(ident, None, viewer)
+    guide = reads.guide(ident, None, viewer)
+    mine = list(guide["sides"])
+    # What another side is doing, as an observer reads it: its public rolls, no RG line.
+    public = reads.guide(ident, None, OBSERVER) if caller.role != DIRECTOR else guide
+    others = {side: part for side, part in public["sides"].items() if side not in mine}
+    rolls = reads.rolls(ident, None, viewer)
+    return {"status": status, "guide": guide, "others": others,
+            "recent": list(reversed(rolls[-RECENT:])),
+            "rolled": [row for row in rolls if rolled is not None and row.version in rolled],
+            "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
+            "entered": status.dice == "entered",
+            "nothing_due": not any(part["due"] for part in guide["sides"].values())}
+
+
+def subject_label(subject: str | None) -> str:
+    """A guide subject said for a person: `rg:2/sw:1` is RG line 2, SW 1."""
+    if not subject or subject == "step":
+        return ""
+    if subject == "unit:LABEL":
+        return "a unit you name"
+    words = {"rg": "RG line", "sw": "SW", "leader": "leader", "unit": "unit"}
+    parts = []
+    for part in subject.split("/"):
+        kind, _, rest = part.partition(":")
+        parts.append(f"{words.get(kind, kind)} {rest}".strip())
+    return ", ".join(parts)
+
+
+def signed(value: Any) -> str:
+    """A DRM value as the rules print one: +1, -2, 0."""
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return str(value)
+    return f"{number:+d}" if number else "0"

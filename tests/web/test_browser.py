@@ -1,0 +1,97 @@
+"""The web client in a real headless Chromium (Playwright with Debian's chromium, README
+'The web client'): each role joins by its link in a browser context of its own, a side rolls
+its due roll and sees the result, the opponent's page keeps that side's secrets, the director
+sees every side and a refusal with its rule, and logging out ends the session. Screenshots
+of each page, at desktop and phone width, go to test-artifacts/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.helpers.web import AXIS, BRITISH, join_link, secret_step
+
+WIDTHS = (1280, 390)  # a desktop and a phone
+
+
+@pytest.fixture
+def campaign(live: str) -> dict[str, Any]:
+    """The campaign at 3.618, set up through the served API (tests/helpers/web.py)."""
+    with httpx.Client(base_url=live) as api:
+        return secret_step(api)
+
+
+def shoot(page: Page, shots: Path, name: str) -> None:
+    """Screenshots of the whole page at each width."""
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.screenshot(path=shots / f"{name}-{width}.png", full_page=True)
+    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+
+
+def joined(browser: Browser, live: str, campaign: dict[str, Any], token: str) -> Page:
+    """A browser context of its own (its own cookies), logged in by the role's join link."""
+    page = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}).new_page()
+    page.goto(join_link(live, campaign, token))
+    page.wait_for_url(f"{live}/play/{campaign['id']}")
+    assert token not in page.url and "#" not in page.url  # out of the address bar
+    return page
+
+
+def test_each_role_joins_by_link_a_side_rolls_and_the_opponent_sees_no_secret(
+        browser: Browser, live: str, campaign: dict[str, Any], shots: Path) -> None:
+    tokens = campaign["tokens"]
+    axis = joined(browser, live, campaign, tokens["sides"][AXIS])
+    due = axis.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:1"]')
+    expect(due).to_be_visible()
+    expect(axis.locator(f'li.work.due[data-side="{AXIS}"]')).to_have_count(2)
+    shoot(axis, shots, "side-guide")
+    due.get_by_role("button").click()
+    result = axis.locator("article.result")
+    expect(result).to_be_visible()
+    expect(result.locator(".die")).to_have_count(2)  # the DR's two dice, then the sum
+    # htmx swapped the page the redirect answered, and the address is that page's
+    expect(axis).to_have_url(re.compile(rf"/play/{campaign['id']}\?rolled=\d+-\d+$"))
+    expect(result.locator("tr.final")).to_contain_text("Final")
+    # that DR is no longer due (what its result calls for may be: a leader's roll)
+    expect(axis.locator('li.work.due[data-table="3.6181"][data-subject="rg:1"]')) \
+        .to_have_count(0)
+    shoot(axis, shots, "side-rolled")
+
+    british = joined(browser, live, campaign, tokens["sides"][BRITISH])
+    html = british.content()
+    assert all(secret not in html for secret in ("rg:1", "rg:2", "RG line 1", "I5", "I7"))
+    expect(british.locator("tr.sealed")).to_have_count(1)  # the Axis DR: that it was made
+    expect(british.locator(f'.other[data-side="{AXIS}"]')).to_be_visible()
+    # the keyboard alone rolls the British DR
+    british.locator(f'li.work.due[data-side="{BRITISH}"] button').focus()
+    british.keyboard.press("Enter")
+    expect(british.locator("article.result .die")).to_have_count(2)
+    shoot(british, shots, "opponent")
+
+    director = joined(browser, live, campaign, tokens["director"])
+    expect(director.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:2"]')) \
+        .to_be_visible()
+    expect(director.locator(f'section.side[data-side="{BRITISH}"]')).to_be_visible()
+    director.get_by_role("button", name="Advance step 3.618 for every side").click()
+    expect(director.get_by_role("alert")).to_contain_text("rule 3.618")  # still due: rg:2
+    shoot(director, shots, "director")
+
+
+def test_logging_out_ends_the_session_and_a_bad_token_is_told(
+        browser: Browser, live: str, campaign: dict[str, Any], shots: Path) -> None:
+    british = joined(browser, live, campaign, campaign["tokens"]["sides"][BRITISH])
+    british.get_by_role("button", name="Log out").click()
+    british.wait_for_url(f"{live}/")
+    expect(british.get_by_label("Token")).to_be_visible()
+    british.goto(f"{live}/play/{campaign['id']}")
+    expect(british).to_have_url(f"{live}/")
+    british.get_by_label("Token").fill("not-a-token")
+    british.get_by_role("button", name="Log in").click()
+    expect(british.get_by_role("alert")).to_contain_text("opens nothing")
+    shoot(british, shots, "login")
