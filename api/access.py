@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, cast
 from uuid import UUID
@@ -18,6 +19,7 @@ from api.guard import Gate
 from api.session import COOKIE, Session, Sessions
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
+from domain.campaign.access import Access
 from domain.errors import CampaignNotFound, Forbidden, HistoryUnreadable, Unauthorized
 from domain.history import redacted
 from infra.application import Refit
@@ -76,10 +78,11 @@ def is_admin(token: str | None, admin_token: str | None) -> bool:
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
     require_token(token)
-    return caller_on(_known(refit, campaign_id, cast(str, token)), token)
+    return caller_on(_known(refit, campaign_id,
+                            lambda access: access.role_of(cast(str, token)) is not None), token)
 
 
-def _known(refit: Refit, campaign_id: UUID, token: str) -> Campaign:
+def _known(refit: Refit, campaign_id: UUID, opens: Callable[[Access], bool]) -> Campaign:
     """The campaign; for an unknown id the same 401 as a token it does not know, so a
     caller without a valid token cannot tell which campaign ids exist. A campaign whose
     history cannot be read says so only to a token its readable events open."""
@@ -89,7 +92,7 @@ def _known(refit: Refit, campaign_id: UUID, token: str) -> Campaign:
         raise Unauthorized(NOT_OPENED) from None
     except HistoryUnreadable:
         access = refit.store.readable_access(campaign_id)
-        if access is None or access.role_of(token) is None:
+        if access is None or not opens(access):
             raise Unauthorized(NOT_OPENED) from None
         raise
 
@@ -226,7 +229,9 @@ def session_caller(refit: Refit, ident: UUID, session: Session | None) -> Caller
     """The role a session cookie holds in this campaign, while its token is the role's."""
     if session is None or session.campaign != ident:
         raise Unauthorized("this session opens nothing in this campaign: log in again")
-    held = _known(refit, ident).access.token_hashes.get(session.role)
-    if not Sessions(refit.keys).holds(session, held):
+    sessions = Sessions(refit.keys)
+    held = _known(refit, ident, lambda access: sessions.holds(
+        session, access.token_hashes.get(session.role))).access.token_hashes.get(session.role)
+    if not sessions.holds(session, held):
         raise Unauthorized("this session opens nothing in this campaign: log in again")
     return Caller(session.role)

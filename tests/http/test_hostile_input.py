@@ -9,6 +9,7 @@ import asyncio
 import csv
 import io
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -91,7 +92,9 @@ def guarded(headers: list[tuple[bytes, bytes]], path: str = "/campaigns") -> tup
         await send__({"type": "http.response.start", "status": 200, "headers": []})
         await send__({"type": "http.response.body", "body": b""})
     scope = {"type": "http", "method": "POST", "path": path, "headers": headers}
-    asyncio.run(BodyGuard(app, LIMIT, {})(scope, receive, send_))
+    # On a thread of its own: the browser tests' Playwright leaves this one's loop running.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, BodyGuard(app, LIMIT, {})(scope, receive, send_)).result()
     return sent[0]["status"], bool(read)
 
 
