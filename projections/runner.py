@@ -200,7 +200,7 @@ class CampaignProjection(Projection[Any]):
         """Fold the events onto the rows, read through from the view."""
         campaigns: dict[UUID, CampaignRows] = {}
         events = list(events)
-        holding.meet(list(dict.fromkeys(str(event.originator_id) for event in events)))
+        holding.meet([str(ident) for ident in dict.fromkeys(e.originator_id for e in events)])
         for event in events:
             rows = campaigns.get(event.originator_id)
             if rows is None:

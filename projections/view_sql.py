@@ -77,7 +77,7 @@ def checked_docs(seal: Seal | None, campaign: str, kind: str,
 
 
 def latest_sealed(seal: Seal | None, campaign: str, at_most: int,
-                   latest: Callable[[str, int], Any]) -> tuple[int, bytes] | None:
+                  latest: Callable[[str, int], Any]) -> tuple[int, bytes] | None:
     """The latest checkpoint at or before a version whose seal holds (`latest` reads the
     latest at or before a version, whatever its seal)."""
     while (row := latest(campaign, at_most)) is not None:
@@ -96,7 +96,7 @@ def at_version(seal: Seal | None, campaign: str, meta: Any, version: int) -> boo
 
 
 def sealed_docs(seal: Seal | None, kind: str, rows: Any,
-                 unsealed: list[str] | None) -> list[dict[str, Any]]:
+                unsealed: list[str] | None) -> list[dict[str, Any]]:
     """The documents of rows (campaign, key, ord, doc, mac) whose seal holds; the
     campaigns of the others are noted in `unsealed` (or RowUnsealed if not asked)."""
     docs = []
@@ -113,7 +113,7 @@ def sealed_docs(seal: Seal | None, kind: str, rows: Any,
 
 
 def campaign_rows(seal: Seal | None, campaign: str,
-                   rows: Any) -> list[tuple[str, str, int, str]]:
+                  rows: Any) -> list[tuple[str, str, int, str]]:
     """A campaign's rows (kind, key, ord, doc, mac), each seal checked when `seal`."""
     found = []
     for kind, key, order, doc, mac in (tuple(row) for row in rows):
