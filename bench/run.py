@@ -36,7 +36,7 @@ from projections.view import TABLE as VIEW_TABLE
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE_CHART = ROOT / "tests" / "data" / "fixture_chart.json"
 PG_URL = os.environ.get("REFIT_BENCH_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
-TARGETS = {"ratio": 0.5, "load_ms": 50, "rebuild_events_per_s": 20000}
+TARGETS = {"ratio": 0.5, "load_ms": 50, "rebuild_events_per_s": 50000}
 ACTOR = "director"
 MODULE, CG, PURCHASE_STEP, RG = "pbr", "I", "3.617", "X2"
 INITIATIVE_STEP = "3.621"  # both chits are chosen here before a RePh moves on
@@ -244,31 +244,39 @@ def load_ms(settings: Settings, campaign_id: UUID, expected: int, snapshots: boo
 # -- projection rebuild and raw scan ------------------------------------------
 
 
-def rebuild_once(settings: Settings) -> tuple[int, float]:
-    """Events folded, and seconds, catching a new app's empty view up from zero."""
+def rebuild_once(settings: Settings) -> tuple[int, float, float]:
+    """Events folded, and seconds (wall clock, and this process's CPU), catching a new
+    app's empty view up from zero."""
     refit = Refit(settings)
     try:
         view = refit.views.view  # creates the view's tables: not timed
         assert view.max_tracking_id(refit.store.name) is None, "the view is not empty"
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         folded = refit.views.catch_up()
-        return folded, time.perf_counter() - started
+        return folded, time.perf_counter() - started, time.process_time() - cpu
     finally:
         refit.close()
 
 
 def rebuild_per_s(settings: Settings, reset: Callable[[], None],
-                  repeats: int) -> tuple[int, float, float]:
+                  repeats: int) -> dict[str, Any]:
     """Events folded, the median events per second of full rebuilds (emptying the view
     between them), and the first rebuild's: only it writes the as-of checkpoints, which
-    later rebuilds find kept (history, not view)."""
-    rates, folded = [], 0
+    later rebuilds find kept (history, not view). The CPU rate counts this process's
+    CPU only (not the database server's): on a loaded machine it says what the code
+    costs when the wall clock says how long it waited for a core."""
+    rates, cpu_rates, folded = [], [], 0
     for attempt in range(repeats):
         if attempt:
             reset()
-        folded, seconds = rebuild_once(settings)
+        folded, seconds, cpu = rebuild_once(settings)
         rates.append(per_s(folded, seconds))
-    return folded, round(statistics.median(rates), 1), rates[0]
+        cpu_rates.append(per_s(folded, cpu))
+    return {"rebuild_events": folded,
+            "rebuild_events_per_s": round(statistics.median(rates), 1),
+            "rebuild_events_per_s_spread": [min(rates), max(rates)],
+            "rebuild_events_per_cpu_s": round(statistics.median(cpu_rates), 1),
+            "first_rebuild_events_per_s_writing_checkpoints": rates[0]}
 
 
 def timed_scan(fetch: Callable[[], int], repeats: int = 3) -> tuple[int, float]:
@@ -358,23 +366,20 @@ def rebuild_results(kind: str, url: str, settings: Settings, repeats: int) -> di
     """Projection rebuilds from zero, beside raw scans of the same event rows."""
     if kind == "sqlite":
         path = Path(url[len("sqlite:///"):])
-        folded, rate, first = rebuild_per_s(settings, lambda: sqlite_reset_view(path), repeats)
+        result = rebuild_per_s(settings, lambda: sqlite_reset_view(path), repeats)
         log(f"{kind}: raw scans")
         table, rows, scan_rate = sqlite_scan(path)
     else:
         schema = url.rsplit("schema=", 1)[1]
-        folded, rate, first = rebuild_per_s(settings, lambda: postgres_reset_view(schema),
-                                            repeats)
+        result = rebuild_per_s(settings, lambda: postgres_reset_view(schema), repeats)
         log(f"{kind}: raw scans")
         table, rows, scan_rate = postgres_scan(schema)
-    assert rows == folded, (rows, folded)
-    return {
-        "rebuild_events": folded,
-        "rebuild_events_per_s": rate,
-        "first_rebuild_events_per_s_writing_checkpoints": first,
+    assert rows == result["rebuild_events"], (rows, result)
+    return result | {
         "raw_scan_table": table,
         "raw_scan_rows": rows,
         "raw_scan_rows_per_s": scan_rate,
+        "rebuild_to_raw_scan": round(result["rebuild_events_per_s"] / scan_rate, 3),
     }
 
 
@@ -383,6 +388,11 @@ def bench_backend(kind: str, url: str, bare_url: str, module_dir: Path,
     """Every measurement on one database."""
     settings = Settings(database_url=url, module_dir=module_dir)
     bare = Settings(database_url=bare_url, module_dir=module_dir)
+    if args.rebuild_only:
+        log(f"{kind}: building a {args.events}-event campaign")
+        build_campaign(settings, args.events)
+        log(f"{kind}: projection rebuilds from zero")
+        return rebuild_results(kind, url, settings, args.rebuilds)
     log(f"{kind}: {args.commands} commands through Refit.execute, and as many bare appends")
     result = append_rates(settings, bare, args.commands, args.rounds)
     log(f"{kind}: building a {args.events}-event campaign")
@@ -438,6 +448,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, default=5, help="loads per median")
     parser.add_argument("--rebuilds", type=int, default=3, help="rebuilds per median")
     parser.add_argument("--only", choices=["sqlite", "postgres"], help="one backend only")
+    parser.add_argument("--rebuild-only", action="store_true",
+                        help="build the big campaign and time rebuilds only (no appends, loads)")
     args = parser.parse_args()
     if args.events < 100:
         parser.error("--events must be 100 or more")
@@ -461,7 +473,9 @@ def main() -> None:
                 url = f"{PG_URL}?schema={schema}"
                 output["postgres"] = bench_backend("postgres", url, url, module_dir, args)
     output["targets"] = TARGETS
-    output["targets_met"] = {k: met(output[k]) for k in ("sqlite", "postgres") if k in output}
+    if not args.rebuild_only:
+        output["targets_met"] = {k: met(output[k]) for k in ("sqlite", "postgres")
+                                 if k in output}
     output["total_s"] = round(time.perf_counter() - started, 1)
     print(json.dumps(output))
 

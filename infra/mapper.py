@@ -6,7 +6,7 @@ as eventsourcing's own transcoder does."""
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 from uuid import UUID
 
 import orjson
@@ -54,7 +54,11 @@ class LedgerMapper(Mapper[UUID]):
         return super().to_stored_event(trimmed)
 
     def to_domain_event(self, stored: StoredEvent) -> DomainEventProtocol[UUID]:
-        """As eventsourcing's, its private seed opened."""
+        """As eventsourcing's, its private seed opened; the usual event parsed with
+        pydantic's JSON reader (a projection's catch-up decodes every event it folds)."""
+        event = _plain_event(self, stored)
+        if event is not None:
+            return cast(DomainEventProtocol[UUID], event)
         event = super().to_domain_event(stored)
         self.open_seed(type(event), event.__dict__)
         return event
@@ -111,6 +115,8 @@ _TYPED = b'"_type_"'  # how eventsourcing's transcoder marks a value it encoded
 def decoded(mapper: Mapper[UUID], stored: StoredEvent) -> Any:
     """The domain event the mapper makes of a stored event; parsed with pydantic's JSON
     reader when the timestamp is the state's only transcoded value (the usual case)."""
+    if isinstance(mapper, LedgerMapper):  # it does so itself
+        return mapper.to_domain_event(stored)
     event = _plain_event(mapper, stored)
     return mapper.to_domain_event(stored) if event is None else event
 

@@ -20,14 +20,13 @@ from domain.campaign import CampaignEvent
 from domain.campaign.part import part_transcodings
 from domain.history import is_undone, undone_ranges
 from projections.fold import fold
+from projections.held import CampaignRows, Holding, Refold
 from projections.quarantine import TolerantMapper, decoded_or_unreadable, passed_over
-from projections.rows import META
-from projections.sealed import RowUnsealed
-from projections.view import ANY, ProjectionView, RowKey, RowValue, ViewMovedOn, encode
+from projections.view import ANY, RowValue, ViewMovedOn
 
 CHECKPOINT_EVERY = 500  # the fewest versions between two as-of checkpoints of a campaign
 ROWS_PER_VERSION = 8  # ... and for a campaign of many rows, its rows / this (see `spacing`)
-BATCH = CHECKPOINT_EVERY  # a catch-up's batches end near each campaign's checkpoints
+BATCH = 2000  # notifications a catch-up reads, folds and writes at a time
 MAX_RACES = 100  # a view that never settles is a fault to report, not to spin on
 
 
@@ -64,7 +63,9 @@ class MemoryRows:
         """Rows from a checkpoint."""
         rows = cls()
         found = from_json(zlib.decompress(data))
-        if isinstance(found, list):  # as checkpoints were kept before they split keys and docs
+        # A list of [kind, key, order, doc]: the view's checkpoints (projections/dump.py),
+        # as they were kept before they split keys and docs, and again since.
+        if isinstance(found, list):
             found = {"keys": [row[:3] for row in found], "docs": [row[3] for row in found]}
         rows.rows = {(kind, key): (order, doc)
                      for (kind, key, order), doc in zip(found["keys"], found["docs"],
@@ -129,74 +130,6 @@ def fold_onto(rows: MemoryRows, start: int, history: list[dict[str, Any]],
 Reader = Callable[[UUID, int], MemoryRows]  # a campaign's rows as of a version
 
 
-class _Refold(Exception):
-    """A campaign's rows were renewed mid-event: fold the event again onto them."""
-
-
-class _Buffer:
-    """Rows read through from the view and written back in one transaction."""
-
-    def __init__(self, view: ProjectionView, reader: Reader | None = None) -> None:
-        self.view, self.reader = view, reader
-        self.cache: dict[RowKey, RowValue | None] = {}
-        self.dirty: dict[RowKey, RowValue] = {}
-        self.crossed: dict[str, int] = {}  # campaigns folded past a CHECKPOINT_EVERY-th version
-        self.at: dict[str, int] = {}  # the version being folded, per campaign
-
-    def campaign(self, campaign: str) -> _CampaignRows:
-        return _CampaignRows(self, campaign)
-
-    def get(self, key: RowKey) -> dict[str, Any] | None:
-        if key not in self.cache:
-            try:
-                self.cache[key] = self.view.select_row(*key)
-            except RowUnsealed:
-                self.renew(key[0])
-                raise _Refold from None
-        found = self.cache[key]
-        return None if found is None else found[1]
-
-    def renew(self, campaign: str) -> None:
-        """A row's seal failed: the campaign's rows are folded again from its events (as
-        of the version before the one being folded) and all written back, sealed, so an
-        edited row is neither folded on nor kept; the event is then folded again."""
-        if self.reader is None:
-            raise RuntimeError("the projection renews a campaign only with a reader of the log")
-        self.campaign(campaign).become(self.reader(UUID(campaign), self.at[campaign] - 1))
-
-    def put(self, key: RowKey, value: RowValue) -> None:
-        self.cache[key] = value
-        self.dirty[key] = value
-
-
-class _CampaignRows:
-    def __init__(self, buffer: _Buffer, campaign: str) -> None:
-        self.buffer, self.id = buffer, campaign
-
-    def get(self, kind: str, key: str) -> dict[str, Any] | None:
-        return self.buffer.get((self.id, kind, key))
-
-    def put(self, kind: str, key: str, order: int, doc: dict[str, Any]) -> None:
-        self.buffer.put((self.id, kind, key), (order, doc))
-
-    def put_row(self, kind: str, key: str, value: RowValue) -> None:
-        self.buffer.put((self.id, kind, key), value)
-
-    def become(self, fresh: MemoryRows) -> None:
-        """Hold exactly `fresh`'s rows: the others deleted, each of its rows written."""
-        for kind, key in self.row_keys():
-            if (kind, key) not in fresh.rows:
-                self.put_row(kind, key, (0, None))
-        for (kind, key), value in fresh.rows.items():
-            self.put_row(kind, key, value)
-
-    def row_keys(self) -> set[tuple[str, str]]:
-        """The (kind, key) of every row the campaign has, in the view or this batch."""
-        found = set(self.buffer.view.select_keys(self.id))
-        found |= {(k, key) for (c, k, key) in self.buffer.cache if c == self.id}
-        return found
-
-
 class CampaignLog(Application[UUID]):
     """The campaigns' event store as eventsourcing's ProjectionRunner subscribes to it."""
 
@@ -245,49 +178,37 @@ class CampaignProjection(Projection[Any]):
                 raise
 
     def process_batch(self, events: Iterable[Any], tracking: Tracking,
-                      after: int | None = ANY) -> None:
-        """Fold events and write every row they touched with one tracking record.
+                      after: int | None = ANY, holding: Holding | None = None) -> None:
+        """Fold events and write every row they touched, and the checkpoints they took
+        campaigns to, with one tracking record, in one transaction.
 
         `after` is the tracking the batch was read after: if another writer has moved the
         view on since, the write is refused (ViewMovedOn) and nothing is counted twice.
+        `holding`: the rows a catch-up holds from its earlier batches.
         """
+        holding = Holding(self.view, self.reader) if holding is None else holding
         with collector_paused():
-            folded = self.fold(events)
-            rows = encode(folded.dirty)
-        self.view.write(rows, tracking, after)
-        self.keep_checkpoints(folded)
+            self.fold(events, holding)
+            rows, checkpoints = holding.take()
+        try:
+            self.view.write(rows, tracking, after, checkpoints)
+        except Exception:
+            holding.forget()  # what it holds may be what the view now is not
+            raise
 
-    def keep_checkpoints(self, folded: _Buffer) -> None:
-        """Once its rows are written, keep a checkpoint of each campaign the fold took past
-        a CHECKPOINT_EVERY-th version, if `spacing` says one is due: the view's rows as they
-        stand, as of the version its meta row names (so "as of" reads fold from near
-        there, not from the start)."""
-        for campaign, crossed in folded.crossed.items():
-            last = self.view.checkpoint_version(campaign, crossed + CHECKPOINT_EVERY - 1)
-            # A rebuild of the view finds the checkpoints it kept before: history.
-            if last is not None and crossed - last < spacing(self.view.count_rows(campaign)):
-                continue
-            try:
-                found = self.view.select_campaign(campaign)
-            except RowUnsealed:
-                continue  # no checkpoint of rows that are not all sealed
-            meta = next(from_json(doc) for kind, _, _, doc in found if kind == META)
-            keys = [[kind, key, order] for kind, key, order, _ in found]
-            docs = "[" + ",".join(doc for *_, doc in found) + "]"
-            self.view.insert_checkpoint(campaign, meta["version"], pack(keys, docs.encode()))
-
-    def fold(self, events: Iterable[Any]) -> _Buffer:
-        """The rows these events change, read through from the view."""
-        buffer = _Buffer(self.view, self.reader)
-        campaigns: dict[UUID, _CampaignRows] = {}
+    def fold(self, events: Iterable[Any], holding: Holding) -> None:
+        """Fold the events onto the rows, read through from the view."""
+        campaigns: dict[UUID, CampaignRows] = {}
+        events = list(events)
+        holding.meet([str(ident) for ident in dict.fromkeys(e.originator_id for e in events)])
         for event in events:
             rows = campaigns.get(event.originator_id)
             if rows is None:
-                rows = campaigns[event.originator_id] = buffer.campaign(str(event.originator_id))
-            buffer.at[rows.id] = event.originator_version
+                rows = campaigns[event.originator_id] = holding.campaign(str(event.originator_id))
+            holding.at[rows.id] = event.originator_version
             try:
                 skipped = passed_over(rows, event)
-            except _Refold:  # its meta row renewed: ask again
+            except Refold:  # its meta row renewed: ask again
                 skipped = passed_over(rows, event)
             if skipped:  # one campaign's damage is its own: the others fold on
                 continue
@@ -295,13 +216,22 @@ class CampaignProjection(Projection[Any]):
                 self._undone(rows, event)
             try:
                 fold(rows, _fold_record(event, rows.id))
-            except _Refold:  # the campaign's rows are renewed as of the version before
+            except Refold:  # the campaign's rows are renewed as of the version before
                 fold(rows, _fold_record(event, rows.id))
             if event.originator_version % CHECKPOINT_EVERY == 0:
-                buffer.crossed[rows.id] = event.originator_version
-        return buffer
+                self._checkpoint(holding, rows.id, event.originator_version)
 
-    def _undone(self, rows: _CampaignRows, event: Any) -> None:
+    def _checkpoint(self, holding: Holding, campaign: str, version: int) -> None:
+        """Keep a checkpoint of a campaign the fold took to a CHECKPOINT_EVERY-th version,
+        if `spacing` says one is due: its rows as they are now (so "as of" reads fold from
+        near there, not from the start). A rebuild of the view finds the checkpoints it
+        kept before (history), and keeps none again."""
+        last = max((v for v in holding.kept(campaign) if v < version + CHECKPOINT_EVERY),
+                   default=None)
+        if last is None or version - last >= spacing(holding.count(campaign)):
+            holding.keep(campaign, version)
+
+    def _undone(self, rows: CampaignRows, event: Any) -> None:
         """Turn the campaign's rows to what they are after the undo (as of its target)."""
         if self.reader is None:
             raise RuntimeError("the projection folds an undo only with a reader of the log")
@@ -321,8 +251,10 @@ def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:
 
 
 def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH) -> int:
-    """Fold every notification up to the log's head as it is now; returns how many."""
+    """Fold every notification up to the log's head as it is now; returns how many. The
+    rows folded are held from one batch to the next (each read from the view once)."""
     head = app.recorder.max_notification_id() or 0
+    holding = Holding(projection.view, projection.reader)
     done = raced = 0
     while (last := projection.view.max_tracking_id(app.name) or 0) < head:
         notifications = app.recorder.select_notifications(start=last + 1, limit=batch,
@@ -332,7 +264,8 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
         with collector_paused():
             events = [decoded_or_unreadable(app.mapper, n) for n in notifications]
         try:
-            projection.process_batch(events, Tracking(app.name, notifications[-1].id), last)
+            projection.process_batch(events, Tracking(app.name, notifications[-1].id), last,
+                                     holding)
         except ViewMovedOn:
             raced += 1  # another process folded these first: go on from its tracking
             if raced > MAX_RACES:

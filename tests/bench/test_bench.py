@@ -26,6 +26,7 @@ def test_the_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path: Path) ->
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert figures["sqlite"]["commands"] == 40 and figures["sqlite"]["campaign_events"] == 300
+    assert figures["sqlite"]["rebuild_events"] == figures["sqlite"]["raw_scan_rows"]
     assert "postgres" not in figures
 
 
