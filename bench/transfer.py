@@ -480,10 +480,9 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-def main() -> None:
-    """Build the inputs once, run every measurement on each database, print the JSON."""
+def measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Build the inputs once, run every measurement on each database: the figures."""
     global JOBS
-    args = parse_args()
     JOBS = args.jobs
     started = time.perf_counter()
     output: dict[str, Any] = {"machine": machine() | {"load_average_at_start":
@@ -513,7 +512,12 @@ def main() -> None:
     output["met"] = {k: met(output[k]) for k in ("sqlite", "postgres") if k in output}
     output["machine"]["load_average_at_end"] = os.getloadavg()[0]
     output["total_s"] = round(time.perf_counter() - started, 1)
-    print(json.dumps(output))
+    return output
+
+
+def main() -> None:
+    """Measure and print the JSON."""
+    print(json.dumps(measure(parse_args())))
 
 
 if __name__ == "__main__":
