@@ -11,6 +11,7 @@ import json
 import os
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -227,56 +228,72 @@ def under_load(events: int, commands: int, pairs: int, runner: bool) -> dict[str
             return loaded_service(base, big, commands, pairs, runner)
 
 
+@dataclass
+class Seen:
+    """What the loaded run observed: reads by route, the writers' latencies and errors,
+    the read-your-writes lags, when each command was answered and reached the stream."""
+
+    others: list[dict[str, Any]]
+    reads: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in READS})
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    lags: list[float] = field(default_factory=list)
+    late: list[int] = field(default_factory=list)
+    answered_at: dict[int, float] = field(default_factory=dict)
+    arrivals: dict[int, float] = field(default_factory=dict)
+    refused: list[int] = field(default_factory=list)
+    writing_s: float = 0.0
+    sent: dict[str, int] = field(init=False)  # commands each campaign took (load.client's)
+
+    def __post_init__(self) -> None:
+        self.sent = {c["id"]: 0 for c in self.others}
+
+
+async def everything(base: str, big: dict[str, Any], own: dict[str, Any], commands: int,
+                     pairs: int, seen: Seen) -> None:
+    """The opponent's stream opened, then readers of the big campaign while 32 clients
+    write to the others and one client writes and reads its own campaign."""
+    done, ready = asyncio.Event(), asyncio.Event()
+    live = asyncio.ensure_future(watching(f"{base}/campaigns/{own['id']}/live",
+                                          opponent(own), seen.arrivals, ready, seen.refused))
+    await asyncio.wait_for(ready.wait(), 30)
+    readers = [asyncio.ensure_future(reading(base, big["id"], big["token"], seen.reads, done))
+               for _ in range(READERS)]
+    started, others = time.perf_counter() + 0.2, seen.others
+    await asyncio.gather(
+        *(load.client(base, others[i % len(others)], commands, i * commands, seen.latencies,
+                      seen.errors, seen.sent, load.closed_loop(started))
+          for i in range(CLIENTS)),
+        read_your_writes(base, own, pairs, seen.lags, seen.late, seen.answered_at))
+    seen.writing_s = time.perf_counter() - started
+    done.set()
+    await asyncio.gather(*readers)
+    await settled(live, seen.arrivals, max(seen.answered_at, default=0))
+
+
 def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
                    runner: bool) -> dict[str, Any]:
     """The measurements on a service that is up, the big campaign in it."""
-    others = [load.create(base) for _ in range(CLIENTS // 2)]
+    seen = Seen([load.create(base) for _ in range(CLIENTS // 2)])
     own = load.create(base)
-    idle: dict[str, list[float]] = {name: [] for name in READS}
-    load.on_one_loop(reading(base, big["id"], big["token"], idle, 1))  # warm: folds it
-    idle = {name: [] for name in READS}
+    load.on_one_loop(reading(base, big["id"], big["token"], Seen([]).reads, 1))  # warm
+    idle = Seen([]).reads
     load.on_one_loop(reading(base, big["id"], big["token"], idle, 25))
-    busy: dict[str, list[float]] = {name: [] for name in READS}
-    latencies: list[float] = []
-    errors: list[str] = []
-    sent = {c["id"]: 0 for c in others}
-    lags: list[float] = []
-    late: list[int] = []
-    elapsed = [0.0]
-    answered_at: dict[int, float] = {}
-    arrivals: dict[int, float] = {}
-    refused: list[int] = []
-
-    async def everything() -> None:
-        done, ready = asyncio.Event(), asyncio.Event()
-        live = asyncio.ensure_future(watching(f"{base}/campaigns/{own['id']}/live",
-                                              opponent(own), arrivals, ready, refused))
-        await asyncio.wait_for(ready.wait(), 30)
-        readers = [asyncio.ensure_future(reading(base, big["id"], big["token"], busy, done))
-                   for _ in range(READERS)]
-        started = time.perf_counter() + 0.2
-        await asyncio.gather(
-            *(load.client(base, others[i % len(others)], commands, i * commands, latencies,
-                          errors, sent, load.closed_loop(started)) for i in range(CLIENTS)),
-            read_your_writes(base, own, pairs, lags, late, answered_at))
-        elapsed[0] = time.perf_counter() - started
-        done.set()
-        await asyncio.gather(*readers)
-        await settled(live, arrivals, max(answered_at, default=0))
-
-    load.on_one_loop(everything())
+    load.on_one_loop(everything(base, big, own, commands, pairs, seen))
+    lags = seen.lags
     return {"P6": {"campaign_events": version_of(base, big), "projection_runner": runner,
                    "readers": READERS, "idle": read_figures(idle),
-                   "under_load": read_figures(busy),
-                   "writers": {"clients": CLIENTS, "campaigns": len(others),
-                               "commands_per_s": round(len(latencies) / elapsed[0], 1),
-                               "p99_ms": load.percentile(latencies, 0.99),
-                               "errors": len(errors), "error_samples": errors[:3]}},
+                   "under_load": read_figures(seen.reads),
+                   "writers": {"clients": CLIENTS, "campaigns": len(seen.others),
+                               "commands_per_s": round(len(seen.latencies) / seen.writing_s,
+                                                       1),
+                               "p99_ms": load.percentile(seen.latencies, 0.99),
+                               "errors": len(seen.errors), "error_samples": seen.errors[:3]}},
             "P7": {"read_your_writes": {
-                "pairs": len(lags), "visible_at_once": len(lags) - len(late),
+                "pairs": len(lags), "visible_at_once": len(lags) - len(seen.late),
                 "lag_ms_when_late": spread([1000 * lag for lag in lags if 0 < lag < 5]),
                 "not_visible_within_5_s": sum(lag >= 5 for lag in lags)},
-                "live": live_figures(arrivals, answered_at, refused)}}
+                "live": live_figures(seen.arrivals, seen.answered_at, seen.refused)}}
 
 
 def version_of(base: str, big: dict[str, Any]) -> int:

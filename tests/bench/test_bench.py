@@ -142,3 +142,15 @@ def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str 
     assert writes["pairs"] == 3 and writes["not_visible_within_5_s"] == 0
     live = figures["P7"]["live"]  # measured where the service has a live stream
     assert live.get("reason") == "no live endpoint" or live["delivered"] == live["commands"] == 3
+
+
+def test_the_reph_mix_counts_a_whole_pbr_cg_i_played_on_the_guide() -> None:
+    done = subprocess.run([sys.executable, "-m", "bench.reph_mix", "--runs", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["cg_dates"] == 11 and figures["database"] == "sqlite"
+    requests = figures["requests_by_route"]
+    assert figures["commands_per_cg"] == requests["POST /campaigns/{id}/commands"] > 100
+    assert figures["events_per_cg"] > figures["commands_per_cg"]  # a command may record several
+    assert figures["bytes"][0]["state_bytes_per_event"] > 0
