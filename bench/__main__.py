@@ -18,6 +18,7 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -89,14 +90,24 @@ def parse_args() -> argparse.Namespace:
 def measured(parts: list[str], sizes: dict[str, Any]) -> dict[str, Any]:
     """The parts asked for, in the order that shares their work."""
     output: dict[str, Any] = {}
-    if {"P1", "P2", "P3"} & set(parts):
-        output |= stores(sizes)
-    if {"P4", "P6", "P7"} & set(parts):
-        output |= http_figures(sizes, run.log, parts)
-    if "P5" in parts:
-        output["P5"] = transfer_figures(sizes)
+    groups = [({"P1", "P2", "P3"}, lambda: stores(sizes)),
+              ({"P4", "P6", "P7"}, lambda: http_figures(sizes, run.log, parts)),
+              ({"P5"}, lambda: {"P5": transfer_figures(sizes)})]
+    for group, measure in groups:
+        if group & set(parts):
+            output |= failed_or(group, measure)
     return {part: output[part] if part in output else absent("not run (--only)")
             for part in PARTS}
+
+
+def failed_or(group: set[str], measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """A group of parts measured; if it fails (the shared database full, say), each of its
+    parts says why, and the other groups still run."""
+    try:
+        return measure()
+    except Exception as error:
+        run.log(f"{sorted(group)} failed: {error!r}")
+        return {part: absent(f"failed: {error!r}"[:300]) for part in group}
 
 
 def main() -> None:

@@ -171,11 +171,11 @@ def percentile(values: list[float], share: float) -> float:
 
 
 @contextmanager
-def serving(clients: int, runner: bool, workers: int,
+def serving(pool: int, runner: bool, workers: int,
             prepare: Callable[[str], dict[str, str]] | None = None) -> Iterator[tuple[str, int]]:
     """`refit serve` on a fresh PostgreSQL schema (dropped afterwards), up: its base URL
-    and pid. `prepare` gets the schema's URL before the service starts (to fill it) and
-    answers more of the service's environment."""
+    and pid; `pool` connections per process. `prepare` gets the schema's URL before the
+    service starts (to fill it) and answers more of the service's environment."""
     schema = f"refit_load_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(PG, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
@@ -184,7 +184,8 @@ def serving(clients: int, runner: bool, workers: int,
     url = f"{PG}?schema={schema}"
     env = os.environ | {"REFIT_DATABASE_URL": url,
                         "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
-                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
+                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(pool),
+                        "REFIT_MAX_OVERFLOW": "0",  # `pool` connections, no more
                         "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
     service = None
     try:
@@ -206,9 +207,10 @@ def serving(clients: int, runner: bool, workers: int,
 
 
 def run(clients: int, campaigns: int, commands: int, runner: bool,
-        workers: int, rate: float | None) -> dict[str, Any]:
-    """Start the service, load it, check every campaign; the figures."""
-    with serving(clients, runner, workers) as (base, pid):
+        workers: int, rate: float | None, pool: int | None = None) -> dict[str, Any]:
+    """Start the service (`pool` connections per process, else one per client), load it,
+    check every campaign; the figures."""
+    with serving(pool or clients, runner, workers) as (base, pid):
         made = [create(base) for _ in range(campaigns)]
         latencies: list[float] = []
         errors: list[str] = []
@@ -222,7 +224,7 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         return {
             "mode": "open" if rate else "closed", "offered_per_s": rate,
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
-            "projection_runner": runner, "workers": workers,
+            "projection_runner": runner, "workers": workers, "pool": pool or clients,
             "commands_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
             "p99_ms": percentile(latencies, 0.99),
