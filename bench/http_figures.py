@@ -38,12 +38,15 @@ ABSENT_PEER = ("the minimal FastAPI peer (issue 17 item 2) is not in this branch
 
 
 def peer_run(commands: int, workers: int) -> dict[str, Any] | None:
-    """The FastAPI peer's closed-loop run, where it exists (bench/http_peer.py `run`)."""
+    """The FastAPI peer's closed-loop run (helper fast's bench/http_peer.py `run_peer`,
+    one process), where it exists; beside Refit's one-process runs only."""
     try:
         from bench import http_peer  # type: ignore[attr-defined]
     except ImportError:
         return None
-    figures: dict[str, Any] = http_peer.run(CLIENTS, commands, workers)
+    if workers != 1:
+        return None
+    figures: dict[str, Any] = http_peer.run_peer(CLIENTS, CLIENTS // 2, commands)
     return figures
 
 
@@ -62,10 +65,15 @@ def closed_loop(commands: int, workers: list[int], repeats: int) -> dict[str, An
                 peers.append(peer)
         result[f"processes_{count}"] = {
             "refit": summary(ours),
-            "peer": summary(peers) if peers else absent(ABSENT_PEER),
+            "peer": summary(peers) if peers else absent(why_no_peer(count)),
             "ratio": ratio(column(ours, "commands_per_s"), column(peers, "commands_per_s"))
-            if peers else absent(ABSENT_PEER)}
+            if peers else absent(why_no_peer(count))}
     return result
+
+
+def why_no_peer(workers: int) -> str:
+    """Why a process count has no peer figures."""
+    return ABSENT_PEER if workers == 1 else "the peer runs as one process only"
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
