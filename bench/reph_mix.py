@@ -77,7 +77,7 @@ def stored(url: str, events: int) -> dict[str, Any]:
         return {"state_bytes_per_event": size / events}
     schema = url.rsplit("schema=", 1)[1]
     with psycopg.connect(PG_URL) as conn:
-        sizes = dict(conn.execute(
+        sizes: dict[str, int] = dict(conn.execute(
             "SELECT c.relname, pg_total_relation_size(c.oid) FROM pg_class c JOIN pg_namespace"
             " n ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind = 'r'",
             (schema,)).fetchall())
