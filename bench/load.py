@@ -29,7 +29,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -169,55 +170,71 @@ def percentile(values: list[float], share: float) -> float:
     return round(1000 * ordered[min(len(ordered) - 1, int(share * len(ordered)))], 2)
 
 
-def run(clients: int, campaigns: int, commands: int, runner: bool,
-        workers: int, rate: float | None) -> dict[str, Any]:
-    """Start the service, load it, check every campaign; the figures."""
+@contextmanager
+def serving(pool: int, runner: bool, workers: int,
+            prepare: Callable[[str], dict[str, str]] | None = None) -> Iterator[tuple[str, int]]:
+    """`refit serve` on a fresh PostgreSQL schema (dropped afterwards), up: its base URL
+    and pid; `pool` connections per process. `prepare` gets the schema's URL before the
+    service starts (to fill it) and answers more of the service's environment."""
     schema = f"refit_load_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(PG, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     port = free_port()
     keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's signing key, not the cwd's
-    env = os.environ | {"REFIT_DATABASE_URL": f"{PG}?schema={schema}",
+    url = f"{PG}?schema={schema}"
+    env = os.environ | {"REFIT_DATABASE_URL": url,
                         "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
-                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
+                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(pool),
+                        "REFIT_MAX_OVERFLOW": "0",  # `pool` connections, no more
                         "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
-    service = subprocess.Popen(
-        [sys.executable, "-c", "from api.cli import main; main()", "serve", "--port",
-         str(port), "--workers", str(workers)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    service = None
     try:
+        env |= prepare(url) if prepare else {}
+        service = subprocess.Popen(
+            [sys.executable, "-c", "from api.cli import main; main()", "serve", "--port",
+             str(port), "--workers", str(workers)],
+            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        base = f"http://127.0.0.1:{port}"
         wait_until_up(base)
+        yield base, service.pid
+    finally:
+        if service is not None:
+            service.terminate()
+            service.wait(timeout=30)
+        shutil.rmtree(keys, ignore_errors=True)
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def run(clients: int, campaigns: int, commands: int, runner: bool,
+        workers: int, rate: float | None, pool: int | None = None) -> dict[str, Any]:
+    """Start the service (`pool` connections per process, else one per client), load it,
+    check every campaign; the figures."""
+    with serving(pool or clients, runner, workers) as (base, pid):
         made = [create(base) for _ in range(campaigns)]
         latencies: list[float] = []
         errors: list[str] = []
         sent = {c["id"]: 0 for c in made}
-        cpu_before = cpu_seconds(service.pid)
+        cpu_before = cpu_seconds(pid)
         started = time.perf_counter() + 0.2  # every client is connected by then
         drive(base, made, clients, commands, latencies, errors, sent, started, rate)
         elapsed = time.perf_counter() - started
-        cpu = cpu_seconds(service.pid) - cpu_before
+        cpu = cpu_seconds(pid) - cpu_before
         lost, broken = check(base, made, sent)
         return {
             "mode": "open" if rate else "closed", "offered_per_s": rate,
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
-            "projection_runner": runner, "workers": workers,
+            "projection_runner": runner, "workers": workers, "pool": pool or clients,
             "commands_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
             "p99_ms": percentile(latencies, 0.99),
             "mean_ms": round(1000 * statistics.fmean(latencies), 2),
             "errors": len(errors), "error_samples": errors[:3],
             "lost_events": lost, "chains_broken": broken,
-            "service_peak_rss_mb": service_rss_mb(service.pid),
+            "service_peak_rss_mb": service_rss_mb(pid),
             "service_cpu_ms_per_command": round(1000 * cpu / max(1, len(latencies)), 2),
             "targets": {"commands_per_s": 300, "p99_ms": 50, "errors": 0, "lost_events": 0},
         }
-    finally:
-        service.terminate()
-        service.wait(timeout=30)
-        shutil.rmtree(keys, ignore_errors=True)
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def drive(base: str, made: list[dict[str, Any]], clients: int, commands: int,
@@ -228,10 +245,16 @@ def drive(base: str, made: list[dict[str, Any]], clients: int, commands: int,
         await asyncio.gather(*(
             client(base, made[i % len(made)], commands, i * commands, latencies, errors,
                    sent, schedule(started, clients, rate)) for i in range(clients)))
+    on_one_loop(clients_all())
+
+
+def on_one_loop(work: Coroutine[Any, Any, None]) -> None:
+    """Run the clients' coroutine to its end on one event loop (uvloop's, as the
+    service's)."""
     runner = asyncio.Runner(loop_factory=uvloop.new_event_loop) if uvloop else \
         asyncio.Runner()
     with runner:
-        runner.run(clients_all())
+        runner.run(work)
 
 
 def schedule(started: float, clients: int, rate: float | None) -> Schedule:

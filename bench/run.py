@@ -30,6 +30,7 @@ from domain.campaign import Campaign
 from domain.rules import Module
 from infra.application import Refit
 from infra.modules import install_file
+from infra.results import Tokens
 from infra.settings import Settings
 from projections.view import TABLE as VIEW_TABLE
 
@@ -195,9 +196,14 @@ def extend(refit: Refit, campaign: Campaign, until: int) -> None:
 
 def build_campaign(settings: Settings, events: int) -> UUID:
     """A campaign of exactly `events` events, in its scenario, saved in batches."""
+    return build_with_tokens(settings, events)[0]
+
+
+def build_with_tokens(settings: Settings, events: int) -> tuple[UUID, Tokens]:
+    """`build_campaign`, and the campaign's role tokens (for a service to be read)."""
     refit = Refit(settings)
     try:
-        campaign = refit.commands.create_campaign(MODULE, CG, "Bench load", "server")
+        campaign, tokens = refit.commands.open_campaign(MODULE, CG, "Bench load", "server")
         for _ in range(len([s for s in refit.store.module(MODULE).steps if s.initial])):
             refit.commands.execute(campaign.id, cmd.Advance(), ACTOR)
         campaign = refit.store.campaign(campaign.id)
@@ -206,7 +212,7 @@ def build_campaign(settings: Settings, events: int) -> UUID:
         assert refit.store.campaign(campaign.id).version == events
     finally:
         refit.close()
-    return campaign.id
+    return campaign.id, tokens
 
 
 def grow_campaign(settings: Settings, campaign_id: UUID, by: int) -> int:

@@ -108,3 +108,50 @@ def test_the_fault_suite_loses_and_duplicates_no_acknowledged_command(
     assert hostile["5xx"] == 0 and hostile["answers_after"] == 200, hostile
     assert {status for answers in hostile["large_statuses"].values()
             for status, _ in answers} == {"413"}, hostile
+
+
+def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str | None) -> None:
+    if postgres_problem is not None:
+        without_postgres(postgres_problem, "python -m bench needs PostgreSQL")
+    done = subprocess.run([sys.executable, "-m", "bench", "--tiny"], capture_output=True,
+                          text=True, cwd=ROOT, timeout=900, check=False,
+                          env=os.environ | {"REFIT_TEST_POSTGRES_URL": PG_URL,
+                                            "REFIT_BENCH_POSTGRES_URL": PG_URL})
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert [key for key in figures if key.startswith("P")] == [f"P{n}" for n in range(1, 8)]
+    spread = {"median", "min", "max", "n"}
+    for store in ("sqlite", "postgres"):  # each beside the bare library or the raw driver
+        assert set(figures["P1"][store]["ratio"]) == spread
+        assert figures["P1"][store]["ratio"]["n"] == 2
+        assert figures["P2"][store]["campaign_events"] == 300
+        assert set(figures["P2"][store]["raw_driver_campaign_rows_ms"]) == spread
+        assert figures["P3"][store]["events"] >= 300 + 2 * 40
+        assert set(figures["P3"][store]["raw_scan_rows_per_s"]) == spread
+        assert figures["P5"][store]["export_mismatches"] == 0
+        assert figures["P5"][store]["import"]["events"] == 600
+    http = figures["P4"]["processes_1"]
+    assert http["refit"]["errors"] == 0 and http["refit"]["lost_events"] == 0
+    assert set(http["refit"]["p99_ms"]) == spread
+    assert http["peer"].get("value", "measured") is None or set(http["peer"]["p99_ms"]) == spread
+    reads = figures["P6"]
+    assert reads["campaign_events"] == 300 and reads["writers"]["errors"] == 0
+    for route in ("status", "roster", "purchase_record", "guide"):
+        assert {"p50_ms", "p99_ms", "max_ms", "n"} == set(reads["under_load"][route])
+        assert reads["idle"][route]["n"] == 25
+    writes = figures["P7"]["read_your_writes"]
+    assert writes["pairs"] == 3 and writes["not_visible_within_5_s"] == 0
+    live = figures["P7"]["live"]  # measured where the service has a live stream
+    assert live.get("reason") == "no live endpoint" or live["delivered"] == live["commands"] == 3
+
+
+def test_the_reph_mix_counts_a_whole_pbr_cg_i_played_on_the_guide() -> None:
+    done = subprocess.run([sys.executable, "-m", "bench.reph_mix", "--runs", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    assert figures["cg_dates"] == 11 and figures["database"] == "sqlite"
+    requests = figures["requests_by_route"]
+    assert figures["commands_per_cg"] == requests["POST /campaigns/{id}/commands"] > 100
+    assert figures["events_per_cg"] > figures["commands_per_cg"]  # a command may record several
+    assert figures["bytes"][0]["state_bytes_per_event"] > 0

@@ -14,3 +14,13 @@ def test_the_services_working_folder_where_it_keeps_its_secrets_is_a_named_volum
     mounts = dict(volume.split(":", 1)[::-1] for volume in refit["volumes"])
     assert refit["working_dir"] in mounts  # PostgreSQL: the token and key go to the cwd
     assert mounts[refit["working_dir"]] in compose["volumes"]
+
+
+def test_a_second_service_host_shares_the_database_and_keys_and_starts_after_the_first() -> None:
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    first, second = services["refit"], services["refit-2"]
+    assert second["environment"]["REFIT_DATABASE_URL"] == first["environment"][
+        "REFIT_DATABASE_URL"]
+    assert second["volumes"] == first["volumes"]  # the token and key the first made
+    assert second["depends_on"] == {"refit": {"condition": "service_healthy"}}
+    assert second["ports"] != first["ports"] and "healthcheck" in first

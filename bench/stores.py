@@ -1,0 +1,114 @@
+"""P1-P3 of `python -m bench`, on each store, beside the bare library and the raw driver:
+append rate, a big campaign's load, projection rebuild. The measuring is bench/run.py's."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from statistics import median
+from typing import Any
+from uuid import UUID
+
+import psycopg
+from psycopg import sql
+
+from bench import run
+from bench.figures import column, ratio, repeated, spread
+from infra.settings import Settings
+
+
+def appends(settings: Settings, bare: Settings, commands: int,
+            repeats: int) -> dict[str, Any]:
+    """P1: Refit commands/s beside bare eventsourcing appends/s, each repeat side by side
+    (run.append_rates alternates them in rounds)."""
+    runs = repeated(repeats, lambda: run.append_rates(settings, bare, commands, 2))
+    refit, bare_rate = column(runs, "commands_per_s"), column(runs, "baseline_per_s")
+    return {"commands": commands, "refit_commands_per_s": spread(refit, 1),
+            "bare_appends_per_s": spread(bare_rate, 1), "ratio": ratio(refit, bare_rate),
+            "command_events": runs[0]["command_events"]}
+
+
+def raw_rows_ms(url: str, campaign: UUID) -> float:
+    """Milliseconds for the raw driver to fetch every stored event row of one campaign:
+    what a load without snapshots must at least read."""
+    started = time.perf_counter()
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url[len("sqlite:///"):]) as lite:
+            rows = lite.execute("SELECT * FROM stored_events WHERE originator_id = ?",
+                                (campaign.hex,)).fetchall()
+        lite.close()
+    else:
+        schema = url.rsplit("schema=", 1)[1]
+        with psycopg.connect(run.PG_URL) as conn:
+            started = time.perf_counter()  # the connection is not the read
+            rows = conn.execute(sql.SQL("SELECT * FROM {}.refit_events WHERE originator_id = %s")
+                                .format(sql.Identifier(schema)), (campaign,)).fetchall()
+    assert rows, "no rows: the table or the id is wrong"
+    return (time.perf_counter() - started) * 1000
+
+
+def loads(settings: Settings, events: int, repeats: int) -> dict[str, Any]:
+    """P2: a campaign of `events` events built, then loaded cold (no aggregate cache) with
+    and without snapshots, and just past a snapshot (the worst case); beside the raw
+    driver's fetch of the campaign's rows."""
+    started = time.perf_counter()
+    campaign = run.build_campaign(settings, events)
+    build_s = time.perf_counter() - started
+
+    def loaded(expected: int, snapshots: bool) -> list[float]:
+        return repeated(repeats, lambda: run.load_ms(settings, campaign, expected, snapshots, 1))
+
+    snapshots, without = loaded(events, True), loaded(events, False)
+    raw = repeated(repeats, lambda: raw_rows_ms(settings.database_url, campaign))
+    worst = run.grow_campaign(settings, campaign, settings.snapshot_interval - 1)
+    return {"campaign_events": events, "build_s": round(build_s, 1),
+            "load_ms_snapshots": spread(snapshots),
+            "load_ms_snapshots_worst": spread(loaded(worst, True)),
+            "load_ms_no_snapshots": spread(without),
+            "raw_driver_campaign_rows_ms": spread(raw)}
+
+
+def rebuilds(settings: Settings, repeats: int) -> dict[str, Any]:
+    """P3: projection rebuilds from an empty view (the first also writes the as-of
+    checkpoints later ones find kept), beside raw scans of the same rows."""
+    url = settings.database_url
+    reset, scan = resetter(url)
+    rates, folded = [], 0
+    for attempt in range(max(2, repeats)):
+        if attempt:  # the first makes the view's tables
+            reset()
+        folded, seconds = run.rebuild_once(settings)
+        rates.append(folded / seconds)
+    scans = repeated(repeats, scan)
+    assert all(rows == folded for _, rows, _ in scans), (scans, folded)
+    scanned = [rate for _, _, rate in scans]
+    later = rates[1:]
+    return {"events": folded, "first_rebuild_events_per_s_writing_checkpoints":
+            round(rates[0], 1), "rebuild_events_per_s": spread(later, 1),
+            "raw_scan_table": scans[0][0], "raw_scan_rows_per_s": spread(scanned, 1),
+            "rebuild_share_of_raw_scan": round(median(later) / median(scanned), 3)}
+
+
+def resetter(url: str) -> tuple[Callable[[], None], Callable[[], tuple[str, int, float]]]:
+    """How to empty the view, and how to scan the event rows raw, on this store."""
+    if url.startswith("sqlite:///"):
+        path = Path(url[len("sqlite:///"):])
+        return lambda: run.sqlite_reset_view(path), lambda: run.sqlite_scan(path)
+    schema = url.rsplit("schema=", 1)[1]
+    return lambda: run.postgres_reset_view(schema), lambda: run.postgres_scan(schema)
+
+
+def store_figures(url: str, bare_url: str, module_dir: Path, sizes: dict[str, int],
+                  log: Callable[[str], None]) -> dict[str, dict[str, Any]]:
+    """P1, P2 and P3 on one store."""
+    key = module_dir.parent / "refit-signing-key"  # the bench's, not the working folder's
+    settings = Settings(database_url=url, module_dir=module_dir, signing_key_file=key)
+    bare = Settings(database_url=bare_url, module_dir=module_dir, signing_key_file=key)
+    log(f"P1 appends ({sizes['commands']} commands x {sizes['repeats']})")
+    p1 = appends(settings, bare, sizes["commands"], sizes["repeats"])
+    log(f"P2 a {sizes['events']}-event campaign: build and loads")
+    p2 = loads(settings, sizes["events"], sizes["repeats"])
+    log("P3 rebuilds and raw scans")
+    return {"P1": p1, "P2": p2, "P3": rebuilds(settings, sizes["rebuilds"])}
