@@ -54,7 +54,7 @@ class Settings(BaseSettings):
     # open, and on SQLite a look for other processes' saves every `live_poll` seconds.
     live_max_streams: int = Field(default=1000, ge=1, le=100_000)
     live_heartbeat: float = Field(default=15.0, gt=0, le=300)
-    live_poll: float = Field(default=1.0, gt=0, le=60)
+    live_poll: float = Field(default=0.25, gt=0, le=60)
 
     @field_validator("admin_token", "signing_key", "signing_key_file", mode="before")
     @classmethod

@@ -107,3 +107,16 @@ def test_the_fault_suite_loses_and_duplicates_no_acknowledged_command(
     assert hostile["5xx"] == 0 and hostile["answers_after"] == 200, hostile
     assert {status for answers in hostile["large_statuses"].values()
             for status, _ in answers} == {"413"}, hostile
+
+
+LIVE = ROOT / "bench" / "live.py"
+
+
+def test_the_live_benchmark_sees_every_command_on_both_processes(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(LIVE), "--only", "sqlite", "--commands", "3"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])["sqlite"]
+    for stream in ("same_process", "other_process"):
+        assert figures[stream]["messages"] == 3 and figures[stream]["missing"] == 0, figures
