@@ -59,6 +59,7 @@ class Stream:
         self.status: queue.Queue[int] = queue.Queue()
         self.ended = threading.Event()
         self.finished = False  # the service ended the stream (no error, no timeout)
+        self.beats = 0  # heartbeat comments seen
         self._stop = threading.Event()
         self._thread = threading.Thread(
             target=self._read, args=(url, {"Authorization": f"Bearer {token}"} | headers),
@@ -82,6 +83,7 @@ class Stream:
                                                   json.loads(fields["data"])))
                         fields = {}
                     else:
+                        self.beats += "" in fields  # a comment line: the heartbeat
                         fields = {}  # a comment (heartbeat) or a retry line
                 self.finished = True
         finally:

@@ -19,7 +19,7 @@ from infra.store import CampaignStore
 from tests.helpers.http import auth, serving
 from tests.helpers.live import Message, Stream, live_service, streaming
 from tests.helpers.paths import FIXTURE_CHART
-from tests.helpers.processes import BOUND
+from tests.helpers.processes import BOUND, until
 
 AXIS, BRITISH = "Axis", "British"
 PURCHASE = {"type": "purchase_rg", "side": AXIS, "rg": "X1"}  # secret (PBr 3.617)
@@ -188,3 +188,24 @@ def test_an_outage_on_connecting_answers_503(settings: Settings,
         assert answer.status_code == 503, answer.text
         assert answer.json()["error"]["code"] == "unavailable"
         monkeypatch.undo()
+
+
+def test_an_idle_stream_sends_heartbeats(game: Game) -> None:
+    with game.stream(AXIS) as axis:
+        ready(axis)
+        assert until(lambda: axis.beats >= 2), "no heartbeat comment came"
+        assert axis.messages.empty()  # a comment is no message
+
+
+def test_an_outage_mid_stream_sends_the_error_and_ends_it(
+        game: Game, monkeypatch: pytest.MonkeyPatch) -> None:
+    with game.stream(BRITISH) as british:
+        ready(british)
+
+        def down(*_: Any, **__: Any) -> Any:
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        monkeypatch.setattr(CampaignStore, "campaign", down)  # the next heartbeat reads
+        failed = british.next()
+        assert failed.event == "error" and failed.data["error"]["code"] == "unavailable"
+        assert "closed the connection" not in json.dumps(failed.data)  # never the driver's
+        assert british.ended.wait(BOUND) and british.finished
