@@ -8,7 +8,7 @@ import json
 import logging
 import signal
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from types import FrameType
 from typing import Annotated, Any
@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 
 from api.access import Credentials, caller_for
 from api.errors import http_body, outage
-from domain.errors import StreamsFull
+from domain.errors import RefitError, StreamsFull
 from infra.application import Refit
 from infra.live import Appended, Batch, appended
 from infra.notify import Notifier, Subscription
@@ -49,7 +49,9 @@ LIVE = ("Server-Sent Events: the campaign's new events as they are committed, ea
         "If the database stops answering mid-stream, `event: error` with the error body, "
         "and the stream ends (reconnect with Last-Event-ID). At most "
         "REFIT_LIVE_MAX_STREAMS (1000) streams per service process: beyond, 503 "
-        "streams_full. Who: the campaign's roles, as for the other reads.")
+        "streams_full. A token replaced (`POST /campaigns/{id}/tokens/{role}`) ends the "
+        "streams it opened (`event: error`, unauthorized). Who: the campaign's roles, as "
+        "for the other reads.")
 STREAM_RESPONSE: dict[int | str, dict[str, Any]] = {200: {
     "description": "an event stream (text/event-stream)",
     "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
@@ -118,13 +120,23 @@ def live_route(app: APIRouter, refit: Refit, conf: Settings) -> None:
         except BaseException:
             held.close()
             raise
-        return EventStream(_messages(refit, conf, caller.viewer, subscription, first), held)
+        return EventStream(_messages(conf, _reader(refit, campaign, credentials),
+                                     subscription, first), held)
 
 
-async def _messages(refit: Refit, conf: Settings, viewer: str | None,
+def _reader(refit: Refit, campaign: str, credentials: Any) -> Callable[[int], Appended]:
+    """What was appended after a version, as the caller reads it; the token checked
+    again each time, so a token replaced (the old one dies) ends its open streams too."""
+    def read(last: int) -> Appended:
+        ident, caller = caller_for(refit, campaign, credentials)
+        return appended(refit.reads, ident, caller.viewer, last)
+    return read
+
+
+async def _messages(conf: Settings, read: Callable[[int], Appended],
                     subscription: Subscription, first: Appended) -> AsyncIterator[str]:
     """The stream: the catch-up, `ready`, then each commit's events until the service
-    stops (or the database stops answering)."""
+    stops (or the database stops answering, or the token is replaced)."""
     yield f"retry: {RETRY_MS}\n\n"
     for batch in first.batches:
         yield message(batch)
@@ -138,8 +150,7 @@ async def _messages(refit: Refit, conf: Settings, viewer: str | None,
         if not woken:
             yield HEARTBEAT  # and a read all the same: a save no one told of is caught
         try:
-            now = await run_in_threadpool(appended, refit.reads, subscription.campaign_id,
-                                          viewer, last)
+            now = await run_in_threadpool(read, last)
         except Exception as error:
             yield _failed(subscription.campaign_id, error)
             return
@@ -159,6 +170,8 @@ def _failed(campaign_id: UUID, error: Exception) -> str:
     """The stream's last message: why it ends, in the contract's error body."""
     if outage(error):
         log.warning("live stream of campaign %s ends: database outage: %r", campaign_id, error)
+    elif isinstance(error, RefitError):
+        log.info("live stream of campaign %s ends: %s", campaign_id, error)
     else:
         log.error("live stream of campaign %s ends", campaign_id, exc_info=error)
     return f"event: error\ndata: {json.dumps(http_body(error))}\n\n"

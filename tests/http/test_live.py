@@ -209,3 +209,14 @@ def test_an_outage_mid_stream_sends_the_error_and_ends_it(
         assert failed.event == "error" and failed.data["error"]["code"] == "unavailable"
         assert "closed the connection" not in json.dumps(failed.data)  # never the driver's
         assert british.ended.wait(BOUND) and british.finished
+
+
+def test_a_replaced_token_ends_the_streams_it_opened(game: Game) -> None:
+    with game.stream(BRITISH) as british:
+        ready(british)
+        replaced = game.client.post(f"/campaigns/{game.id}/tokens/{BRITISH}",
+                                    headers=auth(game.tokens["director"]))
+        assert replaced.status_code == 200, replaced.text
+        ended = british.next()
+        assert ended.event == "error" and ended.data["error"]["code"] == "unauthorized"
+        assert british.ended.wait(BOUND) and british.finished
