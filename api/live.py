@@ -143,7 +143,7 @@ async def _messages(conf: Settings, read: Callable[[int], Appended],
     yield f"id: {first.version}\nevent: ready\ndata: " + json.dumps(
         {"version": first.version, "head_hash": first.head_hash}) + "\n\n"
     last = first.version
-    while True:
+    while not subscription.closed:  # (closed already if the service began to stop)
         woken = await subscription.woken(conf.live_heartbeat)
         if subscription.closed:
             return
