@@ -35,6 +35,7 @@ from api.command_route import command_route, document_commands
 from api.errors import OUTAGES, headers_of, http_body, outage, status_of
 from api.guard import BodyGuard, UTF8Route, gated
 from api.health import health_routes
+from api.live import end_streams_on_exit, live_route
 from api.routes_audit import audit_routes
 from api.routes_charts import chart_routes
 from api.routes_proofs import proof_routes
@@ -116,8 +117,10 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
                                              "the projections are behind (view_behind), or "
                                              "another command has held the campaign for "
-                                             "REFIT_TURN_WAIT seconds (busy); Retry-After "
-                                             "says when to try again"},
+                                             "REFIT_TURN_WAIT seconds (busy), or a live "
+                                             "stream beyond REFIT_LIVE_MAX_STREAMS "
+                                             "(streams_full); Retry-After says when to try "
+                                             "again"},
 }
 
 
@@ -138,6 +141,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # in flight for 30 ms at a time (bench/load.py, closed loop).
         gc.collect()
         gc.freeze()
+        end_streams_on_exit(refit.live)
         try:
             yield
         finally:
@@ -156,6 +160,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     routes = APIRouter(responses=ERRORS, route_class=UTF8Route)
     _campaign_routes(routes, refit, conf)
     _read_routes(routes, refit)
+    live_route(routes, refit, conf)
     audit_routes(routes, refit, conf)
     proof_routes(routes, refit)
     chart_routes(routes, refit)

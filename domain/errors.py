@@ -81,6 +81,12 @@ class CampaignBusy(RefitError):
     code = "busy"
 
 
+class StreamsFull(RefitError):
+    """This process already holds REFIT_LIVE_MAX_STREAMS live streams open."""
+
+    code = "streams_full"
+
+
 class ViewBehind(RefitError):
     """The projection runner has not reached the ledger's head in time."""
 

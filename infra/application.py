@@ -3,7 +3,8 @@ object per family (commands, reads, the director's audit, export and import).
 
 The HTTP service, the command line and the demo each build one Refit and call its
 parts: `refit.commands.execute(...)`, `refit.reads.roster(...)`, `refit.audit.undo(...)`,
-`refit.transfer.export(...)`, `refit.proofs.checkpoint(...)`, `refit.store.campaign(...)`.
+`refit.transfer.export(...)`, `refit.proofs.checkpoint(...)`, `refit.store.campaign(...)`,
+`refit.live.subscribe(...)` (a campaign's new versions, for the live streams).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from infra.audit import Audit
 from infra.commands import Commands
 from infra.cosigning import LogReader
 from infra.keys import Keys
+from infra.notify import notifier_for
 from infra.proofs import Proofs
 from infra.queries import Queries
 from infra.settings import Settings
@@ -35,10 +37,13 @@ class Refit:
         self.reads = Queries(self.store, self.views)
         self.audit = Audit(self.store, self.views, self.commands, self.reads)
         self.transfer = Transfer(self.store, self.proofs.checkpoint_at)
+        self.live = notifier_for(self.store.env, self.store.recorder, self.settings.live_poll)
+        self.store.listeners.append(self.live.publish)
 
     def close(self) -> None:
         """Stop the projection runner (if any), then close every connection."""
         try:
+            self.live.close()
             self.views.close()
         finally:
             self.commands.close()

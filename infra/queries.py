@@ -199,12 +199,12 @@ class Queries:
         return read.holding(self.views.rows(campaign_id, as_of), viewer)
 
     def history(self, campaign_id: UUID, viewer: str | None = None,
-                lte: int | None = None) -> Iterator[dict[str, Any]]:
-        """The event log as a viewer may read it: another side's secrets redacted (they
-        still verify), all open at CG End; `viewer` None is the director."""
+                lte: int | None = None, gt: int = 0) -> Iterator[dict[str, Any]]:
+        """The event log (after `gt`) as a viewer may read it: another side's secrets
+        redacted (they still verify), all open at CG End; `viewer` None is the director."""
         state = self.store.campaign(campaign_id)
         check_as_of(lte, state.version)
-        yield from redacted(self.store.records(campaign_id, lte), viewer,
+        yield from redacted(self.store.records(campaign_id, lte, gt), viewer,
                             state.reph.phase == "ended")
 
     def _stored_doc(self, pin: str) -> Any:

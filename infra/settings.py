@@ -49,6 +49,12 @@ class Settings(BaseSettings):
     # campaign's whole export, spooled to disk past 8 MB) has its own, larger limit.
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_import_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    # Live streams (GET /campaigns/{id}/live, api/live.py): at most this many open in a
+    # process (503 beyond), a comment every `live_heartbeat` seconds so proxies keep them
+    # open, and on SQLite a look for other processes' saves every `live_poll` seconds.
+    live_max_streams: int = Field(default=1000, ge=1, le=100_000)
+    live_heartbeat: float = Field(default=15.0, gt=0, le=300)
+    live_poll: float = Field(default=0.25, gt=0, le=60)
 
     @field_validator("admin_token", "signing_key", "signing_key_file", mode="before")
     @classmethod

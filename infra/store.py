@@ -9,7 +9,7 @@ import json
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
@@ -66,6 +66,8 @@ class CampaignStore(CampaignLog):
         self._cache_guard = threading.Lock()
         self._loaded: dict[str, ModuleData] = {}  # the loaded modules as data, by id
         self._pinned: dict[str, ModuleData] = {}  # data read back from the store, by hash
+        # Told each campaign's new version once committed (the live streams: infra/notify.py).
+        self.listeners: list[Callable[[UUID, int], None]] = []
 
     def construct_mapper(self) -> Mapper[UUID]:
         """eventsourcing's mapper, storing no empty idempotency envelope and no seed in
@@ -142,6 +144,7 @@ class CampaignStore(CampaignLog):
         for saved in objs:
             if not isinstance(saved, Campaign):
                 continue
+            self.tell(saved.id, saved.version)
             try:
                 self._snapshot_if_due(saved, sum(
                     1 for r in recordings if r.domain_event.originator_id == saved.id))
@@ -149,6 +152,11 @@ class CampaignStore(CampaignLog):
                 log.warning("no snapshot of campaign %s at version %s", saved.id,
                             saved.version, exc_info=True)
         return recordings
+
+    def tell(self, campaign_id: UUID, version: int) -> None:
+        """Tell the listeners that the campaign's `version` is committed."""
+        for listener in self.listeners:
+            listener(campaign_id, version)
 
     def _snapshot_if_due(self, campaign: Campaign, appended: int) -> None:
         """A snapshot of the campaign just saved, once it passes a multiple of the snapshot

@@ -52,15 +52,19 @@ def unlock(conn: Connection[tuple[object, ...]], keys: tuple[int, int]) -> None:
         conn.close()  # were the session alive still, ending it frees the lock all the same
 
 
+def postgres_conninfo(env: dict[str, str]) -> str:
+    """The connection string of the database eventsourcing's environment names."""
+    return make_conninfo(
+        dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"], port=env["POSTGRES_PORT"],
+        user=env["POSTGRES_USER"], password=env["POSTGRES_PASSWORD"] or None,
+        connect_timeout=env.get("POSTGRES_CONNECT_TIMEOUT", "10"))
+
+
 class StoreLock:
     """Per-campaign advisory locks on a small pool of their own."""
 
     def __init__(self, env: dict[str, str], size: int, wait: float) -> None:
-        conninfo = make_conninfo(
-            dbname=env["POSTGRES_DBNAME"], host=env["POSTGRES_HOST"],
-            port=env["POSTGRES_PORT"], user=env["POSTGRES_USER"],
-            password=env["POSTGRES_PASSWORD"] or None,
-            connect_timeout=env.get("POSTGRES_CONNECT_TIMEOUT", "10"))
+        conninfo = postgres_conninfo(env)
         self.wait = wait
         self.lock_class = lock_class(env.get("POSTGRES_SCHEMA") or "public")
         self.pool: ConnectionPool[Connection[tuple[object, ...]]] = ConnectionPool(

@@ -213,6 +213,8 @@ class Transfer:
                     self._stage(staged, batch)
             self._stage(staged, batch)
             staged.switch_in(pins, self._snapshot(campaign))
+        if campaign is not None:
+            self.store.tell(ident, campaign.version)
         return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
                         seed)
 

@@ -155,3 +155,16 @@ def test_the_reph_mix_counts_a_whole_pbr_cg_i_played_on_the_guide() -> None:
     assert figures["commands_per_cg"] == requests["POST /campaigns/{id}/commands"] > 100
     assert figures["events_per_cg"] > figures["commands_per_cg"]  # a command may record several
     assert figures["bytes"][0]["state_bytes_per_event"] > 0
+
+
+LIVE = ROOT / "bench" / "live.py"
+
+
+def test_the_live_benchmark_sees_every_command_on_both_processes(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(LIVE), "--only", "sqlite", "--commands", "3"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300,
+                          check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout.strip().splitlines()[-1])["sqlite"]
+    for stream in ("same_process", "other_process"):
+        assert figures[stream]["messages"] == 3 and figures[stream]["missing"] == 0, figures
