@@ -137,22 +137,6 @@ def test_the_service_reads_through_the_projection_runner_on_postgres(
                                                                            else 0)
 
 
-def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(with_runner: Settings) -> None:
-    from api.errors import error_body, status_of
-    from domain.errors import ViewBehind
-
-    with running(with_runner.model_copy(update={"read_wait": 0.2})) as (refit,):
-        campaign = refit.commands.create_campaign("pbr", "I", "Slow view", "server").id
-        assert refit.views.runner is not None
-        refit.views.runner.stop()  # nothing folds the views any more
-        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5,
-                             "reason": "Base"})
-        with pytest.raises(ViewBehind) as behind:
-            refit.reads.roster(campaign)
-        assert status_of(behind.value) == 503
-        assert error_body(behind.value)["error"]["code"] == "view_behind"
-
-
 def test_the_runner_refuses_sqlite_by_name(tmp_path: Path) -> None:
     from domain.errors import InvalidCommand
 
