@@ -122,6 +122,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The FastAPI app over one Refit application (closed at shutdown)."""
     conf = settings or Settings()
+    if conf.projection_runner is None:  # the service keeps the views folded (README)
+        conf = conf.model_copy(update={"projection_runner": True})
     refit = Refit(conf)
 
     @asynccontextmanager

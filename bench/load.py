@@ -191,13 +191,18 @@ def fill(base: str, campaign: dict[str, Any], events: int) -> int:
 def status_version(http: httpx.Client, url: str) -> int:
     """The campaign's version as its status says (retried while it answers 503: a runner
     that lags behind the writes made reads wait, then refuse, before issue 17)."""
+    return int(answered(http, url)["version"])
+
+
+def answered(http: httpx.Client, url: str) -> Any:
+    """A GET's JSON, asked again each second while it answers 503 (for two minutes)."""
     for _ in range(120):
         answer = http.get(url)
         if answer.status_code != 503:
             answer.raise_for_status()
-            return int(answer.json()["version"])
+            return answer.json()
         time.sleep(1)
-    raise RuntimeError("the campaign's status answered 503 for two minutes")
+    raise RuntimeError(f"{url} answered 503 for two minutes")
 
 
 async def reader(base: str, campaign: dict[str, Any], done: asyncio.Event,
@@ -350,8 +355,8 @@ def check(base: str, made: list[dict[str, Any]], sent: dict[str, int]) -> tuple[
     lost = broken = 0
     for campaign in made:
         headers = {"Authorization": f"Bearer {campaign['tokens']['director']}"}
-        report = httpx.get(f"{base}/campaigns/{campaign['id']}/verify", headers=headers,
-                           timeout=60).json()
+        with httpx.Client(headers=headers, timeout=60) as http:
+            report = answered(http, f"{base}/campaigns/{campaign['id']}/verify")
         broken += 0 if report["ok"] else 1
         lost += abs(report["events"] - (1 + sent[campaign["id"]]))
     return lost, broken

@@ -96,3 +96,30 @@ def elected_runner(env: dict[str, str], view_class: type[Any], reader: Any) -> E
     view = app.factory.tracking_recorder(view_class)
     projection = CampaignProjection(view, reader=reader)
     return ElectedRunner(app, projection, lock_key(env.get("POSTGRES_SCHEMA") or "public"))
+
+
+class LocalRunner(ElectedRunner):
+    """The embedded database's runner: no election (SQLite has no advisory lock, and
+    several processes folding at once refuse each other's stale batches, see catch_up)
+    and no NOTIFY: it looks at the log's head every IDLE_CHECK seconds."""
+
+    def run_forever(self) -> None:
+        """Fold until stopped; an error ends it (the supervisor starts another)."""
+        self.leading.set()
+        try:
+            while not self.is_interrupted.is_set():
+                catch_up(self.app, self.projection)
+                self.batches += 1
+                self.is_interrupted.wait(IDLE_CHECK)
+        except BaseException:
+            self.is_interrupted.set()
+            raise
+        finally:
+            self.leading.clear()
+
+
+def local_runner(env: dict[str, str], view_class: type[Any], reader: Any) -> LocalRunner:
+    """A runner on SQLite, on connections of its own."""
+    app = CampaignLog(env)
+    view = app.factory.tracking_recorder(view_class)
+    return LocalRunner(app, CampaignProjection(view, reader=reader), 0)

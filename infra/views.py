@@ -13,7 +13,7 @@ from typing import Any, cast
 from uuid import UUID
 
 from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
-from infra.election import ElectedRunner, elected_runner
+from infra.election import ElectedRunner, elected_runner, local_runner
 from infra.settings import backend_of
 from infra.store import CampaignStore
 from infra.supervisor import SupervisedRunner
@@ -71,16 +71,17 @@ class Views:
         self.store = store
         self.runner: SupervisedRunner | None = None
         if store.settings.projection_runner:
-            if backend_of(store.settings.database_url) != "postgres":
-                raise InvalidCommand("the projection runner needs PostgreSQL "
-                                     "(REFIT_DATABASE_URL)", field="projection_runner")
             # Restarted after a database error, from the view's tracking position.
             self.runner = SupervisedRunner(self._start_runner, CampaignLog.name)
 
     def _start_runner(self) -> ElectedRunner:
         """The projection runner of this database, if elected: it folds new events in
-        batches as their NOTIFY comes (infra/election.py)."""
+        batches as their NOTIFY comes (infra/election.py); on SQLite, every process's
+        own, looking at the log's head a few times a second."""
         env = self.store.settings.eventsourcing_env()
+        if backend_of(self.store.settings.database_url) != "postgres":
+            view_class = view_class_for(env.get("PERSISTENCE_MODULE") or "")
+            return local_runner(env, self._sealed(view_class), self.rows_at)
         # The lock's and LISTEN's connection, and one for the log and the view (rather
         # than a pool of REFIT_POOL_SIZE): a standby holds none at rest.
         env |= {"POSTGRES_POOL_SIZE": "2"}
