@@ -254,8 +254,9 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
     keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's signing key, not the cwd's
     env = os.environ | {"REFIT_DATABASE_URL": f"{PG}?schema={schema}",
                         "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
-                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
-                        "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
+                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients)}
+    if runner:  # else the service's default (on since issue 17; off before)
+        env["REFIT_PROJECTION_RUNNER"] = "true"
     service = subprocess.Popen(
         [sys.executable, "-c", "from api.cli import main; main()", "serve", "--port",
          str(port), "--workers", str(workers)],
@@ -281,7 +282,7 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         return {
             "mode": "open" if rate else "closed", "offered_per_s": rate,
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
-            "projection_runner": runner, "workers": workers,
+            "projection_runner": runner or "default", "workers": workers,
             "commands_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
             "p99_ms": percentile(latencies, 0.99),
