@@ -111,8 +111,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     415: {"model": ErrorBody, "description": "a JSON body sent as another content type"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
-    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
-                                             "the projections are behind (view_behind), or "
+    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), or "
                                              "another command has held the campaign for "
                                              "REFIT_TURN_WAIT seconds (busy); Retry-After "
                                              "says when to try again"},

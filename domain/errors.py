@@ -81,12 +81,6 @@ class CampaignBusy(RefitError):
     code = "busy"
 
 
-class ViewBehind(RefitError):
-    """The projection runner has not reached the ledger's head in time."""
-
-    code = "view_behind"
-
-
 class ModuleFileError(ValueError):
     """An owner's module file that does not validate, naming the file and field."""
 
