@@ -332,8 +332,8 @@ def schedule(started: float, clients: int, rate: float | None) -> Schedule:
 
 
 def wait_until_up(base: str) -> None:
-    """Poll /modules until the service answers (or give up after 30 s)."""
-    for _ in range(300):
+    """Poll /modules until the service answers (or give up after 120 s: a loaded machine)."""
+    for _ in range(1200):
         try:
             if httpx.get(f"{base}/modules", timeout=1).status_code == 200:
                 return
