@@ -114,8 +114,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     415: {"model": ErrorBody, "description": "a JSON body sent as another content type"},
     422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
                                              "(`rule` names the rule)"},
-    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), "
-                                             "the projections are behind (view_behind), or "
+    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), or "
                                              "another command has held the campaign for "
                                              "REFIT_TURN_WAIT seconds (busy), or a live "
                                              "stream beyond REFIT_LIVE_MAX_STREAMS "
@@ -127,6 +126,8 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 def create_app(settings: Settings | None = None) -> FastAPI:
     """The FastAPI app over one Refit application (closed at shutdown)."""
     conf = settings or Settings()
+    if conf.projection_runner is None:  # the service keeps the views folded (README)
+        conf = conf.model_copy(update={"projection_runner": True})
     refit = Refit(conf)
 
     @asynccontextmanager

@@ -12,8 +12,7 @@ from pydantic import ValidationError
 from domain.errors import CampaignNotFound, RefitError
 
 STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
-          "history_unreadable": 409, "view_behind": 503, "busy": 503,
-          "streams_full": 503}
+          "history_unreadable": 409, "busy": 503, "streams_full": 503}
 # A database that does not answer now (down, restarting, its connections cut, a file
 # locked or unopenable): eventsourcing's wrappers and the drivers' own errors, which the
 # advisory lock (infra/store_lock.py) and the views' SQL raise unwrapped. AdminShutdown,

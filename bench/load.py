@@ -12,6 +12,13 @@ per client), and each latency counts from when its command was due, so a service
 falls behind shows it rather than slowing the clients down (no coordinated omission).
 
     python bench/load.py [--clients 32] [--campaigns 16] [--commands 100] [--rate 300]
+
+Reads under load (`--reads 5000`): first a campaign of that many events is written, then
+while the clients write to the OTHER campaigns, a few readers ask for its status, roster,
+purchase record and guide one after another; the JSON adds their p50/p99 (target p99
+<= 10 ms: a read never pays for another campaign's events, issue 17).
+
+    python bench/load.py --reads 5000 [--runner] [--workers 2]
 """
 
 from __future__ import annotations
@@ -164,6 +171,74 @@ def cpu_seconds(pid: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+READ_PATHS = ("", "/roster", "/purchase-record", "/guide")  # status, roster, record, guide
+READERS = 4  # clients reading the long campaign while the others write
+
+
+def fill(base: str, campaign: dict[str, Any], events: int) -> int:
+    """Write commands to one campaign until it holds `events` events; its version."""
+    headers = {"Authorization": f"Bearer {campaign['tokens']['director']}"}
+    url = f"{base}/campaigns/{campaign['id']}"
+    version, index = 1, 0
+    with httpx.Client(headers=headers, timeout=60) as http:
+        while version < events:
+            for _ in range(min(200, events - version)):
+                http.post(f"{url}/commands", json=mix(index)).raise_for_status()
+                index += 1
+            version = status_version(http, url)
+    return int(version)
+
+
+def status_version(http: httpx.Client, url: str) -> int:
+    """The campaign's version as its status says (retried while it answers 503: a runner
+    that lags behind the writes made reads wait, then refuse, before issue 17)."""
+    return int(answered(http, url)["version"])
+
+
+def answered(http: httpx.Client, url: str) -> Any:
+    """A GET's JSON, asked again each second while it answers 503 (for two minutes)."""
+    for _ in range(120):
+        answer = http.get(url)
+        if answer.status_code != 503:
+            answer.raise_for_status()
+            return answer.json()
+        time.sleep(1)
+    raise RuntimeError(f"{url} answered 503 for two minutes")
+
+
+async def reader(base: str, campaign: dict[str, Any], done: asyncio.Event,
+                 latencies: dict[str, list[float]], errors: list[str]) -> None:
+    """One reader: the long campaign's reads in turn, on one kept-alive connection, until
+    the writers are done."""
+    host, port = base.removeprefix("http://").split(":")
+    reader_, writer = await asyncio.open_connection(host, int(port))
+    auth = f"Authorization: Bearer {campaign['tokens']['director']}\r\n"
+    try:
+        while not done.is_set():
+            for path in READ_PATHS:
+                start = time.perf_counter()
+                writer.write(f"GET /campaigns/{campaign['id']}{path} HTTP/1.1\r\nHost: {host}"
+                             f"\r\n{auth}\r\n".encode())
+                status, text = await answer(reader_)
+                latencies[path or "/status"].append(time.perf_counter() - start)
+                if status != 200:
+                    errors.append(f"{status} {text[:120]!r}")
+    finally:
+        writer.close()
+
+
+def read_figures(latencies: dict[str, list[float]], errors: list[str],
+                 events: int) -> dict[str, Any]:
+    """The readers' figures: every read's p50/p99, and each kind's p99."""
+    every = [x for found in latencies.values() for x in found]
+    return {"campaign_events": events, "reads": len(every),
+            "p50_ms": percentile(every, 0.50) if every else None,
+            "p99_ms": percentile(every, 0.99) if every else None,
+            "p99_ms_by_read": {path: percentile(found, 0.99)
+                               for path, found in latencies.items() if found},
+            "errors": len(errors), "error_samples": errors[:3], "target_p99_ms": 10}
+
+
 def percentile(values: list[float], share: float) -> float:
     """A latency percentile, in ms."""
     ordered = sorted(values)
@@ -185,8 +260,9 @@ def serving(pool: int, runner: bool, workers: int,
     env = os.environ | {"REFIT_DATABASE_URL": url,
                         "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
                         "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(pool),
-                        "REFIT_MAX_OVERFLOW": "0",  # `pool` connections, no more
-                        "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
+                        "REFIT_MAX_OVERFLOW": "0"}  # `pool` connections, no more
+    if runner:  # else the service's default (on since issue 17; off before)
+        env["REFIT_PROJECTION_RUNNER"] = "true"
     service = None
     try:
         env |= prepare(url) if prepare else {}
@@ -207,24 +283,31 @@ def serving(pool: int, runner: bool, workers: int,
 
 
 def run(clients: int, campaigns: int, commands: int, runner: bool,
-        workers: int, rate: float | None, pool: int | None = None) -> dict[str, Any]:
+        workers: int, rate: float | None, pool: int | None = None,
+        reads: int = 0) -> dict[str, Any]:
     """Start the service (`pool` connections per process, else one per client), load it,
     check every campaign; the figures."""
     with serving(pool or clients, runner, workers) as (base, pid):
         made = [create(base) for _ in range(campaigns)]
+        long = create(base) if reads else None
+        events = fill(base, long, reads) if long else 0
+        read_times: dict[str, list[float]] = {p or "/status": [] for p in READ_PATHS}
+        read_errors: list[str] = []
         latencies: list[float] = []
         errors: list[str] = []
         sent = {c["id"]: 0 for c in made}
         cpu_before = cpu_seconds(pid)
         started = time.perf_counter() + 0.2  # every client is connected by then
-        drive(base, made, clients, commands, latencies, errors, sent, started, rate)
+        drive(base, made, clients, commands, latencies, errors, sent, started, rate,
+              (long, read_times, read_errors))
         elapsed = time.perf_counter() - started
         cpu = cpu_seconds(pid) - cpu_before
         lost, broken = check(base, made, sent)
         return {
             "mode": "open" if rate else "closed", "offered_per_s": rate,
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
-            "projection_runner": runner, "workers": workers, "pool": pool or clients,
+            "projection_runner": runner or "default", "workers": workers,
+            "pool": pool or clients,
             "commands_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
             "p99_ms": percentile(latencies, 0.99),
@@ -234,17 +317,25 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
             "service_peak_rss_mb": service_rss_mb(pid),
             "service_cpu_ms_per_command": round(1000 * cpu / max(1, len(latencies)), 2),
             "targets": {"commands_per_s": 300, "p99_ms": 50, "errors": 0, "lost_events": 0},
-        }
+        } | ({"reads_under_load": read_figures(read_times, read_errors, events)} if long else {})
 
 
 def drive(base: str, made: list[dict[str, Any]], clients: int, commands: int,
           latencies: list[float], errors: list[str], sent: dict[str, int], started: float,
-          rate: float | None) -> None:
-    """Run every client to its end on one event loop (uvloop's, as the service's)."""
+          rate: float | None, reading: tuple[Any, dict[str, list[float]], list[str]]) -> None:
+    """Run every client to its end on one event loop (uvloop's, as the service's); with a
+    long campaign to read, its readers too, until the writers are done."""
+    long, read_times, read_errors = reading
+
     async def clients_all() -> None:
+        done = asyncio.Event()
+        readers = [asyncio.create_task(reader(base, long, done, read_times, read_errors))
+                   for _ in range(READERS if long else 0)]
         await asyncio.gather(*(
             client(base, made[i % len(made)], commands, i * commands, latencies, errors,
                    sent, schedule(started, clients, rate)) for i in range(clients)))
+        done.set()
+        await asyncio.gather(*readers)
     on_one_loop(clients_all())
 
 
@@ -266,8 +357,8 @@ def schedule(started: float, clients: int, rate: float | None) -> Schedule:
 
 
 def wait_until_up(base: str) -> None:
-    """Poll /modules until the service answers (or give up after 30 s)."""
-    for _ in range(300):
+    """Poll /modules until the service answers (or give up after 120 s: a loaded machine)."""
+    for _ in range(1200):
         try:
             if httpx.get(f"{base}/modules", timeout=1).status_code == 200:
                 return
@@ -290,8 +381,8 @@ def check(base: str, made: list[dict[str, Any]], sent: dict[str, int]) -> tuple[
     lost = broken = 0
     for campaign in made:
         headers = {"Authorization": f"Bearer {campaign['tokens']['director']}"}
-        report = httpx.get(f"{base}/campaigns/{campaign['id']}/verify", headers=headers,
-                           timeout=60).json()
+        with httpx.Client(headers=headers, timeout=60) as http:
+            report = answered(http, f"{base}/campaigns/{campaign['id']}/verify")
         broken += 0 if report["ok"] else 1
         lost += abs(report["events"] - (1 + sent[campaign["id"]]))
     return lost, broken
@@ -307,9 +398,11 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="service processes")
     parser.add_argument("--rate", type=float, default=None,
                         help="open loop: commands due per second, in all (default: closed)")
+    parser.add_argument("--reads", type=int, default=0,
+                        help="events of a campaign read while the clients write to others")
     args = parser.parse_args()
     print(json.dumps(run(args.clients, args.campaigns, args.commands, args.runner,
-                         args.workers, args.rate)))
+                         args.workers, args.rate, reads=args.reads)))
 
 
 if __name__ == "__main__":

@@ -87,12 +87,6 @@ class StreamsFull(RefitError):
     code = "streams_full"
 
 
-class ViewBehind(RefitError):
-    """The projection runner has not reached the ledger's head in time."""
-
-    code = "view_behind"
-
-
 class ModuleFileError(ValueError):
     """An owner's module file that does not validate, naming the file and field."""
 

@@ -29,8 +29,10 @@ class Settings(BaseSettings):
     aggregate_cache: int = Field(default=64, ge=0)
     pool_size: int = Field(default=5, ge=1)  # PostgreSQL connections per process
     max_overflow: int = Field(default=10, ge=0)
-    projection_runner: bool = False  # PostgreSQL: a runner folds the views (LISTEN/NOTIFY)
-    read_wait: float = Field(default=5.0, gt=0)  # seconds a read waits for the view
+    # A runner folds the views (PostgreSQL: one elected among the processes, woken by
+    # LISTEN/NOTIFY). None: on in the HTTP service, off for the command line and library.
+    projection_runner: bool | None = None
+    read_wait: float = Field(default=5.0, gt=0)  # seconds a listing waits for the runner
     # Other processes write to this database too (refit serve --workers N, or several
     # services): each command reads the store first instead of trusting the cache.
     shared_database: bool = False

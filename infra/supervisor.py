@@ -11,10 +11,11 @@ from time import monotonic
 from typing import Any
 
 from eventsourcing.persistence import PersistenceError, WaitInterruptedError
-from eventsourcing.projection import ProjectionRunner
 
 log = logging.getLogger(__name__)
-Runner = ProjectionRunner[Any, Any]
+# eventsourcing's ProjectionRunner, or what has its `run_forever`, `stop`,
+# `is_interrupted`, `view` and `app` (infra/election.py's ElectedRunner)
+Runner = Any
 FIRST_DELAY = 0.2  # seconds before the first restart; doubled after each failed one ...
 MOST_DELAY = 2.0  # ... up to this: reads that wait for the runner are back within about 2 s
 # of the database (a try is one connection attempt: every 2 s through a long outage is cheap)
@@ -22,7 +23,7 @@ HEALTHY_AFTER = 30.0  # a runner that lived this long was healthy: the next dela
 
 
 class SupervisedRunner:
-    """eventsourcing's ProjectionRunner, started anew whenever it dies of an error.
+    """A projection runner, started anew whenever it dies of an error.
 
     A new runner subscribes after the view's tracking position, and each folded event's
     rows are written with its tracking record in one transaction (eventsourcing's

@@ -1,6 +1,7 @@
-"""The projections as the service reads them: the materialized view kept up to date (by
-catch-up on a read, or by eventsourcing's projection runner), and any campaign's rows as
-of a version or a step ("after 9.616 of 19PM")."""
+"""The projections as the service reads them: the materialized view (kept up to date by
+the elected projection runner, or by catch-up), a campaign's rows brought to its own head
+on a read without folding any other campaign's events, and any campaign's rows as of a
+version or a step ("after 9.616 of 19PM")."""
 
 from __future__ import annotations
 
@@ -11,12 +12,12 @@ from functools import cached_property
 from typing import Any, cast
 from uuid import UUID
 
-from eventsourcing.projection import ProjectionRunner
-
-from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand, ViewBehind
+from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
+from infra.election import ElectedRunner, elected_runner, local_runner
 from infra.settings import backend_of
 from infra.store import CampaignStore
 from infra.supervisor import SupervisedRunner
+from projections.campaign_catchup import caught_up, is_quarantined, stored_version
 from projections.quarantine import UNREADABLE, quarantined
 from projections.read import RowSource
 from projections.rows import META, STEP
@@ -70,23 +71,22 @@ class Views:
         self.store = store
         self.runner: SupervisedRunner | None = None
         if store.settings.projection_runner:
-            if backend_of(store.settings.database_url) != "postgres":
-                raise InvalidCommand("the projection runner needs PostgreSQL "
-                                     "(REFIT_DATABASE_URL)", field="projection_runner")
             # Restarted after a database error, from the view's tracking position.
             self.runner = SupervisedRunner(self._start_runner, CampaignLog.name)
 
-    def _start_runner(self) -> ProjectionRunner[Any, Any]:
-        """eventsourcing's projection runner, folding new events as they are notified."""
+    def _start_runner(self) -> ElectedRunner:
+        """The projection runner of this database, if elected: it folds new events in
+        batches as their NOTIFY comes (infra/election.py); on SQLite, every process's
+        own, looking at the log's head a few times a second."""
         env = self.store.settings.eventsourcing_env()
-        # One thread folds, and reads poll its position: a connection each, at rest, rather
-        # than a pool of REFIT_POOL_SIZE for the runner's log and another for its view.
-        env |= {"POSTGRES_POOL_SIZE": "1"}
+        if backend_of(self.store.settings.database_url) != "postgres":
+            view_class = view_class_for(env.get("PERSISTENCE_MODULE") or "")
+            return local_runner(env, self._sealed(view_class), self.rows_at)
+        # Two connections (not a pool of REFIT_POOL_SIZE): the lock's and LISTEN's, and
+        # one for the log and the view.
+        env |= {"POSTGRES_POOL_SIZE": "2"}
         # An undo turns the view back to rows as of a version: the runner reads them here.
-        bound = type("BoundProjection", (CampaignProjection,),
-                     {"name": CampaignProjection.name, "reader": staticmethod(self.rows_at)})
-        return ProjectionRunner(application_class=CampaignLog, projection_class=bound,
-                                view_class=self._sealed(PostgresProjectionView), env=env)
+        return elected_runner(env, self._sealed(PostgresProjectionView), self.rows_at)
 
     def _sealed(self, view_class: type[Any]) -> type[Any]:
         """The view class with this service's seal: its rows and checkpoints are MACed."""
@@ -114,16 +114,53 @@ class Views:
         return catch_up(self.store, self.projection)
 
     def up_to_date(self) -> None:
-        """Read your writes: fold what is missing, or wait for the runner to (a 503 if it
-        does not within REFIT_READ_WAIT seconds)."""
-        if self.runner is None:
-            self.catch_up()
+        """The whole view at the log's head (for reads of every campaign: listings,
+        verify): the runner's work, waited for up to REFIT_READ_WAIT seconds; what it has
+        not folded by then (or with no runner) is folded here. Beside a runner, catch-up's
+        batches are refused where it moved the view on, so none is folded twice."""
+        if self.runner is not None and self.runner.wait(
+                self.store.recorder.max_notification_id(), self.store.settings.read_wait):
             return
-        wait = self.store.settings.read_wait
-        head = self.store.recorder.max_notification_id()
-        if not self.runner.wait(head, timeout=wait):
-            raise ViewBehind(f"the projections are more than {wait} s behind the ledger; "
-                             "try again")
+        self.catch_up()
+
+    def head(self, campaign_id: UUID) -> int:
+        """A campaign's last version in the store: one row by its index, nothing decoded
+        (CampaignNotFound if it has none)."""
+        found = self.store.recorder.select_events(campaign_id, desc=True, limit=1)
+        if not found:
+            raise CampaignNotFound(f"no campaign {campaign_id}")
+        return found[0].originator_version
+
+    def live(self, campaign_id: UUID) -> RowSource:
+        """A campaign's rows at its head, read your writes: the view's, if it has folded
+        the campaign's last event; else the view's rows of this campaign with its own
+        missing events folded on in memory (never another campaign's, never a wait)."""
+        campaign, head = str(campaign_id), self.head(campaign_id)
+        try:
+            meta = self.view.select_rows(campaign, META)
+        except RowUnsealed:
+            return self.renewed(campaign_id)
+        if meta and quarantined(meta[0]) is not None:
+            return self.mended(campaign_id)
+        if meta and meta[0]["version"] >= head:
+            return _ViewRows(self.view, campaign, self.renewed)
+        return self.caught_up(campaign_id, head)
+
+    def caught_up(self, campaign_id: UUID, head: int) -> RowSource:
+        """The view's rows of one campaign (read in one statement) with its events after
+        them, up to `head`, folded on in memory (projections/campaign_catchup.py)."""
+        campaign = str(campaign_id)
+        try:
+            stored = self.view.select_campaign(campaign)
+        except RowUnsealed:
+            return self.renewed(campaign_id)
+        if is_quarantined(stored):
+            return self.mended(campaign_id)
+        if stored_version(stored) is None:  # not in the view yet: from its checkpoints
+            return self.rows_at(campaign_id, head)
+        rows = caught_up(campaign, stored,
+                         lambda start: self.store.records(campaign_id, gt=start, lte=head))
+        return rows if rows is not None else self.rows_at(campaign_id, head)
 
     def rows_at(self, campaign_id: UUID, version: int) -> MemoryRows:
         """A campaign's rows as of a version: folded in memory from the latest checkpoint
@@ -151,17 +188,8 @@ class Views:
         version = self.version_at(campaign_id, as_of)
         if version is not None:
             check_as_of(version, self.store.campaign(campaign_id).version)
-            if self.runner is None:
-                self.catch_up()  # the view's checkpoints up to the head
             return self.rows_at(campaign_id, version)
-        self.up_to_date()
-        source = _ViewRows(self.view, str(campaign_id), self.renewed)
-        meta = source.select_rows(META)
-        if not meta:
-            raise CampaignNotFound(f"no campaign {campaign_id}")
-        if quarantined(meta[0]) is not None:
-            return self.mended(campaign_id)
-        return source
+        return self.live(campaign_id)
 
     def mended(self, campaign_id: UUID) -> RowSource:
         """The rows of a campaign the view quarantined (an event it could not read), folded

@@ -72,6 +72,20 @@ def test_the_load_benchmark_runs_closed_and_open_loop(
     assert (figures["lost_events"], figures["chains_broken"]) == (0, 0)
 
 
+def test_the_load_benchmark_reads_a_long_campaign_while_others_are_written(
+        postgres_problem: str | None) -> None:
+    if postgres_problem is not None:
+        without_postgres(postgres_problem, "bench/load.py needs PostgreSQL")
+    options = ["--clients", "4", "--campaigns", "2", "--commands", "20", "--reads", "60"]
+    done = subprocess.run([sys.executable, str(LOAD), *options], capture_output=True,
+                          text=True, timeout=300, check=False,
+                          env=os.environ | {"REFIT_TEST_POSTGRES_URL": PG_URL})
+    assert done.returncode == 0, done.stderr[-2000:]
+    reads = json.loads(done.stdout.strip().splitlines()[-1])["reads_under_load"]
+    assert reads["campaign_events"] >= 60 and reads["reads"] > 0 and reads["errors"] == 0
+    assert set(reads["p99_ms_by_read"]) <= {"/status", "/roster", "/purchase-record", "/guide"}
+
+
 RECEIPTS = ROOT / "bench" / "receipts.py"
 
 

@@ -4,7 +4,7 @@ names the version."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -18,6 +18,13 @@ from tests.helpers.http import ADMIN, auth, new_campaign, send, serving
 from tests.helpers.tamper import EVENTS, _ident, database, event_state
 
 service = contextmanager(serving)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The service without its projection runner: a damaged event is damage to the
+    fold, so no runner may fold the campaign before the test damages it."""
+    yield from serving(settings.model_copy(update={"projection_runner": False}))
 Corrupt = Callable[[bytes], bytes]
 CORRUPTIONS: dict[str, Corrupt] = {
     "garbage state": lambda state: b"\xff\xfe garbage",
@@ -127,7 +134,7 @@ def test_the_projection_runner_passes_an_unreadable_event_over_and_folds_on(
         settings: Settings) -> None:
     if backend_of(settings.database_url) != "postgres":
         pytest.skip("the projection runner (LISTEN/NOTIFY) is PostgreSQL's")
-    with service(settings) as client:  # appended, not folded: no read yet
+    with service(settings.model_copy(update={"projection_runner": False})) as client:
         bad = played(client)
     set_row(settings.database_url, UUID(bad["id"]), 2, topic="nowhere:NoSuchEvent")
     with service(settings.model_copy(update={"projection_runner": True})) as client:

@@ -130,9 +130,10 @@ def test_a_locked_sqlite_file_answers_503_then_recovers(
         with locked(path):
             answer = send(client, campaign, director, {"type": "advance"})
             assert unavailable(answer), answer.text
-            # The read would fold the command above into the view: it cannot write.
+            # A read writes nothing (its campaign's missing events fold in memory): it
+            # answers while another process holds the file's write lock.
             answer = client.get(f"/campaigns/{campaign['id']}/roster", headers=auth(director))
-            assert unavailable(answer), answer.text
+            assert answer.status_code == 200, answer.text
         assert send(client, campaign, director, {"type": "advance"}).status_code == 200
         assert client.get(f"/campaigns/{campaign['id']}/roster",
                           headers=auth(director)).status_code == 200

@@ -137,29 +137,20 @@ def test_the_service_reads_through_the_projection_runner_on_postgres(
                                                                            else 0)
 
 
-def test_a_read_the_runner_cannot_serve_in_time_is_a_clear_503(with_runner: Settings) -> None:
-    from api.errors import error_body, status_of
-    from domain.errors import ViewBehind
+def test_on_sqlite_the_runner_is_the_processs_own_and_folds_the_views(
+        tmp_path: Path) -> None:
+    from tests.helpers.processes import until
 
-    with running(with_runner.model_copy(update={"read_wait": 0.2})) as (refit,):
-        campaign = refit.commands.create_campaign("pbr", "I", "Slow view", "server").id
-        assert refit.views.runner is not None
-        refit.views.runner.stop()  # nothing folds the views any more
-        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5,
-                             "reason": "Base"})
-        with pytest.raises(ViewBehind) as behind:
-            refit.reads.roster(campaign)
-        assert status_of(behind.value) == 503
-        assert error_body(behind.value)["error"]["code"] == "view_behind"
-
-
-def test_the_runner_refuses_sqlite_by_name(tmp_path: Path) -> None:
-    from domain.errors import InvalidCommand
-
-    with pytest.raises(InvalidCommand) as refused:
-        Refit(Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}",
-                       module_dir=tmp_path / "m", projection_runner=True))
-    assert refused.value.field == "projection_runner"
+    refit = Refit(Settings(database_url=f"sqlite:///{tmp_path / 'r.db'}",
+                           module_dir=tmp_path / "m", projection_runner=True))
+    try:
+        campaign = refit.commands.create_campaign("pbr", "I", "Local", "server").id
+        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "x"})
+        head = refit.store.recorder.max_notification_id()
+        assert until(lambda: refit.views.view.max_tracking_id("refit") == head)  # no read
+        assert refit.views.view.select_rows(str(campaign), "meta")[0]["cpp"]["Axis"] == 5
+    finally:
+        refit.close()
 
 
 def test_a_runner_meeting_an_event_another_process_folded_goes_on(refit: Refit) -> None:

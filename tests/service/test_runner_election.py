@@ -1,0 +1,123 @@
+"""Several service processes on one PostgreSQL run one projection runner, elected by an
+advisory lock; when its process goes, another takes over (issue 17, item 5)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from infra.application import Refit
+from infra.election import lock_key
+from infra.settings import Settings, backend_of
+from tests.helpers.databases import PG_URL
+from tests.helpers.processes import BOUND, serving_process, until
+from tests.helpers.story import do
+
+HOLDER = """
+import sys, time
+from infra.application import Refit
+from infra.settings import Settings
+refit = Refit(Settings(database_url=sys.argv[1], module_dir=sys.argv[2],
+                       signing_key_file=sys.argv[3], projection_runner=True))
+while not refit.views.runner.runner.leading.is_set():
+    time.sleep(0.05)
+print("leading", flush=True)
+time.sleep(600)
+"""
+
+
+@pytest.fixture
+def with_runner(settings: Settings) -> Settings:
+    """The test's settings with the runner (PostgreSQL only)."""
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("the runner's election is a PostgreSQL advisory lock")
+    return settings.model_copy(update={"projection_runner": True})
+
+
+def leads(refit: Refit) -> bool:
+    """Whether this instance's runner holds the lock and folds."""
+    assert refit.views.runner is not None
+    return bool(refit.views.runner.runner.leading.is_set())
+
+
+def lock_holders(settings: Settings) -> int:
+    """How many sessions hold the runner lock of the settings' schema."""
+    key = lock_key(settings.eventsourcing_env()["POSTGRES_SCHEMA"]) & 0xFFFFFFFFFFFFFFFF
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        found = conn.execute(
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND "
+            "database = (SELECT oid FROM pg_database WHERE datname = current_database()) "
+            "AND classid::bigint = %s AND objid::bigint = %s AND objsubid = 1",
+            (key >> 32, key & 0xFFFFFFFF)).fetchone()
+    assert found is not None
+    return int(found[0])
+
+
+def folded_by_the_runner(refit: Refit) -> bool:
+    """Whether the view's tracking has reached the log's head (no read folds it)."""
+    return refit.views.view.max_tracking_id("refit") == refit.store.recorder.max_notification_id()
+
+
+@pytest.fixture
+def holder(with_runner: Settings, tmp_path: Path) -> Iterator[subprocess.Popen[str]]:
+    """Another process whose runner has won the lock; killed by its id afterwards."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, with_runner.database_url, str(tmp_path / "modules"),
+         str(tmp_path / "holder-key")], text=True, stdout=subprocess.PIPE,
+        stdin=subprocess.DEVNULL)
+    try:
+        assert process.stdout is not None and process.stdout.readline() == "leading\n"
+        yield process
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGKILL)
+        process.wait(BOUND)
+
+
+def test_two_instances_elect_one_runner_and_the_other_takes_over(
+        with_runner: Settings) -> None:
+    first, second = Refit(with_runner), Refit(with_runner)
+    try:
+        assert until(lambda: leads(first) or leads(second))
+        leader, standby = (first, second) if leads(first) else (second, first)
+        assert not leads(standby) and lock_holders(with_runner) == 1
+        leader.close()
+        assert until(lambda: leads(standby))
+        campaign = standby.commands.create_campaign("pbr", "I", "Failover", "server").id
+        do(standby, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5,
+                               "reason": "x"})
+        assert until(lambda: folded_by_the_runner(standby))
+        assert lock_holders(with_runner) == 1
+    finally:
+        first.close()
+        second.close()
+
+
+def test_when_the_runners_process_dies_a_standby_takes_over(
+        with_runner: Settings, holder: subprocess.Popen[str]) -> None:
+    standby = Refit(with_runner)
+    try:
+        campaign = standby.commands.create_campaign("pbr", "I", "Killed", "server").id
+        assert until(lambda: folded_by_the_runner(standby))  # the other process folded it
+        assert not leads(standby) and lock_holders(with_runner) == 1
+        os.kill(holder.pid, signal.SIGKILL)
+        assert until(lambda: leads(standby))
+        do(standby, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 5,
+                               "reason": "x"})
+        assert until(lambda: folded_by_the_runner(standby))
+        assert standby.reads.status(campaign).sides["Axis"]["cpp"] == 5
+    finally:
+        standby.close()
+
+
+def test_serve_with_two_workers_runs_one_runner(with_runner: Settings, tmp_path: Path) -> None:
+    with serving_process(with_runner.database_url, tmp_path, 2,
+                         REFIT_PROJECTION_RUNNER="true"):
+        assert until(lambda: lock_holders(with_runner) == 1)
