@@ -34,7 +34,7 @@ class Refit:
         self.commands = Commands(self.store, LogReader(self.proofs))
         self.reads = Queries(self.store, self.views)
         self.audit = Audit(self.store, self.views, self.commands, self.reads)
-        self.transfer = Transfer(self.store, self.proofs.checkpoint_at)
+        self.transfer = Transfer(self.store, self.proofs.signed)
 
     def close(self) -> None:
         """Stop the projection runner (if any), then close every connection."""
