@@ -34,7 +34,7 @@ from domain.commands import Strict
 from infra.application import Refit
 from infra.results import Imported
 from infra.settings import Settings
-from infra.transfer import dump_line, parse_lines
+from infra.transfer import parse_lines
 from projections.audit import RollAudit, UndoPlan
 from projections.diff import Change
 
@@ -197,12 +197,8 @@ def _transfer_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
             if with_seed:
                 raise Forbidden("only the admin exports the private seed", field="with_seed")
             viewer = caller.viewer
-        lines = refit.transfer.export(ident, viewer, with_seed)  # a bad campaign fails here
-
-        def stream() -> Iterator[str]:
-            for line in lines:
-                yield dump_line(line)
-        return StreamingResponse(stream(), media_type="application/x-ndjson")
+        lines = refit.transfer.export_text(ident, viewer, with_seed)  # a bad one fails here
+        return StreamingResponse(lines, media_type="application/x-ndjson")
 
     @app.post("/campaigns/import", status_code=201,
               openapi_extra={"requestBody": {"required": True, "content": {

@@ -22,6 +22,8 @@ from domain.checkpoint import (
     signed_note,
     verify_checkpoint,
 )
+from domain.hashing import sha256_hex
+from domain.history import record_hash
 from domain.verify import VerifyReport, verify_export
 
 
@@ -47,12 +49,15 @@ class CosignWatch:
         self.keys: dict[str, str] = {}  # side -> its key registered so far
         self.signed: dict[tuple[int, str], dict[str, str]] = {}  # (size, root) -> side: key
         self.bad: tuple[int, str] | None = None  # the first failing co-signature's version
+        self.last: tuple[dict[str, Any], bytes] | None = None  # the last record, its leaf
 
     def see(self, record: dict[str, Any]) -> dict[str, Any]:
         """Take note of a record; give it back."""
         if "version" not in record:  # an export's header or tail
             return record
-        self.leaves.append(_leaf(record))
+        leaf = _event_leaf(record)
+        self.last = (record, leaf) if leaf is not None else None
+        self.leaves.append(merkle.leaf_hash(leaf) if leaf is not None else b"")
         kind, data = record.get("type"), record.get("data")
         data = data if isinstance(data, dict) else {}
         if kind == "Created":
@@ -64,6 +69,13 @@ class CosignWatch:
             if problem is not None:
                 self.bad = (record["version"], problem)
         return record
+
+    def hash_of(self, record: dict[str, Any]) -> str:
+        """A record's chain hash: from the leaf just worked out, if it is the record
+        last seen (the verifier hashes each record right after the watch sees it)."""
+        if self.last is not None and self.last[0] is record:
+            return sha256_hex(self.last[1])
+        return record_hash(record)
 
     def lines(self, lines: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """The lines, each seen as it passes."""
@@ -113,13 +125,13 @@ class CosignWatch:
         return dataclasses.replace(report, cosigned=cosigned)
 
 
-def _leaf(record: dict[str, Any]) -> bytes:
-    """A record's leaf hash; a malformed record's is empty (the chain check names it,
-    and no root over it is any root signed)."""
+def _event_leaf(record: dict[str, Any]) -> bytes | None:
+    """A record's leaf bytes; None for a malformed record (its leaf hash is then empty:
+    the chain check names it, and no root over it is any root signed)."""
     try:
-        return merkle.leaf_hash(merkle.event_leaf(record))
+        return merkle.event_leaf(record)
     except (KeyError, TypeError, AttributeError, ValueError):
-        return b""
+        return None
 
 
 def held_checkpoint_problem(watch: CosignWatch, point: Checkpoint) -> str | None:
@@ -143,4 +155,4 @@ def verify_cosigned_export(lines: Iterable[dict[str, Any]]) -> tuple[VerifyRepor
     """`verify_export` of an export's lines, with what their co-signatures prove (the
     watch keeps the history's leaves, to compare a checkpoint someone holds)."""
     watch = CosignWatch()
-    return watch.checked(verify_export(watch.lines(lines))), watch
+    return watch.checked(verify_export(watch.lines(lines), watch.hash_of)), watch

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from domain.hashing import GENESIS_HASH, commitment, link_hash
@@ -41,6 +41,13 @@ RECORD_FIELDS: dict[str, tuple[type, ...]] = {
 
 def malformed(record: dict[str, Any]) -> str | None:
     """What makes a record unreadable as an event line (None: its shape is sound)."""
+    get = record.get
+    # The usual line at a glance (every event line passes here); any other walks the fields.
+    if type(get("version")) is int and type(get("type")) is str and type(
+            get("data")) is dict and type(get("prev_hash")) is str and type(
+            get("timestamp", "")) is str and type(get("salt")) in _TEXT_OR_NONE and type(
+            get("sealed")) in _TEXT_OR_NONE:
+        return None
     for field, types in RECORD_FIELDS.items():
         value = record.get(field)
         if field in ("version", "type", "data", "prev_hash") and field not in record:
@@ -48,6 +55,9 @@ def malformed(record: dict[str, Any]) -> str | None:
         if field in record and (not isinstance(value, types) or isinstance(value, bool)):
             return f"its {field!r} is not a {' or '.join(_json_name(t) for t in types)}"
     return None
+
+
+_TEXT_OR_NONE = frozenset({str, type(None)})
 
 
 def _json_name(kind: type) -> str:
@@ -98,7 +108,11 @@ def redact(record: dict[str, Any]) -> dict[str, Any]:
     return record | {"data": public, "salt": None, "redacted": True}
 
 
-def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, int, str, str]:
+HashOf = Callable[[dict[str, Any]], str]  # a record's hash as the next one names it
+
+
+def first_bad_version(records: Iterable[dict[str, Any]],
+                      hash_of: HashOf | None = None) -> tuple[int | None, int, str, str]:
     """Walk the chain: (first bad version or None, events checked, head hash, problem).
 
     A link that breaks between versions k and k+1 means one of the two was altered: k's
@@ -107,6 +121,7 @@ def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, in
     intact and k was altered; if not, k+1 itself was. At the head nothing follows, and k
     is named (an edited `prev_hash` alone changes no fact: a receipt tells the rest).
     """
+    hash_of = hash_of or record_hash  # a caller that hashed each record already says so
     prev = GENESIS_HASH
     count = 0
     broken: tuple[int, str, str] | None = None  # (version, its hash as stored, prev)
@@ -122,7 +137,7 @@ def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, in
         if record["prev_hash"] != prev:
             if version == 1:
                 return 1, count, prev, _link_problem(1)
-            broken = version, record_hash(record), prev
+            broken = version, hash_of(record), prev
             continue
         if not _seal_holds(record):
             return version, count, prev, f"version {version}'s secret does not match its seal"
@@ -130,7 +145,7 @@ def first_bad_version(records: Iterable[dict[str, Any]]) -> tuple[int | None, in
                                                   record["data"].get("token_commitment")):
             return version, count, prev, f"version {version}'s token hashes do not match " \
                                          "their commitment"
-        prev = record_hash(record)
+        prev = hash_of(record)
     if broken is not None:
         return broken[0] - 1, count, broken[2], _altered(broken[0] - 1, broken[0])
     return None, count, prev, ""
@@ -189,14 +204,19 @@ def is_undone(version: int, ranges: list[tuple[int, int]]) -> bool:
 
 def redacted(records: Iterable[dict[str, Any]], viewer: str | None,
              ended: bool) -> Iterator[dict[str, Any]]:
-    """Records as a viewer may read them: another side's sealed events redacted (they
-    still verify) until CG End, the director's own always; `viewer` None is the director."""
+    """Records as a viewer may read them (`as_seen` of each)."""
     for record in records:
-        if viewer is not None and "tokens" in record:  # the director's alone, always
-            record = {k: v for k, v in record.items() if k != "tokens"}
-        owner = record["data"].get("secret_for")
-        if viewer is None or (ended and owner != DIRECTOR_ONLY) or \
-                record.get("sealed") is None or owner == viewer:
-            yield record
-        else:
-            yield redact(record)
+        yield as_seen(record, viewer, ended)
+
+
+def as_seen(record: dict[str, Any], viewer: str | None, ended: bool) -> dict[str, Any]:
+    """A record as a viewer may read it: another side's sealed event redacted (it still
+    verifies) until CG End, the director's own always; `viewer` None is the director."""
+    if viewer is None:
+        return record
+    if "tokens" in record:  # the director's alone, always
+        record = {k: v for k, v in record.items() if k != "tokens"}
+    owner = record["data"].get("secret_for")
+    if (ended and owner != DIRECTOR_ONLY) or record.get("sealed") is None or owner == viewer:
+        return record
+    return redact(record)

@@ -20,7 +20,14 @@ from domain.dice import (
     subject_key,
 )
 from domain.hashing import GENESIS_HASH, sha256_hex
-from domain.history import NEUTRAL, first_bad_version, is_undone, malformed, undone_ranges
+from domain.history import (
+    NEUTRAL,
+    HashOf,
+    first_bad_version,
+    is_undone,
+    malformed,
+    undone_ranges,
+)
 from domain.pins import PinWatch
 
 
@@ -297,10 +304,12 @@ def _by_subject(data: dict[str, Any], key: str) -> bool:
         data["cg_date"], data["table"], data["side"], str(data.get("subject")), int(epoch))
 
 
-def verify_records(records: Iterable[dict[str, Any]]) -> VerifyReport:
-    """Walk the records once; name the first bad version, if any."""
+def verify_records(records: Iterable[dict[str, Any]],
+                   hash_of: HashOf | None = None) -> VerifyReport:
+    """Walk the records once; name the first bad version, if any (`hash_of`: each
+    record's hash, where the caller has it already)."""
     watch = _RollWatch()
-    bad, count, head, problem = first_bad_version(watch.see(r) for r in records)
+    bad, count, head, problem = first_bad_version((watch.see(r) for r in records), hash_of)
     found = [(bad, problem)] if bad is not None else []
     if watch.bad is not None:
         found.append(watch.bad)
@@ -313,7 +322,8 @@ def verify_records(records: Iterable[dict[str, Any]]) -> VerifyReport:
     return VerifyReport(True, count, rolls, None, head, None)
 
 
-def verify_export(lines: Iterable[dict[str, Any]]) -> VerifyReport:
+def verify_export(lines: Iterable[dict[str, Any]],
+                  hash_of: HashOf | None = None) -> VerifyReport:
     """Verify an export (a header, the events, a tail naming the head hash and count),
     reading one line at a time."""
     events = iter(lines)
@@ -336,7 +346,7 @@ def verify_export(lines: Iterable[dict[str, Any]]) -> VerifyReport:
                 return
             yield pins.see(line)
 
-    report = verify_records(records())
+    report = verify_records(records(), hash_of)
     if bad:
         (number, problem), version = bad[0], report.events + 1
         return VerifyReport(False, report.events, report.rolls_verified, version,

@@ -36,7 +36,7 @@ class Refit:
         self.commands = Commands(self.store, LogReader(self.proofs))
         self.reads = Queries(self.store, self.views)
         self.audit = Audit(self.store, self.views, self.commands, self.reads)
-        self.transfer = Transfer(self.store, self.proofs.checkpoint_at)
+        self.transfer = Transfer(self.store, self.proofs.signed)
         self.live = notifier_for(self.store.env, self.store.recorder, self.settings.live_poll)
         self.store.listeners.append(self.live.publish)
 

@@ -83,5 +83,9 @@ class Proofs:
 
     def checkpoint_at(self, campaign_id: UUID, size: int) -> str:
         """The signed checkpoint of the tree of the first `size` events (from the cache)."""
-        return self.keys.key.checkpoint(self.origin(campaign_id), size,
-                                        self.cache.log(campaign_id, size).root(size))
+        return self.signed(campaign_id, size, self.cache.log(campaign_id, size).root(size))
+
+    def signed(self, campaign_id: UUID, size: int, root: bytes) -> str:
+        """The signed checkpoint of a tree of `size` events whose root is `root` (an
+        export works it out as it reads every event)."""
+        return self.keys.key.checkpoint(self.origin(campaign_id), size, root)

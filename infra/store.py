@@ -295,22 +295,22 @@ class CampaignStore(CampaignLog):
     def stored_records(self, campaign_id: UUID, lte: int | None = None,
                        gt: int = 0) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
         """The campaign's history records, oldest first, each with its event's fields."""
-        ident, text = None, ""
+        text = str(campaign_id)
         for stored in self._stored(campaign_id, lte, gt):
-            with self.damage_named(campaign_id):
-                plain = plain_fields(self.mapper, stored)
-                if plain is None or not issubclass(plain[0], CampaignEvent):
-                    event = self.mapper.to_domain_event(stored)
-                    found = cast(CampaignEvent, event).record(), event.__dict__
+            yield self.stored_record(stored, text)
+
+    def stored_record(self, stored: StoredEvent,
+                      campaign: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """One stored event's history record (its campaign id as text) and its fields."""
+        with self.damage_named(cast(UUID, stored.originator_id)):
+            plain = plain_fields(self.mapper, stored)
             if plain is None or not issubclass(plain[0], CampaignEvent):
-                yield found
-                continue
-            if stored.originator_id != ident:  # one campaign's: its id written out once
-                ident, text = stored.originator_id, str(stored.originator_id)
-            kind, fields = plain
-            # No event object: the record made as the event's `record` makes it.
-            yield event_record(kind, text, stored.originator_version,
-                               fields["timestamp"].isoformat(), fields), fields
+                event = self.mapper.to_domain_event(stored)
+                return cast(CampaignEvent, event).record(), event.__dict__
+        kind, fields = plain
+        # No event object: the record made as the event's `record` makes it.
+        return event_record(kind, campaign, stored.originator_version,
+                            fields["timestamp"].isoformat(), fields), fields
 
     def _stored(self, campaign_id: UUID, lte: int | None, gt: int) -> Iterator[StoredEvent]:
         """The campaign's stored events, oldest first, read a page at a time."""

@@ -7,22 +7,23 @@ import dataclasses
 import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
+from itertools import chain
 from typing import Any, cast
 from uuid import UUID
 
 import orjson
-from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.campaign import EVENTS, Campaign, CampaignEvent
 from domain.campaign.audit import undo_state
-from domain.cosigned import verify_cosigned_export
+from domain.cosigned import CosignWatch, verify_cosigned_export
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
-from domain.hashing import GENESIS_HASH, canonical, data_hash, is_plain, sha256_hex, sorted_json
-from domain.history import malformed, record_hash, redacted
-from domain.pins import PinWatch
+from domain.hashing import canonical, data_hash, is_plain, sha256_hex, sorted_json
+from domain.history import malformed
 from domain.verify import VerifyReport
 from infra.cosigning import check_held, held_checkpoints
+from infra.exporting import Export, Item, Signer, line_bytes
+from infra.importing import Rebuild
 from infra.results import Imported
 from infra.staging import Staging
 from infra.store import CampaignStore, dice_of
@@ -34,7 +35,6 @@ FORMAT = "refit-export/1"
 # 6: `Created` names the module data it pins, and the tail carries that data (and any
 # upgrade's) by hash; a schema 5 export (no pins) still imports, unpinned.
 SCHEMA = 6
-PAGE = 1000  # events written at a time: an import runs in constant memory
 PRIVATE = {"Created": "seed", "SeedRevealed": "next_seed"}  # the server's own secret
 
 
@@ -82,9 +82,6 @@ def header_of(state: Campaign, commitment: str | None, viewer: str | None,
             "private_seed": private}
 
 
-Signer = Callable[[UUID, int], str]  # the service's signed checkpoint of a tree size
-
-
 class Transfer:
     """Export and import of whole campaigns."""
 
@@ -97,43 +94,66 @@ class Transfer:
         naming the head hash. `private` (the operator's, for moving a campaign) adds the
         dice seed, so server rolls can go on after an import. A campaign that does not
         exist fails here, before any line."""
-        state = self.store.campaign(campaign_id)
-        return self._export_lines(state, viewer, private and viewer is None)
+        return (line for line, _ in self._items(campaign_id, viewer, private))
 
-    def _export_lines(self, state: Campaign, viewer: str | None,
-                      private: bool) -> Iterator[dict[str, Any]]:
-        rows = self.store.stored_records(state.id)
-        created, first = next(rows)
-        yield header_of(state, created["data"]["seed_commitment"], viewer, private)
-        count, last, pins = 0, None, PinWatch()
+    def export_text(self, campaign_id: UUID, viewer: str | None = None,
+                    private: bool = False) -> Iterator[bytes]:
+        """`export`'s lines as the bytes `dump_line` writes, each encoded once."""
+        return map(line_bytes, self._items(campaign_id, viewer, private))
 
-        def records() -> Iterator[dict[str, Any]]:
-            yield created | _private(created["type"], first, private)
-            for record, fields in rows:
-                if private and record["type"] in PRIVATE:
-                    record |= _private(record["type"], fields, private)
-                yield record
-        for record in redacted(records(), viewer, state.reph.phase == "ended"):
-            count, last = count + 1, record
-            yield pins.see(record)
-        tail: dict[str, Any] = {"events": count,
-                                "head_hash": record_hash(last) if last else GENESIS_HASH}
-        if self.sign is not None and count:  # the Merkle root of these events, signed
-            tail["checkpoint"] = self.sign(state.id, count)
-        if pins.pins:  # the module data the history pins, as the store keeps it, by hash
-            tail["module_data"] = {pin: json.loads(text) for pin in pins.pins
-                                   if (text := self.store.stored_module_data(pin)) is not None}
-        yield tail
+    def _items(self, campaign_id: UUID, viewer: str | None,
+               private: bool) -> Iterator[Item]:
+        state = self.store.campaign(campaign_id)  # a campaign that does not exist: here
+        return self._export_items(state, viewer, private and viewer is None)
+
+    def _export_items(self, state: Campaign, viewer: str | None,
+                      private: bool) -> Iterator[Item]:
+        export = Export(self.store, state, viewer,
+                        lambda record, fields: _private(record["type"], fields, private))
+        events = export.events()
+        created = next(events)
+        yield header_of(state, created[0]["data"]["seed_commitment"], viewer, private), False
+        yield created
+        yield from events
+        yield export.tail(self.sign), False
 
     def import_export(self, lines: Callable[[], Iterable[dict[str, Any]]],
                       checkpoints: Sequence[str] = ()) -> Imported:
         """Rebuild a campaign from an export: verified in full (its co-signatures too, and
-        against the `checkpoints` the importer holds), and every event rebuilt to its exact
-        record, before anything is written; then written a page at a time."""
-        kept: dict[str, Any] = {}  # the tail's module data, by hash
+        against the `checkpoints` the importer holds), every event rebuilt to its exact
+        record; staged and folded as it is read, and switched in only once all of it
+        verified (infra/importing.py)."""
         held = held_checkpoints(checkpoints)
+        iterator = iter(lines())
+        header = next(iterator, None)
+        ident = self._header_ident(header)
+        restored = chain([] if header is None else [header], iterator)
+        kept: dict[str, Any] = {}  # the tail's module data, by hash
+        if ident is None:  # not an export's header: refused by the verifier
+            self._verified(restored, kept, None)
+            raise ImportRefused("the first line is not a refit-export/1 header", field="export")
+        with self.store.staged_import(ident) as staged:
+            rebuild = Rebuild(self.store, ident, staged, self._event)
+            report, cosigns = self._verified(restored, kept, rebuild)
+            check_held(cosigns, held)
+            rebuild.finish(_pin_rows(kept), report.head_hash)
+        if rebuild.campaign is not None:  # committed: its live streams hear of it
+            self.store.tell(ident, rebuild.campaign.version)
+        return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
+                        rebuild.seed)
+
+    def _header_ident(self, header: Any) -> UUID | None:
+        """The campaign an export's header names, once checked; None if it is none."""
+        if not isinstance(header, dict) or header.get("format") != FORMAT:
+            return None
+        return self._check_header(header)
+
+    def _verified(self, lines: Iterable[dict[str, Any]], kept: dict[str, Any],
+                  rebuild: Rebuild | None) -> tuple[VerifyReport, CosignWatch]:
+        """The export verified, each event rebuilt (and staged) as it passes; refused
+        unless it verifies, naming where."""
         try:
-            report, cosigns = verify_cosigned_export(self._rebuildable(lines(), kept))
+            report, cosigns = verify_cosigned_export(self._rebuildable(lines, kept, rebuild))
         except (KeyError, TypeError, AttributeError, ValueError, OverflowError,
                 RecursionError) as error:
             raise ImportRefused(f"the export is malformed: {error!r}", field="export") from None
@@ -141,22 +161,17 @@ class Transfer:
             where = f" at version {report.first_bad_version}" if report.first_bad_version else ""
             raise ImportRefused(f"the export does not verify{where}: {report.problem}",
                                 field="export")
-        check_held(cosigns, held)
-        iterator = iter(lines())
-        header = next(iterator)
-        return self._write(iterator, header, report, _pin_rows(kept))
+        return report, cosigns
 
-    def _rebuildable(self, lines: Iterable[dict[str, Any]],
-                     kept: dict[str, Any]) -> Iterator[dict[str, Any]]:
-        """The lines, each event first rebuilt (nothing written) to the very same record:
-        a refusal names its version. The tail's module data is noted in `kept`."""
+    def _rebuildable(self, lines: Iterable[dict[str, Any]], kept: dict[str, Any],
+                     rebuild: Rebuild | None) -> Iterator[dict[str, Any]]:
+        """The lines, each event first rebuilt to the very same record (a refusal names
+        its version) and handed to `rebuild`. The tail's module data is noted in `kept`."""
         iterator = iter(lines)
         header = next(iterator, None)
-        if isinstance(header, dict) and header.get("format") == FORMAT:
-            self._check_header(header)
         if header is not None:
             yield header
-        ident = None  # read at the first event (a bad one refused there, as by each)
+        ident = None if rebuild is None else rebuild.ident  # else read at the first event
         for line in iterator:
             if "version" in line:
                 if (problem := malformed(line)) is not None:
@@ -164,12 +179,14 @@ class Transfer:
                                         f"is not an event record: {problem}", field="export")
                 if ident is None:
                     ident = UUID(str(header.get("campaign") if header else ""))
-                self._event(ident, line)
+                event = self._event(ident, line)
+                if rebuild is not None:
+                    rebuild.see(line, event)
             elif isinstance(line.get("module_data"), dict):
                 kept.update(line["module_data"])
             yield line
 
-    def _check_header(self, header: dict[str, Any]) -> None:
+    def _check_header(self, header: dict[str, Any]) -> UUID:
         if header.get("view", "director") != "director":
             raise ImportRefused(f"this is the {header['view']}'s redacted export: only the "
                                 "director's complete export rebuilds a campaign",
@@ -188,49 +205,8 @@ class Transfer:
         try:
             self.store.campaign(ident)
         except CampaignNotFound:
-            return
+            return ident
         raise CampaignExists(f"campaign {ident} is already here", field="campaign")
-
-    def _write(self, lines: Iterator[dict[str, Any]], header: dict[str, Any],
-               report: VerifyReport, pins: list[tuple[str, str, str]]) -> Imported:
-        """Stage every event a page at a time, then switch them in with the module data
-        and the snapshot in one transaction: all or nothing (infra/staging.py)."""
-        ident = UUID(header["campaign"])
-        batch: list[StoredEvent] = []
-        campaign, seed = None, False
-        with self.store.staged_import(ident) as staged:
-            for line in lines:
-                if "version" not in line:
-                    break  # the tail
-                if line["type"] == "Undone":  # its state is worked out from what is staged
-                    self._stage(staged, batch)
-                event = self._event(ident, line, staged)
-                seed = seed or line.get("private") is not None
-                # Stored before it is applied: applying may share its data with the aggregate.
-                batch.append(self.store.mapper.to_stored_event(event))
-                campaign = event.mutate(campaign)
-                if len(batch) >= PAGE:
-                    self._stage(staged, batch)
-            self._stage(staged, batch)
-            staged.switch_in(pins, self._snapshot(campaign))
-        if campaign is not None:
-            self.store.tell(ident, campaign.version)
-        return Imported(str(ident), report.events, report.head_hash, report.rolls_verified,
-                        seed)
-
-    @staticmethod
-    def _stage(staged: Staging, batch: list[StoredEvent]) -> None:
-        """Stage a page of events."""
-        if batch:
-            staged.stage(batch)
-            batch.clear()
-
-    def _snapshot(self, campaign: Campaign | None) -> StoredEvent | None:
-        """A snapshot of the campaign folded while it was staged (as `take_snapshot` would
-        take after reading every event back)."""
-        if campaign is None:
-            return None
-        return self.store.stored_snapshot(campaign)
 
     def _event(self, ident: UUID, line: dict[str, Any], staged: Staging | None = None) -> Any:
         """The domain event a record was made from; refused unless it gives the record back
@@ -297,8 +273,20 @@ def _hidden(kind: str, line: dict[str, Any], staged: Staging | None) -> dict[str
 def _unset(cls: type[Any], fields: dict[str, Any]) -> list[str]:
     """The content fields an event's record did not carry (it was recorded before they
     existed, e.g. a schema 5 `Created` without `module_hash`): left unset, not defaulted."""
-    return [f.name for f in dataclasses.fields(cls) if f.name not in fields
-            and f.name not in cls.not_data and f.default is not dataclasses.MISSING]
+    return [name for name in _defaulted(cls) if name not in fields]
+
+
+def _defaulted(cls: type[Any]) -> tuple[str, ...]:
+    """An event class's content fields that have a default (worked out once a class)."""
+    found = _DEFAULTED.get(cls)
+    if found is None:
+        found = _DEFAULTED[cls] = tuple(
+            f.name for f in dataclasses.fields(cls)
+            if f.name not in cls.not_data and f.default is not dataclasses.MISSING)
+    return found
+
+
+_DEFAULTED: dict[type, tuple[str, ...]] = {}
 
 
 def _pin_rows(kept: dict[str, Any]) -> list[tuple[str, str, str]]:

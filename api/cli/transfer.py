@@ -29,7 +29,7 @@ from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
 from infra.results import Imported
-from infra.transfer import dump_line, parse_lines
+from infra.transfer import parse_lines
 
 Jobs = Annotated[int, typer.Option(
     "--jobs", min=1, help="Processes moving the campaigns at once (a share each), to use "
@@ -58,10 +58,10 @@ def export(campaigns: Annotated[list[str], typer.Argument(
         raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
     if to is None:
         with ledger(db) as refit:
-            lines = guarded(as_json, lambda: refit.transfer.export(campaign_id(campaigns[0]),
-                                                                   viewer,
-                                                          with_seed))
-            sys.stdout.writelines(map(dump_line, lines))
+            lines = guarded(as_json, lambda: refit.transfer.export_text(
+                campaign_id(campaigns[0]), viewer, with_seed))
+            sys.stdout.flush()
+            sys.stdout.buffer.writelines(lines)
         return
     campaigns = list(dict.fromkeys(campaigns))  # one process per file
     done = in_processes(partial(_export_share, db, viewer, with_seed, to), campaigns,
@@ -85,7 +85,7 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
     with ledger(db) as refit:
         for campaign in campaigns:
             try:
-                lines = refit.transfer.export(campaign_id(campaign), viewer, with_seed)
+                lines = refit.transfer.export_text(campaign_id(campaign), viewer, with_seed)
                 _write_file(to / f"{campaign_id(campaign)}.jsonl", lines, with_seed)
             except REFUSALS as error:
                 return [*done, error_body(error)]
@@ -93,15 +93,15 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
     return done
 
 
-def _write_file(path: Path, lines: Iterator[dict[str, Any]], private: bool = False) -> None:
+def _write_file(path: Path, lines: Iterator[bytes], private: bool = False) -> None:
     """An export file, under its name only once complete (a cut run leaves no such file);
     one that carries the private seeds is made 0600, as the signing key is."""
     part = path.with_name(path.name + ".part")
     handle = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o666)
     if private:  # a part file left by a cut run keeps its own mode otherwise
         os.fchmod(handle, 0o600)
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        out.writelines(map(dump_line, lines))
+    with os.fdopen(handle, "wb") as out:
+        out.writelines(lines)
     part.replace(path)
 
 

@@ -52,8 +52,13 @@ class CampaignEvent(Aggregate.Event):
 
     def mutate(self, aggregate: Any) -> Any:
         """Apply, then move the chain's head to this event (and note its command's key)."""
+        return self.folded(aggregate, None)
+
+    def folded(self, aggregate: Any, head_hash: str | None) -> Any:
+        """`mutate`, with the chain's head given (an import sets it once, from the chain
+        it verified) rather than hashed from this event (None)."""
         campaign: Any = super().mutate(aggregate)
-        campaign.head_hash = record_hash(self.record())
+        campaign.head_hash = record_hash(self.record()) if head_hash is None else head_hash
         key = self.__dict__.get("idempotency_key")
         if key is not None:  # the events one keyed command appended, first to last
             seen = campaign.access.idempotency.setdefault(

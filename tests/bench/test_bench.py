@@ -48,6 +48,7 @@ def test_the_transfer_benchmark_runs_end_to_end_on_a_small_sqlite_load(tmp_path:
     assert alone["import"]["processes"] == 2 and alone["export_mismatches"] == 0
     assert sqlite["as_of"]["as_of"] == [150] and figures["met"]["sqlite"]["round_trip_identical"]
     assert sqlite["as_of"]["view_fold"]["events"] == 600 + 400  # the files and the long one
+    assert sqlite["long"]["load_ms_snapshots"] > 0 and sqlite["import"]["events_per_cpu_s"] > 0
     assert "postgres" not in figures
 
 
