@@ -6,16 +6,15 @@ import json
 import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
-from api.render import purchase_rows, roster_rows
-from infra.commands import new_token
-from infra.keys import load_key, write_secret
-from infra.settings import Settings
-from projections.read import PurchaseRow, RosterRow
+
+if TYPE_CHECKING:
+    from infra.settings import Settings
+    from projections.read import PurchaseRow, RosterRow
 
 app = typer.Typer()
 
@@ -24,6 +23,7 @@ app = typer.Typer()
 def demo(db: Db = None, as_json: Json = False) -> None:
     """Play a scripted PBr CG I (an Initial Scenario, an Idle date, a Night Dual Attack and
     two more RePhs) on the database, then print its CG Roster and RG Purchase Record."""
+    from api.render import purchase_rows, roster_rows
     from infra.demo import play_demo
 
     def act() -> tuple[str, list[RosterRow], list[PurchaseRow], dict[str, Any]]:
@@ -96,6 +96,8 @@ def serve(
 def signing_key_said(conf: Settings, as_json: bool) -> Settings:
     """Load (or make, beside the database, 0600) the key that signs checkpoints and say its
     public verifier key; the settings name its file, so every worker signs with it."""
+    from infra.keys import load_key
+
     key, where, made = guarded(as_json, lambda: load_key(conf))  # a malformed key: refused
     said = {"verifier_key": key.verifier_key} | (
         {"signing_key_file": str(where)} if where is not None else {})
@@ -106,6 +108,9 @@ def signing_key_said(conf: Settings, as_json: bool) -> Settings:
 
 def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
     """The admin token kept beside the database: (token, its file, made just now)."""
+    from infra.commands import new_token
+    from infra.keys import write_secret
+
     database = conf.eventsourcing_env().get("SQLITE_DBNAME")
     where = (Path(database).parent if database else Path.cwd()) / "refit-admin-token"
     token = new_token()
