@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -29,7 +30,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -172,19 +173,40 @@ def percentile(values: list[float], share: float) -> float:
 def run(clients: int, campaigns: int, commands: int, runner: bool,
         workers: int, rate: float | None) -> dict[str, Any]:
     """Start the service, load it, check every campaign; the figures."""
+    with fresh_schema() as url:
+        keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's key, not the cwd's
+        env = os.environ | {"REFIT_DATABASE_URL": url,
+                            "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
+                            "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
+                            "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
+        try:
+            found = load(["-c", "from api.cli import main; main()", "serve", "--workers",
+                          str(workers)], env, clients, campaigns, commands, rate)
+        finally:
+            shutil.rmtree(keys, ignore_errors=True)
+    return found | {"projection_runner": runner, "workers": workers}
+
+
+@contextlib.contextmanager
+def fresh_schema() -> Iterator[str]:
+    """A database URL on a PostgreSQL schema of its own, dropped afterwards."""
     schema = f"refit_load_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(PG, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG}?schema={schema}"
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def load(argv: list[str], env: dict[str, str], clients: int, campaigns: int, commands: int,
+         rate: float | None) -> dict[str, Any]:
+    """Start a service (`python ARGV... --port P`: Refit's, or the bare peer's), load it
+    with the clients, check every campaign; the figures."""
     port = free_port()
-    keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's signing key, not the cwd's
-    env = os.environ | {"REFIT_DATABASE_URL": f"{PG}?schema={schema}",
-                        "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
-                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(clients),
-                        "REFIT_PROJECTION_RUNNER": "true" if runner else "false"}
-    service = subprocess.Popen(
-        [sys.executable, "-c", "from api.cli import main; main()", "serve", "--port",
-         str(port), "--workers", str(workers)],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    service = subprocess.Popen([sys.executable, *argv, "--port", str(port)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base = f"http://127.0.0.1:{port}"
     try:
         wait_until_up(base)
@@ -201,7 +223,6 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         return {
             "mode": "open" if rate else "closed", "offered_per_s": rate,
             "clients": clients, "campaigns": campaigns, "commands": len(latencies),
-            "projection_runner": runner, "workers": workers,
             "commands_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
             "p99_ms": percentile(latencies, 0.99),
@@ -215,9 +236,6 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
     finally:
         service.terminate()
         service.wait(timeout=30)
-        shutil.rmtree(keys, ignore_errors=True)
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def drive(base: str, made: list[dict[str, Any]], clients: int, commands: int,
