@@ -246,40 +246,55 @@ def percentile(values: list[float], share: float) -> float:
 
 
 @contextmanager
+def fresh_schema() -> Iterator[str]:
+    """A database URL on a PostgreSQL schema of its own, dropped afterwards."""
+    schema = f"refit_load_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{PG}?schema={schema}"
+    finally:
+        with psycopg.connect(PG, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@contextmanager
+def started(argv: list[str], env: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """A service (`python ARGV... --port P`: Refit's, or the bare peer's), up: its base
+    URL and pid; stopped afterwards."""
+    port = free_port()
+    service = subprocess.Popen([sys.executable, *argv, "--port", str(port)], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        wait_until_up(base)
+        yield base, service.pid
+    finally:
+        service.terminate()
+        service.wait(timeout=30)
+
+
+@contextmanager
 def serving(pool: int, runner: bool, workers: int,
             prepare: Callable[[str], dict[str, str]] | None = None) -> Iterator[tuple[str, int]]:
     """`refit serve` on a fresh PostgreSQL schema (dropped afterwards), up: its base URL
     and pid; `pool` connections per process. `prepare` gets the schema's URL before the
     service starts (to fill it) and answers more of the service's environment."""
-    schema = f"refit_load_{uuid.uuid4().hex[:10]}"
-    with psycopg.connect(PG, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    port = free_port()
     keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's signing key, not the cwd's
-    url = f"{PG}?schema={schema}"
-    env = os.environ | {"REFIT_DATABASE_URL": url,
-                        "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
-                        "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(pool),
-                        "REFIT_MAX_OVERFLOW": "0"}  # `pool` connections, no more
-    if runner:  # else the service's default (on since issue 17; off before)
-        env["REFIT_PROJECTION_RUNNER"] = "true"
-    service = None
     try:
-        env |= prepare(url) if prepare else {}
-        service = subprocess.Popen(
-            [sys.executable, "-c", "from api.cli import main; main()", "serve", "--port",
-             str(port), "--workers", str(workers)],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        base = f"http://127.0.0.1:{port}"
-        wait_until_up(base)
-        yield base, service.pid
+        with fresh_schema() as url:
+            env = os.environ | {"REFIT_DATABASE_URL": url,
+                                "REFIT_SIGNING_KEY_FILE": os.path.join(keys, "refit-signing-key"),
+                                "REFIT_ADMIN_TOKEN": ADMIN, "REFIT_POOL_SIZE": str(pool),
+                                "REFIT_MAX_OVERFLOW": "0"}  # `pool` connections, no more
+            if runner:  # else the service's default (on since issue 17; off before)
+                env["REFIT_PROJECTION_RUNNER"] = "true"
+            env |= prepare(url) if prepare else {}
+            with started(["-c", "from api.cli import main; main()", "serve", "--workers",
+                          str(workers)], env) as up:
+                yield up
     finally:
-        if service is not None:
-            service.terminate()
-            service.wait(timeout=30)
         shutil.rmtree(keys, ignore_errors=True)
-        with psycopg.connect(PG, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
 def run(clients: int, campaigns: int, commands: int, runner: bool,
@@ -288,36 +303,51 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
     """Start the service (`pool` connections per process, else one per client), load it,
     check every campaign; the figures."""
     with serving(pool or clients, runner, workers) as (base, pid):
-        made = [create(base) for _ in range(campaigns)]
-        long = create(base) if reads else None
-        events = fill(base, long, reads) if long else 0
-        read_times: dict[str, list[float]] = {p or "/status": [] for p in READ_PATHS}
-        read_errors: list[str] = []
-        latencies: list[float] = []
-        errors: list[str] = []
-        sent = {c["id"]: 0 for c in made}
-        cpu_before = cpu_seconds(pid)
-        started = time.perf_counter() + 0.2  # every client is connected by then
-        drive(base, made, clients, commands, latencies, errors, sent, started, rate,
-              (long, read_times, read_errors))
-        elapsed = time.perf_counter() - started
-        cpu = cpu_seconds(pid) - cpu_before
-        lost, broken = check(base, made, sent)
-        return {
-            "mode": "open" if rate else "closed", "offered_per_s": rate,
-            "clients": clients, "campaigns": campaigns, "commands": len(latencies),
+        return measure(base, pid, clients, campaigns, commands, rate, reads) | {
             "projection_runner": runner or "default", "workers": workers,
-            "pool": pool or clients,
-            "commands_per_s": round(len(latencies) / elapsed, 1),
-            "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
-            "p99_ms": percentile(latencies, 0.99),
-            "mean_ms": round(1000 * statistics.fmean(latencies), 2),
-            "errors": len(errors), "error_samples": errors[:3],
-            "lost_events": lost, "chains_broken": broken,
-            "service_peak_rss_mb": service_rss_mb(pid),
-            "service_cpu_ms_per_command": round(1000 * cpu / max(1, len(latencies)), 2),
-            "targets": {"commands_per_s": 300, "p99_ms": 50, "errors": 0, "lost_events": 0},
-        } | ({"reads_under_load": read_figures(read_times, read_errors, events)} if long else {})
+            "pool": pool or clients}
+
+
+def load(argv: list[str], env: dict[str, str], clients: int, campaigns: int, commands: int,
+         rate: float | None) -> dict[str, Any]:
+    """Start a service (`python ARGV... --port P`: Refit's, or the bare peer's), load it
+    with the clients, check every campaign; the figures."""
+    with started(argv, env) as (base, pid):
+        return measure(base, pid, clients, campaigns, commands, rate)
+
+
+def measure(base: str, pid: int, clients: int, campaigns: int, commands: int,
+            rate: float | None, reads: int = 0) -> dict[str, Any]:
+    """Load a running service with the clients (and readers of a campaign of `reads`
+    events), check every campaign; the figures."""
+    made = [create(base) for _ in range(campaigns)]
+    long = create(base) if reads else None
+    events = fill(base, long, reads) if long else 0
+    read_times: dict[str, list[float]] = {p or "/status": [] for p in READ_PATHS}
+    read_errors: list[str] = []
+    latencies: list[float] = []
+    errors: list[str] = []
+    sent = {c["id"]: 0 for c in made}
+    cpu_before = cpu_seconds(pid)
+    begun = time.perf_counter() + 0.2  # every client is connected by then
+    drive(base, made, clients, commands, latencies, errors, sent, begun, rate,
+          (long, read_times, read_errors))
+    elapsed = time.perf_counter() - begun
+    cpu = cpu_seconds(pid) - cpu_before
+    lost, broken = check(base, made, sent)
+    return {
+        "mode": "open" if rate else "closed", "offered_per_s": rate,
+        "clients": clients, "campaigns": campaigns, "commands": len(latencies),
+        "commands_per_s": round(len(latencies) / elapsed, 1),
+        "p50_ms": percentile(latencies, 0.50), "p95_ms": percentile(latencies, 0.95),
+        "p99_ms": percentile(latencies, 0.99),
+        "mean_ms": round(1000 * statistics.fmean(latencies), 2),
+        "errors": len(errors), "error_samples": errors[:3],
+        "lost_events": lost, "chains_broken": broken,
+        "service_peak_rss_mb": service_rss_mb(pid),
+        "service_cpu_ms_per_command": round(1000 * cpu / max(1, len(latencies)), 2),
+        "targets": {"commands_per_s": 300, "p99_ms": 50, "errors": 0, "lost_events": 0},
+    } | ({"reads_under_load": read_figures(read_times, read_errors, events)} if long else {})
 
 
 def drive(base: str, made: list[dict[str, Any]], clients: int, commands: int,

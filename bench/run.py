@@ -124,9 +124,15 @@ def date_prelude(module: Module, first: bool) -> list[cmd.Command]:
     if first:
         return prelude + [cmd.Advance()] * len(initial)
     to_initiative = rules.index(INITIATIVE_STEP) - rules.index(PURCHASE_STEP)
-    chits = [cmd.SelectInitiative(side=side, chit="attack") for side in ("Axis", "British")]
-    return (prelude + [cmd.Advance()] * to_initiative + chits
-            + [cmd.Advance()] * (len(rules) - rules.index(INITIATIVE_STEP)))
+    chits: list[cmd.Command] = [cmd.SelectInitiative(side=side, chit="attack")
+                                for side in ("Axis", "British")]
+    # Two Attack chits make a Dual Attack: the British dr for who sets up first is due
+    # (3.6213), and at 3.623 the one for who moves first.
+    chits.append(cmd.Roll(table="3.6213", side="British"))
+    after: list[cmd.Command] = [cmd.Advance()] * (len(rules) - rules.index(INITIATIVE_STEP))
+    moving = rules.index("3.623") - rules.index(INITIATIVE_STEP)
+    after.insert(moving, cmd.Roll(table="3.623", side="British"))
+    return prelude + [cmd.Advance()] * to_initiative + chits + after
 
 
 def command_mix(module: Module, count: int) -> list[cmd.Command]:

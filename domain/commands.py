@@ -49,7 +49,9 @@ def printable(text: str) -> str:
 class Strict(BaseModel):
     """Unknown fields are refused, not ignored; every text must be printable."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Each validator is built when first used, not at import: `refit --help` and a read
+    # never pay for building every command's schema (issue 17, item 6).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     lines: ClassVar[frozenset[str]] = frozenset()  # fields whose text may hold newlines
 
     @field_validator("*", mode="after")
@@ -568,7 +570,8 @@ else:  # the union of every command class above, told apart by `type`
 # (points, strength by hand, CG End) is the director's.
 SIDE_COMMANDS = frozenset(tag for tag, kind in COMMANDS.items() if kind.by == "side")
 
-COMMAND_ADAPTER: TypeAdapter[AnyCommand] = TypeAdapter(AnyCommand)
+COMMAND_ADAPTER: TypeAdapter[AnyCommand] = TypeAdapter(
+    AnyCommand, config=ConfigDict(defer_build=True))  # built on the first command parsed
 
 
 def parse_command(data: object) -> AnyCommand:

@@ -1,11 +1,13 @@
 """Each campaign's Merkle log kept in memory for receipts: read once, then extended from
 the store's records after the cached length, so a command's receipt never re-reads or
-re-hashes the whole campaign (the log is append-only: an undone event stays)."""
+re-hashes the whole campaign (the log is append-only: an undone event stays). The events
+a command has just appended extend it as they are, without reading them back."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from typing import Any
 from uuid import UUID
 
 from domain import merkle
@@ -44,6 +46,23 @@ class LeafCache:
                 raise ValueError(f"campaign {campaign_id} has fewer than {size} events")
             return entry.log
 
+    def appended(self, campaign_id: UUID, records: list[dict[str, Any]], head: str) -> None:
+        """Extend a campaign's cached log by the records a command has just saved, when
+        they follow it directly and chain on from its head to the campaign's `head` hash
+        (then their leaves are the stored events'). Otherwise the log is left to be
+        extended from the store when a receipt needs it: one read for the first command
+        after a start, none for the next ones."""
+        entry = self._entry(campaign_id)
+        with entry.lock:
+            if not records or not entry.log.size or \
+                    records[0]["version"] != entry.log.size + 1:
+                return
+            for record in records:
+                if not self._append(entry, record):
+                    return  # not the cached log's continuation: left to the store's read
+            if entry.head != head:  # never so for saved events: read them back to be sure
+                entry.log, entry.head = MerkleLog(), ""
+
     def _entry(self, campaign_id: UUID) -> _Entry:
         with self._guard:
             entry = self._entries.pop(campaign_id, None) or _Entry()
@@ -56,10 +75,17 @@ class LeafCache:
         """Add the store's events after the cached ones; start again from the first if the
         store no longer extends what was cached (its history was rewritten)."""
         for record in self.store.records(campaign_id, lte=size, gt=entry.log.size):
-            if entry.log.size and record["prev_hash"] != entry.head:
+            if not self._append(entry, record):
                 entry.log, entry.head = MerkleLog(), ""
                 self._extend(campaign_id, entry, size)
                 return
-            leaf = merkle.event_leaf(record)  # the bytes the chain hashes, too
-            entry.log.append(merkle.leaf_hash(leaf))
-            entry.head = sha256_hex(leaf)
+
+    @staticmethod
+    def _append(entry: _Entry, record: dict[str, Any]) -> bool:
+        """Add one event's leaf, if it chains on from the log's head (else False)."""
+        if entry.log.size and record["prev_hash"] != entry.head:
+            return False
+        leaf = merkle.event_leaf(record)  # the bytes the chain hashes, too
+        entry.log.append(merkle.leaf_hash(leaf))
+        entry.head = sha256_hex(leaf)
+        return True

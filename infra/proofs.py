@@ -78,6 +78,8 @@ class Proofs:
 
     def receipted(self, campaign_id: UUID, done: CommandResult) -> CommandResult:
         """A command's result with the receipt of what it appended."""
+        # What was just saved extends the cached log: no read back of it from the store.
+        self.cache.appended(campaign_id, done.events, done.head_hash)
         versions = [record["version"] for record in done.events]
         return replace(done, receipt=self.receipt(campaign_id, versions, done.version))
 

@@ -18,6 +18,7 @@ from api.cli.core import (
     Viewer,
     answer,
     appended,
+    campaign_key,
     cell,
     emit,
     guarded,
@@ -25,9 +26,6 @@ from api.cli.core import (
     print_table,
     query,
 )
-from api.forms import check_form, render_form
-from api.report import history_report
-from domain.campaign import campaign_id
 from domain.errors import InvalidCommand
 
 Reason = Annotated[str, typer.Option(help="Why (recorded in the event).")]
@@ -49,10 +47,10 @@ def undo(campaign: Id, reason: Reason,
     """Undo by replay: the undone events stay in the log; a redo rolls the same dice."""
     if not dry_run:
         answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.undo(
-            campaign_id(campaign), reason, by, to_version, to_step)))
+            campaign_key(campaign), reason, by, to_version, to_step)))
         return
     plan = query(db, as_json, lambda refit: refit.audit.undo_plan(
-        campaign_id(campaign), reason, to_version, to_step))
+        campaign_key(campaign), reason, to_version, to_step))
 
     def human() -> None:
         typer.echo(f"would undo {plan.events} event(s) after version {plan.to_version} "
@@ -70,7 +68,7 @@ def reroll(campaign: Id, key: Annotated[str, typer.Option(help="The roll's key."
            reason: Reason, by: By = "director", db: Db = None, as_json: Json = False) -> None:
     """A director's re-roll: the roll is undone and its slot gets new dice."""
     answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.reroll(
-        campaign_id(campaign), key, reason, by)))
+        campaign_key(campaign), key, reason, by)))
 
 
 @app.command()
@@ -96,7 +94,7 @@ def ruling(campaign: Id,
     """Record a ruling on a disputed roll (or on the record), with its corrections applied
     from it on; it shows beside the roll everywhere, to both sides."""
     answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.record_ruling(
-        campaign_id(campaign), key, verdict, reason, by, final, result,
+        campaign_key(campaign), key, verdict, reason, by, final, result,
         [_json(text, "correction") for text in correction or []],
         None if drm is None else [_json(text, "drm") for text in drm], disputed_by)))
 
@@ -119,7 +117,7 @@ def audit(campaign: Id,
     """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
     seed's recheck, rulings and what they changed, re-rolls and undos."""
     found = query(db, as_json, lambda refit: refit.audit.roll_audit(
-        campaign_id(campaign), key, viewer, version))
+        campaign_key(campaign), key, viewer, version))
 
     def human() -> None:
         for made in found.rolls:
@@ -150,7 +148,7 @@ def diff(campaign: Id,
                                                               "(default: now).")] = None,
          viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """What changed in the roster, purchase record, CVP and ELR between two points."""
-    changes = query(db, as_json, lambda refit: refit.audit.diff(campaign_id(campaign), start, end,
+    changes = query(db, as_json, lambda refit: refit.audit.diff(campaign_key(campaign), start, end,
                                                            viewer))
     emit(as_json, changes, lambda: print_table(
         ["form", "line", "field", "change", "before", "after"],
@@ -192,9 +190,11 @@ def forms(campaign: Id, form: Annotated[str, typer.Option(
 
 def _form(db: str | None, campaign: str, form: str, as_of: str | None,
           viewer: str | None) -> str:
+    from api.forms import check_form, render_form
+
     with ledger(db) as refit:
         check_form(form)  # a bad --form is refused as such, even for a campaign not there
-        return render_form(refit.reads.paper_forms(campaign_id(campaign), as_of, viewer), form)
+        return render_form(refit.reads.paper_forms(campaign_key(campaign), as_of, viewer), form)
 
 
 @app.command()
@@ -212,10 +212,12 @@ def _write(text: str, as_json: bool, about: dict[str, str | None]) -> None:
 
 
 def _report(db: str | None, campaign: str, fmt: str, viewer: str | None) -> str:
+    from api.report import history_report
+
     if fmt not in ("text", "html"):
         raise ValueError(f"format is text or html, not {fmt!r}")
     with ledger(db) as refit:
-        ident = campaign_id(campaign)
+        ident = campaign_key(campaign)
         return history_report(refit.reads.history(ident, viewer),
                               "html" if fmt == "html" else "text",
                               refit.audit.undone_versions(ident))

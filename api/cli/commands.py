@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from api.cli.core import By, Db, Id, Json, guarded, run
-from domain import commands as cmd
+
+if TYPE_CHECKING:
+    from domain import commands as cmd
 
 app = typer.Typer()
 
@@ -46,6 +48,8 @@ def roll(
     by: By = "director", db: Db = None, as_json: Json = False,
 ) -> None:
     """Roll dr/DR on a module table; the ledger adds the DRM it derives."""
+    from domain import commands as cmd
+
     body = {"type": "roll", "table": table, "side": side, "drm": parse_drm(drm or []),
             "subject": subject, "dice": dice, "target": target, "secret": secret}
     run(db, as_json, campaign, guarded(as_json, lambda: cmd.parse_command(body)), by)
@@ -61,6 +65,8 @@ def purchase(
     by: By = "director", db: Db = None, as_json: Json = False,
 ) -> None:
     """Purchase an RG with CPP."""
+    from domain import commands as cmd
+
     run(db, as_json, campaign, cmd.PurchaseRG(side=side, rg=rg, kg=kg), by)
 
 
@@ -72,6 +78,8 @@ def advance(
     by: By = "director", db: Db = None, as_json: Json = False,
 ) -> None:
     """A side's part of the RePh step done, or (without --side) the step complete for all."""
+    from domain import commands as cmd
+
     run(db, as_json, campaign, cmd.Advance(side=side), by)
 
 
@@ -82,6 +90,8 @@ def any_command(
     by: By = "director", db: Db = None, as_json: Json = False,
 ) -> None:
     """Run any command given as JSON (see README, 'Commands')."""
+    from domain import commands as cmd
+
     def parse() -> cmd.Command:
         try:
             data = json.loads(body)

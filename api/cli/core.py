@@ -6,20 +6,19 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Annotated, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import typer
-from eventsourcing.persistence import PersistenceError
-from pydantic import BaseModel, ValidationError
 
-from api.errors import OUTAGES, error_body
-from api.render import table_text
-from domain import commands as cmd
-from domain.campaign import campaign_id
-from domain.errors import ModuleFileError, RefitError
-from infra.application import Refit
-from infra.results import CommandResult
-from infra.settings import Settings
+if TYPE_CHECKING:
+    from domain import commands as cmd
+    from infra.application import Refit
+    from infra.results import CommandResult
+    from infra.settings import Settings
+
+# What a subcommand needs it imports when it runs, not here: every `refit` call imports
+# this module, and `refit --help` must not pay for the domain, the database drivers or
+# the HTTP stack (issue 17, item 6; tests/cli/test_cli_start.py).
 
 Db = Annotated[str | None,
                typer.Option("--db", help="Database URL (overrides REFIT_DATABASE_URL).")]
@@ -35,12 +34,16 @@ T = TypeVar("T")
 
 def settings(db: str | None) -> Settings:
     """Settings from the environment, with --db on top."""
+    from infra.settings import Settings
+
     return Settings(database_url=db) if db else Settings()
 
 
 @contextmanager
 def ledger(db: str | None) -> Iterator[Refit]:
     """The application on the configured database, closed afterwards."""
+    from infra.application import Refit
+
     refit = Refit(settings(db))
     try:
         yield refit
@@ -51,6 +54,8 @@ def ledger(db: str | None) -> Iterator[Refit]:
 def make_tables(conf: Settings) -> None:
     """The tables made once, before several processes each build the application on the
     same database and would otherwise race to make them."""
+    from infra.application import Refit
+
     Refit(conf.model_copy(update={"projection_runner": False})).close()  # no runner to start
 
 
@@ -65,16 +70,40 @@ def fail(body: dict[str, Any], as_json: bool) -> NoReturn:
     raise typer.Exit(2)
 
 
-REFUSALS: tuple[type[Exception], ...] = (
-    RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError, *OUTAGES)
+def refusals() -> tuple[type[Exception], ...]:
+    """What a subcommand answers as a refusal, not a traceback (imported only when asked)."""
+    from eventsourcing.persistence import PersistenceError
+    from pydantic import ValidationError
+
+    from api.errors import OUTAGES
+    from domain.errors import ModuleFileError, RefitError
+
+    return (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError,
+            *OUTAGES)
 
 
 def guarded(as_json: bool, action: Callable[[], T]) -> T:
     """Run an action; map every refusal to one clear message, never a traceback."""
     try:
         return action()
-    except REFUSALS as error:
-        fail(error_body(error), as_json)
+    except Exception as error:
+        if not isinstance(error, refusals()):
+            raise
+        fail(refusal_body(error), as_json)
+
+
+def refusal_body(error: Exception) -> dict[str, Any]:
+    """CONTRACT's error body for a refusal."""
+    from api.errors import error_body
+
+    return error_body(error)
+
+
+def campaign_key(text: str) -> Any:
+    """A campaign id parsed, naming the field when it is not one (domain.campaign_id)."""
+    from domain.campaign import campaign_id
+
+    return campaign_id(text)
 
 
 def query(db: str | None, as_json: bool, ask: Callable[[Refit], T]) -> T:
@@ -95,6 +124,8 @@ def emit(as_json: bool, data: Any, human: Callable[[], None]) -> None:
 
 def print_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
     """Print a table, or say there is nothing yet."""
+    from api.render import table_text
+
     typer.echo(table_text(headers, rows))
 
 
@@ -117,6 +148,8 @@ def cell(value: Any) -> str:
 
 
 def _plain(data: Any) -> Any:
+    from pydantic import BaseModel
+
     if isinstance(data, BaseModel):
         return data.model_dump(mode="json")
     if isinstance(data, list):
@@ -129,14 +162,14 @@ def _plain(data: Any) -> Any:
 def run(db: str | None, as_json: bool, campaign: str, command: cmd.Command, by: str) -> None:
     """Execute one command on a campaign and print what it appended."""
     answer(as_json, appended(db, as_json, campaign, lambda refit: refit.commands.execute(
-        campaign_id(campaign), command, by)))
+        campaign_key(campaign), command, by)))
 
 
 def appended(db: str | None, as_json: bool, campaign: str,
              act: Callable[[Refit], CommandResult]) -> CommandResult:
     """What an act appended to the campaign, with its receipt."""
     return query(db, as_json,
-                 lambda refit: refit.proofs.receipted(campaign_id(campaign), act(refit)))
+                 lambda refit: refit.proofs.receipted(campaign_key(campaign), act(refit)))
 
 
 def answer(as_json: bool, result: CommandResult) -> None:

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from api.cli.core import Db, Id, Json, emit, guarded, query
-from domain.campaign import campaign_id
-from domain.checkpoint import valid_name
+from api.cli.core import Db, Id, Json, campaign_key, emit, guarded, query
 from domain.errors import InvalidCommand
-from infra.cosigning import checkpoint_at
-from infra.cosigning import cosign as cosigned
-from infra.keys import ServiceKey, generate, parse_signer_key, write_key
+
+if TYPE_CHECKING:
+    from infra.keys import ServiceKey
 
 app = typer.Typer()
 
@@ -39,8 +37,10 @@ def checkpoint(campaign: Id, size: Annotated[int | None, typer.Option(
                    "--size", help="Of the log when it had this many events (default: now).")]
                = None, db: Db = None, as_json: Json = False) -> None:
     """Print the campaign's signed checkpoint (as GET /campaigns/ID/checkpoint gives it)."""
-    note = query(db, as_json, lambda refit: refit.proofs.checkpoint(campaign_id(campaign))
-                 if size is None else checkpoint_at(refit.proofs, campaign_id(campaign), size))
+    from infra.cosigning import checkpoint_at
+
+    note = query(db, as_json, lambda refit: refit.proofs.checkpoint(campaign_key(campaign))
+                 if size is None else checkpoint_at(refit.proofs, campaign_key(campaign), size))
     emit(as_json, {"checkpoint": note}, lambda: typer.echo(note, nl=False))
 
 
@@ -62,6 +62,9 @@ def cosign(checkpoint: Annotated[Path, typer.Argument(
 
 
 def _new_key(name: str, out: Path) -> ServiceKey:
+    from domain.checkpoint import valid_name
+    from infra.keys import generate, write_key
+
     if not valid_name(name):
         raise InvalidCommand("a key's name is not empty and holds no space nor '+'",
                              field="name")
@@ -76,6 +79,9 @@ def _new_key(name: str, out: Path) -> ServiceKey:
 
 
 def _cosigned(checkpoint: Path, key_file: Path) -> str:
+    from infra.cosigning import cosign as cosigned
+    from infra.keys import parse_signer_key
+
     try:
         note, signer = checkpoint.read_text(encoding="utf-8"), key_file.read_text()
     except OSError as error:

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from api.cli.core import Db, Json, emit, guarded, print_table, settings
-from infra.modules import describe, install_file, load_modules
 
 app = typer.Typer(name="module", help="Rules modules and owners' table files.",
                   no_args_is_help=True)
@@ -17,6 +16,8 @@ app = typer.Typer(name="module", help="Rules modules and owners' table files.",
 @app.command("list")
 def module_list(db: Db = None, as_json: Json = False) -> None:
     """The registered modules with their sides, CGs and tables."""
+    from infra.modules import describe, load_modules
+
     modules = guarded(as_json, lambda: load_modules(settings(db).module_dir))
     rows = [describe(m) for m in modules.values()]
     emit(as_json, rows, lambda: print_table(
@@ -33,6 +34,8 @@ def module_load(
     """Validate an owner's table file and install it in REFIT_MODULE_DIR. Campaigns made
     from then on play it; a running campaign keeps the data it is pinned to until its
     director sends `{"type": "upgrade_module"}`."""
+    from infra.modules import install_file
+
     conf = settings(db)
     target = guarded(as_json, lambda: install_file(file, conf.module_dir))
     emit(as_json, {"installed": str(target)}, lambda: typer.echo(

@@ -9,7 +9,6 @@ from typing import Annotated
 import typer
 
 from api.cli.core import Db, Json, emit, print_receipt
-from infra.receipts import load_receipt, receipt_finding
 
 app = typer.Typer()
 
@@ -24,6 +23,8 @@ def verify_receipt(
     """Check a receipt offline: the checkpoint's signature by the key, and that each
     version's inclusion proof leads from its leaf hash to the checkpoint's root. (It
     reads no database: --db is taken, as by every subcommand, and left alone.)"""
+    from infra.receipts import load_receipt, receipt_finding
+
     try:
         found = receipt_finding(load_receipt(file), key, None, str(file))
     except ValueError as error:  # the file is not JSON

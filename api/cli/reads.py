@@ -6,55 +6,103 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
+from typer.core import TyperCommand
 
-from api.cli.core import AsOf, Db, Id, Json, emit, guarded, print_receipt, query
-from api.render import TEXT
-from domain.campaign import campaign_id
-from domain.cosigned import verify_cosigned_export
-from domain.errors import InvalidCommand
-from domain.verify import VerifyReport
-from infra.application import Refit
-from infra.queries import READS, Read
-from infra.receipts import (
-    export_checkpoint_finding,
-    export_leaves,
-    load_receipt,
-    receipt_finding,
-    stored_leaves,
+from api.cli.core import (
+    AsOf,
+    Db,
+    Id,
+    Json,
+    campaign_key,
+    emit,
+    guarded,
+    print_receipt,
+    query,
 )
-from infra.transfer import parse_lines
+
+if TYPE_CHECKING:
+    from domain.verify import VerifyReport
+    from infra.application import Refit
+    from infra.queries import Read
 
 app = typer.Typer()
 T = TypeVar("T")
 Side = Annotated[str | None, typer.Option(
     "--side", help="Read as this side reads it (the other side's secrets kept).")]
+# Each read's command with its read's summary, as infra/queries.py declares them (READS):
+# `refit --help` lists them from here without importing the domain that answers them
+# (issue 17, item 6); tests/structure/test_reads_declared.py checks that the two agree.
+READ_COMMANDS = {
+    "status": "Where the campaign stands",
+    "guide": "What each side must and may do now",
+    "roster": "The CG Roster",
+    "purchases": "The RG Purchase Record",
+    "cvp": "CVP per scenario and side",
+    "elr": "ELR now, and each change",
+    "san": "Each SAN change",
+    "retained": "Retained units per CG Date",
+    "control": "Control of Locations",
+    "lvp": "KGP LVP totals",
+    "objectives": "KGP Objective Hexes",
+    "rolls": "Every roll",
+}
 
 
-def _command(which: Read) -> None:
+def declared(command: str) -> Read:
+    """The read that a command answers (infra/queries.py, READS)."""
+    from infra.queries import READS
+
+    return next(which for which in READS if which.command == command)
+
+
+class ReadCommand(TyperCommand):
+    """A read's command: listed by its summary; its full help, the read's docstring, is
+    looked up only when `refit COMMAND --help` shows it."""
+
+    _help: str | None = None
+
+    @property  # type: ignore[override]
+    def help(self) -> str | None:
+        """The read's docstring, on one line."""
+        if self._help is None and self.name is not None:
+            which = declared(self.name)
+            doc: str = which.answer.__doc__ or which.summary
+            self._help = " ".join(doc.split())
+        return self._help
+
+    @help.setter
+    def help(self, text: str | None) -> None:
+        self._help = text
+
+
+def _command(command: str, summary: str) -> None:
     """`refit COMMAND ID [--as-of POINT] [--side SIDE]`: the read, as the director (the
     operator) sees it, or as one side does."""
     def read_it(campaign: Id, as_of: AsOf = None, side: Side = None, db: Db = None,
                 as_json: Json = False) -> None:
+        from api.render import TEXT
+
+        which = declared(command)
         answer: Any = query(db, as_json, lambda refit: refit.reads.answer(
-            which, campaign_id(campaign), as_of, viewer_side(refit, campaign, side)))
+            which, campaign_key(campaign), as_of, viewer_side(refit, campaign, side)))
         emit(as_json, answer, lambda: typer.echo(TEXT[which.name](answer)))
-    read_it.__doc__ = " ".join((which.answer.__doc__ or which.summary).split())
-    app.command(which.command)(read_it)
+    app.command(command, cls=ReadCommand, short_help=summary)(read_it)
 
 
 def viewer_side(refit: Refit, campaign: str, side: str | None) -> str | None:
     """A side of the campaign to read as (None: the director, who sees every side)."""
-    if side is not None and side not in refit.store.campaign(campaign_id(campaign)).sides:
+    from domain.errors import InvalidCommand
+
+    if side is not None and side not in refit.store.campaign(campaign_key(campaign)).sides:
         raise InvalidCommand(f"{side!r} is not a side of this campaign", field="side")
     return side
 
 
-for _read in READS:
-    if _read.command is not None:
-        _command(_read)
+for _command_name, _summary in READ_COMMANDS.items():
+    _command(_command_name, _summary)
 
 
 Receipts = Annotated[list[Path] | None, typer.Option(
@@ -73,6 +121,8 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
     campaign in the database, or of an export file (one line at a time); with --receipt,
     that the history still holds what each receipt proves; with --key, that an export's
     events have the Merkle root its signed checkpoint states."""
+    from infra.receipts import export_checkpoint_finding, export_leaves, stored_leaves
+
     leaves: list[bytes] = []  # read only to check receipts or a signed checkpoint
     tail = None
     if Path(campaign).is_file():
@@ -82,8 +132,8 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
     else:
         # The campaign's own database: its receipts are checked with this service's key.
         report, leaves, key = query(db, as_json, lambda refit: (
-            refit.reads.verify(campaign_id(campaign)),
-            stored_leaves(refit.store, campaign_id(campaign)) if receipt else [],
+            refit.reads.verify(campaign_key(campaign)),
+            stored_leaves(refit.store, campaign_key(campaign)) if receipt else [],
             key if key is not None else refit.keys.verifier_keys()[0]))
     body = report.as_dict() | {"receipts": [_receipt(path, key, leaves, as_json)
                                             for path in receipt or []]}
@@ -128,13 +178,19 @@ def _print_verified(body: dict[str, Any], report: VerifyReport) -> None:
 def _receipt(path: Path, key: str | None, leaves: list[bytes],
              as_json: bool) -> dict[str, Any]:
     """A receipt file's finding against the history's leaves."""
+    from infra.receipts import load_receipt, receipt_finding
+
     return receipt_finding(guarded(as_json, lambda: load_receipt(path)), key, leaves, str(path))
 
 
 def _verify_file(path: Path) -> VerifyReport:
+    from domain.cosigned import verify_cosigned_export
+
     return _read_file(path, lambda lines: verify_cosigned_export(lines)[0])
 
 
 def _read_file(path: Path, read: Callable[[Iterator[dict[str, Any]]], T]) -> T:
+    from infra.transfer import parse_lines
+
     with path.open(encoding="utf-8") as lines:
         return read(parse_lines(lines))

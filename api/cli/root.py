@@ -16,8 +16,10 @@ from api.cli import (
     transfer,
 )
 
+# Plain help, not rich's panels: importing rich costs `refit --help` more than all the rest
+# (issue 17, item 6). A traceback is never pretty-printed either, for the same reason.
 app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=True,
-                  add_completion=False)
+                  add_completion=False, rich_markup_mode=None, pretty_exceptions_enable=False)
 # A sub-app without a name (reads, commands, ...) gives its commands to `refit` itself, so
 # `refit roster ID` stays as it was; a named one (campaign, module) is a group. Commands
 # are listed in `refit --help` in the order added.

@@ -6,18 +6,16 @@ import json
 import os
 from dataclasses import asdict
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 from uuid import UUID
 
 import typer
 
 from api.cli.core import Db, Json, emit, guarded, ledger, make_tables, print_table, settings
-from api.render import purchase_rows, roster_rows
-from domain.errors import RefitError
-from infra.commands import new_token
-from infra.keys import load_key, write_secret
-from infra.settings import Settings
-from projections.read import PurchaseRow, RosterRow
+
+if TYPE_CHECKING:
+    from infra.settings import Settings
+    from projections.read import PurchaseRow, RosterRow
 
 app = typer.Typer()
 
@@ -26,6 +24,7 @@ app = typer.Typer()
 def demo(db: Db = None, as_json: Json = False) -> None:
     """Play a scripted PBr CG I (an Initial Scenario, an Idle date, a Night Dual Attack and
     two more RePhs) on the database, then print its CG Roster and RG Purchase Record."""
+    from api.render import purchase_rows, roster_rows
     from infra.demo import play_demo
 
     def act() -> tuple[str, list[RosterRow], list[PurchaseRow], dict[str, Any]]:
@@ -101,6 +100,8 @@ def serve(
 def signing_key_said(conf: Settings, as_json: bool) -> Settings:
     """Load (or make, beside the database, 0600) the key that signs checkpoints and say its
     public verifier key; the settings name its file, so every worker signs with it."""
+    from infra.keys import load_key
+
     key, where, made = guarded(as_json, lambda: load_key(conf))  # a malformed key: refused
     said = {"verifier_key": key.verifier_key} | (
         {"signing_key_file": str(where)} if where is not None else {})
@@ -121,6 +122,8 @@ DEMO_TOKENS = "refit-demo-tokens"  # the demo campaign's id and role tokens (060
 def remember_demo(conf: Settings, campaign: str, tokens: dict[str, Any]) -> None:
     """Keep the demo's tokens beside the database, for `refit serve` to print its join
     links (the last demo played is the one kept)."""
+    from infra.keys import write_secret
+
     where = beside_database(conf, DEMO_TOKENS)
     where.unlink(missing_ok=True)
     write_secret(where, json.dumps({"id": campaign, "tokens": tokens}))
@@ -129,6 +132,7 @@ def remember_demo(conf: Settings, campaign: str, tokens: dict[str, Any]) -> None
 def demo_links(conf: Settings, base: str) -> dict[str, str]:
     """A join link per role of the demo campaign, while it is in the database and its
     tokens still open it (none otherwise)."""
+    from domain.errors import RefitError
     from infra.application import Refit
 
     where = beside_database(conf, DEMO_TOKENS)
@@ -168,6 +172,9 @@ def links_said(conf: Settings, host: str, port: int, as_json: bool) -> None:
 
 def admin_token_file(conf: Settings) -> tuple[str, Path, bool]:
     """The admin token kept beside the database: (token, its file, made just now)."""
+    from infra.commands import new_token
+    from infra.keys import write_secret
+
     where = beside_database(conf, "refit-admin-token")
     token = new_token()
     try:

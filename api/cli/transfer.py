@@ -7,29 +7,28 @@ import sys
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from api.cli.core import (
-    REFUSALS,
     Db,
     Json,
     Viewer,
+    campaign_key,
     emit,
     fail,
     guarded,
     ledger,
     make_tables,
+    refusal_body,
+    refusals,
     settings,
 )
-from api.errors import error_body
-from api.parallel import in_processes
-from domain.campaign import campaign_id
-from domain.errors import RefitError
-from infra.application import Refit
-from infra.results import Imported
-from infra.transfer import parse_lines
+
+if TYPE_CHECKING:
+    from infra.application import Refit
+    from infra.results import Imported
 
 Jobs = Annotated[int, typer.Option(
     "--jobs", min=1, help="Processes moving the campaigns at once (a share each), to use "
@@ -56,10 +55,12 @@ def export(campaigns: Annotated[list[str], typer.Argument(
                                  param_hint="--to")
     if to is not None and not to.is_dir():
         raise typer.BadParameter(f"{to} is not a folder", param_hint="--to")
+    from api.parallel import in_processes
+
     if to is None:
         with ledger(db) as refit:
             lines = guarded(as_json, lambda: refit.transfer.export_text(
-                campaign_id(campaigns[0]), viewer, with_seed))
+                campaign_key(campaigns[0]), viewer, with_seed))
             sys.stdout.flush()
             sys.stdout.buffer.writelines(lines)
         return
@@ -85,10 +86,10 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
     with ledger(db) as refit:
         for campaign in campaigns:
             try:
-                lines = refit.transfer.export_text(campaign_id(campaign), viewer, with_seed)
-                _write_file(to / f"{campaign_id(campaign)}.jsonl", lines, with_seed)
-            except REFUSALS as error:
-                return [*done, error_body(error)]
+                lines = refit.transfer.export_text(campaign_key(campaign), viewer, with_seed)
+                _write_file(to / f"{campaign_key(campaign)}.jsonl", lines, with_seed)
+            except refusals() as error:
+                return [*done, refusal_body(error)]
             done.append(None)
     return done
 
@@ -106,6 +107,8 @@ def _write_file(path: Path, lines: Iterator[bytes], private: bool = False) -> No
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    from infra.transfer import parse_lines
+
     with path.open(encoding="utf-8") as lines:
         yield from parse_lines(lines)
 
@@ -123,6 +126,8 @@ def import_(files: Annotated[list[Path], typer.Argument(
     for file in [*files, *(checkpoint or [])]:
         if not file.is_file():
             raise typer.BadParameter(f"{file} is not a file", param_hint="FILE")
+    from api.parallel import in_processes
+
     held = [path.read_text(encoding="utf-8") for path in checkpoint or []]
     done = in_processes(partial(_import_share, db, as_json, len(files) > 1, held), files,
                         _tables_made(db, jobs))
@@ -143,8 +148,8 @@ def _import_share(db: str | None, as_json: bool, several: bool, held: list[str],
         for file in files:
             try:
                 done.append(_import_file(refit, file, as_json, several, held))
-            except REFUSALS as error:
-                return [*done, error_body(error)]
+            except refusals() as error:
+                return [*done, refusal_body(error)]
     return done
 
 
@@ -152,6 +157,8 @@ def _import_file(refit: Refit, file: Path, as_json: bool, several: bool,
                  held: list[str]) -> Imported:
     """One file imported (verified in full first, and against the checkpoints held), said
     as soon as it is done."""
+    from domain.errors import RefitError
+
     # Among several, a refusal names its file.
     try:
         done = refit.transfer.import_export(lambda: _read_lines(file), held)

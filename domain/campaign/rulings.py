@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import Field, StrictInt, TypeAdapter, ValidationError
+from pydantic import ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
 from domain.campaign.audit import RulingRecorded, check_ruling, reroll_fields
 from domain.campaign.events import CampaignEvent
@@ -76,7 +76,8 @@ class MissedRoll(Strict):
 Correction = Annotated[Adjust | VoidRoll | AmendPurchase | MissedRoll,
                        Field(discriminator="kind")]
 KINDS = ("adjust", "void_roll", "amend_purchase", "missed_roll")  # the closed list
-_CORRECTIONS: TypeAdapter[list[Correction]] = TypeAdapter(list[Correction])
+_CORRECTIONS: TypeAdapter[list[Correction]] = TypeAdapter(
+    list[Correction], config=ConfigDict(defer_build=True))  # built on the first ruling
 
 
 class RulingDRM(Strict):

@@ -8,4 +8,5 @@ from pydantic import BaseModel, ConfigDict
 class Strict(BaseModel):
     """Rule data: unknown keys refused, values frozen."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # A validator is built when a module's data is first read, not at import (issue 17).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)

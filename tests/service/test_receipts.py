@@ -6,6 +6,7 @@ proves it: `refit verify ID --receipt FILE` fails and names the version."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -152,10 +153,8 @@ def test_an_idempotent_repeat_answers_the_first_receipt(refit: Refit) -> None:
     assert send() == first and first["tree_size"] == 2
 
 
-def test_the_receipt_cache_reads_only_the_events_after_what_it_holds(
-        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
-    campaign = refit.commands.create_campaign("pbr", "I", "Cache", "server").id
-    refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+def counted_reads(refit: Refit, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int | None, int]]:
+    """The (lte, gt) of each read of the store's records from now on."""
     asked: list[tuple[int | None, int]] = []
     records = refit.store.records
 
@@ -163,10 +162,47 @@ def test_the_receipt_cache_reads_only_the_events_after_what_it_holds(
         asked.append((lte, gt))
         return records(ident, lte=lte, gt=gt)
     monkeypatch.setattr(refit.store, "records", counted)
+    return asked
+
+
+def test_the_receipt_cache_reads_only_the_events_after_what_it_holds(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Cache", "server").id
+    refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    do(refit, campaign, {"type": "advance"})  # appended, no receipt asked for
+    asked = counted_reads(refit, monkeypatch)
     done = refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
-    assert done.receipt is not None and asked == [(3, 2)]
-    leaves = [merkle.leaf_hash(merkle.event_leaf(r)) for r in records(campaign)]
-    assert done.receipt["root"] == MerkleLog(leaves).root(3).hex() == merkle.root(leaves).hex()
+    assert done.receipt is not None
+    assert asked == [(done.version, 2)]  # not the continuation of the cached log: read
+    leaves = [merkle.leaf_hash(merkle.event_leaf(r)) for r in refit.store.records(campaign)]
+    assert done.receipt["root"] == MerkleLog(leaves).root(done.version).hex() == \
+        merkle.root(leaves).hex()
+
+
+def test_a_commands_receipt_takes_its_own_events_without_reading_them_back(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Own", "server").id
+    refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    asked = counted_reads(refit, monkeypatch)
+    done = refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    assert done.receipt is not None and asked == []
+    leaves = [merkle.leaf_hash(merkle.event_leaf(r)) for r in refit.store.records(campaign)]
+    assert done.receipt["root"] == merkle.root(leaves).hex()
+
+
+def test_a_result_that_does_not_chain_to_its_head_is_read_back_from_the_store(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Forged", "server").id
+    refit.proofs.receipted(campaign, do(refit, campaign, {"type": "advance"}))
+    done = do(refit, campaign, {"type": "advance"})
+    last = done.events[-1]  # forged: not the event that was saved
+    forged = [*done.events[:-1], last | {"data": last["data"] | {"actor": "someone else"}}]
+    asked = counted_reads(refit, monkeypatch)
+    receipted = refit.proofs.receipted(campaign, replace(done, events=forged))
+    assert receipted.receipt is not None
+    assert asked == [(done.version, 0)]  # the whole log read again
+    leaves = [merkle.leaf_hash(merkle.event_leaf(r)) for r in refit.store.records(campaign)]
+    assert receipted.receipt["root"] == merkle.root(leaves).hex()
 
 
 def test_the_receipt_cache_starts_again_when_the_store_no_longer_extends_it(

@@ -7,6 +7,7 @@ from typer.testing import CliRunner
 
 from api.app import create_app
 from api.cli import app as cli
+from api.cli.reads import READ_COMMANDS
 from api.render import TEXT
 from infra.queries import READS
 from infra.settings import Settings
@@ -27,3 +28,8 @@ def test_every_read_with_a_command_is_a_refit_command_with_its_terminal_text() -
             assert f" {read.command} " in listed, read.command
             assert read.name in TEXT, read.name
     assert {r.name for r in READS if r.command} == set(TEXT)
+
+
+def test_the_command_lines_list_of_reads_is_the_declared_one() -> None:
+    # `refit --help` lists the read commands from api/cli/reads.py, without importing them.
+    assert {r.command: r.summary for r in READS if r.command is not None} == READ_COMMANDS
