@@ -75,18 +75,20 @@ def rebuilds(settings: Settings, repeats: int) -> dict[str, Any]:
     checkpoints later ones find kept), beside raw scans of the same rows."""
     url = settings.database_url
     reset, scan = resetter(url)
-    rates, folded = [], 0
+    rates, per_cpu, folded = [], [], 0
     for attempt in range(max(2, repeats)):
         if attempt:  # the first makes the view's tables
             reset()
-        folded, seconds = run.rebuild_once(settings)
+        folded, seconds, cpu = run.rebuild_once(settings)
         rates.append(folded / seconds)
+        per_cpu.append(folded / max(cpu, 1e-9))
     scans = repeated(repeats, scan)
     assert all(rows == folded for _, rows, _ in scans), (scans, folded)
     scanned = [rate for _, _, rate in scans]
     later = rates[1:]
     return {"events": folded, "first_rebuild_events_per_s_writing_checkpoints":
             round(rates[0], 1), "rebuild_events_per_s": spread(later, 1),
+            "rebuild_events_per_cpu_s": spread(per_cpu[1:], 1),
             "raw_scan_table": scans[0][0], "raw_scan_rows_per_s": spread(scanned, 1),
             "rebuild_share_of_raw_scan": round(median(later) / median(scanned), 3)}
 
