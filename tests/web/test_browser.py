@@ -95,3 +95,25 @@ def test_logging_out_ends_the_session_and_a_bad_token_is_told(
     british.get_by_role("button", name="Log in").click()
     expect(british.get_by_role("alert")).to_contain_text("opens nothing")
     shoot(british, shots, "login")
+
+
+def test_each_page_follows_the_other_sides_actions_live_without_a_reload(
+        browser: Browser, live: str, campaign: dict[str, Any], shots: Path) -> None:
+    tokens = campaign["tokens"]
+    british = joined(browser, live, campaign, tokens["sides"][BRITISH])
+    director = joined(browser, live, campaign, tokens["director"])
+    expect(british.locator("tr.sealed")).to_have_count(0)
+    british.evaluate("window.notReloaded = true")  # gone if the page were loaded again
+    axis = joined(browser, live, campaign, tokens["sides"][AXIS])
+    axis.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:1"] button').click()
+    expect(axis.locator("article.result .die")).to_have_count(2)
+    # the opponent's page shows that the Axis rolled, sealed, within a second or so
+    expect(british.locator("tr.sealed")).to_have_count(1, timeout=5000)
+    assert british.evaluate("window.notReloaded") is True
+    assert all(secret not in british.content() for secret in ("rg:1", "RG line 1", "I5"))
+    # the director's page shows the roll itself, and no longer offers it as due
+    expect(director.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:1"]')) \
+        .to_have_count(0, timeout=5000)
+    # the Axis page keeps its own roll's result: its own event is not a change to it
+    expect(axis.locator("article.result")).to_be_visible()
+    shoot(british, shots, "opponent-live")
