@@ -78,11 +78,11 @@ def is_admin(token: str | None, admin_token: str | None) -> bool:
 def caller_of(refit: Refit, campaign_id: UUID, token: str | None) -> Caller:
     """The caller's role in this campaign; a token of another campaign opens nothing."""
     require_token(token)
-    return caller_on(_known(refit, campaign_id,
+    return caller_on(known_campaign(refit, campaign_id,
                             lambda access: access.role_of(cast(str, token)) is not None), token)
 
 
-def _known(refit: Refit, campaign_id: UUID, opens: Callable[[Access], bool]) -> Campaign:
+def known_campaign(refit: Refit, campaign_id: UUID, opens: Callable[[Access], bool]) -> Campaign:
     """The campaign; for an unknown id the same 401 as a token it does not know, so a
     caller without a valid token cannot tell which campaign ids exist. A campaign whose
     history cannot be read says so only to a token its readable events open."""
@@ -230,7 +230,7 @@ def session_caller(refit: Refit, ident: UUID, session: Session | None) -> Caller
     if session is None or session.campaign != ident:
         raise Unauthorized("this session opens nothing in this campaign: log in again")
     sessions = Sessions(refit.keys)
-    held = _known(refit, ident, lambda access: sessions.holds(
+    held = known_campaign(refit, ident, lambda access: sessions.holds(
         session, access.token_hashes.get(session.role))).access.token_hashes.get(session.role)
     if not sessions.holds(session, held):
         raise Unauthorized("this session opens nothing in this campaign: log in again")

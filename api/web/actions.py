@@ -40,7 +40,7 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
                             "subject": subject, "drm": [{"id": c} for c in claims]}
     dice = (form.get("dice") or "").replace(",", " ").split()
     if dice:
-        if not all(d.isdigit() for d in dice):
+        if not all(d.isascii() and d.isdigit() for d in dice):  # not ² nor ٣
             raise InvalidCommand("dice: give each die as a number from 1 to 6", field="dice")
         body["dice"] = [int(d) for d in dice]
     return body

@@ -114,3 +114,23 @@ def delete_from(url: str, campaign: UUID, version: int) -> None:
         assert run(f"SELECT count(*) FROM {name(EVENTS[kind])} {where}", (ident, version)) \
             [0][0] > 0
         run(f"DELETE FROM {name(EVENTS[kind])} {where}", (ident, version))
+
+
+Corrupt = Callable[[bytes], bytes]
+CORRUPTIONS: dict[str, Corrupt] = {
+    "garbage state": lambda state: b"\xff\xfe garbage",
+    "undecodable JSON": lambda state: state[: len(state) // 2],
+}
+
+
+def set_row(url: str, campaign: UUID, version: int, state: Corrupt | None = None,
+            topic: str | None = None) -> None:
+    """Overwrite one stored event's state (or topic) with raw SQL, behind the service."""
+    with database(url) as (kind, run, name):
+        table, ident = name(EVENTS[kind]), _ident(kind, campaign)
+        where = "WHERE originator_id=? AND originator_version=?"
+        if state is not None:
+            old = bytes(run(f"SELECT state FROM {table} {where}", (ident, version))[0][0])
+            run(f"UPDATE {table} SET state=? {where}", (state(old), ident, version))
+        if topic is not None:
+            run(f"UPDATE {table} SET topic=? {where}", (topic, ident, version))

@@ -4,7 +4,7 @@ names the version."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from infra.application import Refit
 from infra.settings import Settings, backend_of
 from tests.helpers.http import ADMIN, auth, new_campaign, send, serving
-from tests.helpers.tamper import EVENTS, _ident, database, event_state
+from tests.helpers.tamper import CORRUPTIONS, EVENTS, _ident, database, event_state, set_row
 
 service = contextmanager(serving)
 
@@ -25,26 +25,6 @@ def client(settings: Settings) -> Iterator[TestClient]:
     """The service without its projection runner: a damaged event is damage to the
     fold, so no runner may fold the campaign before the test damages it."""
     yield from serving(settings.model_copy(update={"projection_runner": False}))
-Corrupt = Callable[[bytes], bytes]
-CORRUPTIONS: dict[str, Corrupt] = {
-    "garbage state": lambda state: b"\xff\xfe garbage",
-    "undecodable JSON": lambda state: state[: len(state) // 2],
-}
-
-
-def set_row(url: str, campaign: UUID, version: int, state: Corrupt | None = None,
-            topic: str | None = None) -> None:
-    """Overwrite one stored event's state (or topic) with raw SQL, behind the service."""
-    with database(url) as (kind, run, name):
-        table, ident = name(EVENTS[kind]), _ident(kind, campaign)
-        where = "WHERE originator_id=? AND originator_version=?"
-        if state is not None:
-            old = bytes(run(f"SELECT state FROM {table} {where}", (ident, version))[0][0])
-            run(f"UPDATE {table} SET state=? {where}", (state(old), ident, version))
-        if topic is not None:
-            run(f"UPDATE {table} SET topic=? {where}", (topic, ident, version))
-
-
 def played(client: TestClient) -> dict[str, Any]:
     """A campaign with a few commands recorded."""
     campaign = new_campaign(client)

@@ -8,11 +8,14 @@ import hashlib
 import re
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
 
+from infra.settings import Settings
 from tests.helpers.http import ADMIN, auth
+from tests.helpers.tamper import CORRUPTIONS, set_row
 from tests.helpers.web import AXIS, BRITISH, csrf_of, secret_step, text_of
 
 STATIC = Path(__file__).resolve().parents[2] / "api" / "web" / "static"
@@ -81,6 +84,20 @@ def test_a_token_that_opens_nothing_gets_the_login_page_again_and_no_cookie(
         assert answer.status_code == 401 and "set-cookie" not in answer.headers
         assert 'role="alert"' in answer.text and "opens nothing" in answer.text
     assert log_in(client, "   ").status_code == 401
+
+
+def test_a_damaged_campaign_tells_the_login_form_nothing_unless_the_token_is_its_own(
+        client: TestClient, campaign: dict[str, Any], settings: Settings) -> None:
+    other = secret_step(client)
+    set_row(settings.database_url, UUID(campaign["id"]), 2, CORRUPTIONS["garbage state"])
+    for token, named in (("not-a-token", campaign), (other["tokens"]["director"], campaign)):
+        answer = log_in(client, token, named)
+        assert answer.status_code == 401 and "history" not in answer.text, answer.text
+    # a token typed in alone still opens its own campaign, whatever else is damaged
+    answer = log_in(client, other["tokens"]["sides"][BRITISH])
+    assert answer.status_code == 303 and answer.headers["location"] == f"/play/{other['id']}"
+    own = log_in(client, campaign["tokens"]["director"], campaign)
+    assert own.status_code == 409 and "version 2" in own.text
 
 
 def test_a_page_without_a_session_that_opens_it_redirects_to_the_login_page(
@@ -191,6 +208,8 @@ def test_a_refused_form_shows_its_rule_and_appends_nothing(
     for form, status in (({"action": "advance", "side": AXIS}, 403),  # another side's
                          ({"action": "roll", "table": "3.6181", "side": BRITISH,
                            "subject": "rg:3", "dice": "x"}, 422),
+                         ({"action": "roll", "table": "3.6181", "side": BRITISH,
+                           "subject": "rg:3", "dice": "\u00b2 \u0663"}, 422),  # not 0-9
                          ({"action": "erase"}, 422)):
         answer = act(client, campaign, html, **form)
         assert answer.status_code == status and 'role="alert"' in answer.text
