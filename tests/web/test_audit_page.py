@@ -95,6 +95,23 @@ def test_each_role_reads_the_roll_its_json_audit_shows_and_the_opponent_none(
             assert secret not in html, secret
 
 
+def test_each_drm_shows_with_its_rule(client: TestClient, campaign: dict[str, Any]) -> None:
+    british = campaign["tokens"]["sides"][BRITISH]
+    body = {"type": "roll", "table": "3.6181", "side": BRITISH, "subject": "rg:3"}
+    assert send(client, campaign, british, body).status_code == 200
+    version = client.get(f"/campaigns/{campaign['id']}/rolls",
+                         headers=auth(british)).json()[-1]["version"]
+    made = json_audit(client, campaign, british, version)["rolls"][0]
+    assert made["drm"], "the British RG strength DR has its Airborne DRM (3.6181)"
+    log_in(client, british)
+    html = audit_page(client, campaign, version)
+    shown_roll(html, made)
+    for drm in made["drm"]:
+        row = f'{markup.escape(drm["reason"])} <span class="rule">{drm["rule"]}</span></th>' \
+              f'<td class="num">{drm["value"]:+d}</td>'
+        assert row in html
+
+
 def test_the_seed_is_committed_then_revealed_and_the_button_carries_what_the_check_needs(
         client: TestClient, campaign: dict[str, Any]) -> None:
     tokens, version = campaign["tokens"], campaign["rolled"]

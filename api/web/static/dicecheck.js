@@ -52,8 +52,9 @@
     said.textContent = "Computed dice: " + computed.join(" ") + " (recorded: " +
       recorded.join(" ") + "): " + (same ? "the dice match the revealed seed."
                                           : "the dice do NOT match the revealed seed.") +
-      (d.commitment && committed !== d.commitment
-        ? " The seed's SHA-256 is not the commitment published before the roll." : "");
+      (!d.commitment ? "" : committed === d.commitment
+        ? " The seed's SHA-256 is the commitment published before the roll."
+        : " The seed's SHA-256 is NOT the commitment published before the roll.");
   }
 
   document.addEventListener("click", function (event) {
