@@ -174,3 +174,23 @@ def test_the_page_needs_a_session(client: TestClient, campaign: dict[str, Any]) 
     answer = client.get(f"/play/{campaign['id']}/rolls/{campaign['rolled']}",
                         follow_redirects=False)
     assert answer.status_code == 303 and answer.headers["location"] == "/"
+
+
+def test_a_ruling_shows_beside_the_roll_in_the_form_the_roles_json_gives(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    tokens, version = campaign["tokens"], campaign["rolled"]
+    key = json_audit(client, campaign, tokens["director"], version)["key"]
+    ruling = {"key": key, "verdict": "corrected", "reason": "the DR was misread at the table",
+              "final": 11, "result": "Depleted"}
+    answer = client.post(f"/campaigns/{campaign['id']}/rulings", json=ruling,
+                         headers=auth(tokens["director"]))
+    assert answer.status_code == 200, answer.text
+    # the Axis reads the corrected figures of its secret roll; the British, that it was ruled
+    for side, figures in ((AXIS, True), (BRITISH, False)):
+        said = json_audit(client, campaign, tokens["sides"][side], version)["rulings"]
+        assert [r["reason"] for r in said] == [ruling["reason"]]
+        assert (said[0]["final"] == 11) is figures
+        log_in(client, tokens["sides"][side])
+        text = text_of(markup.unescape(audit_page(client, campaign, version)))
+        assert "Corrected by the director" in text and ruling["reason"] in text
+        assert ("Final 11: Depleted" in text) is figures
