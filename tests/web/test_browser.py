@@ -122,7 +122,13 @@ def test_each_page_follows_the_other_sides_actions_live_without_a_reload(
 def test_the_audit_page_checks_a_rolls_dice_from_the_revealed_seed_in_the_browser(
         browser: Browser, live: str, campaign: dict[str, Any], shots: Path) -> None:
     tokens = campaign["tokens"]
+    shares = {AXIS: "a1" * 16, BRITISH: "b2" * 24}  # so the check mixes both in (E)
     with httpx.Client(base_url=live) as api:
+        for side, share in shares.items():
+            given = api.post(f"/campaigns/{campaign['id']}/commands",
+                             headers=_auth(tokens, side),
+                             json={"type": "contribute_seed", "side": side, "share": share})
+            assert given.status_code == 200, given.text
         rolled = api.post(f"/campaigns/{campaign['id']}/commands", headers=_auth(tokens, AXIS),
                           json={"type": "roll", "table": "3.6181", "side": AXIS,
                                 "subject": "rg:1"})
@@ -143,6 +149,8 @@ def test_the_audit_page_checks_a_rolls_dice_from_the_revealed_seed_in_the_browse
                             headers=_auth(tokens, None), json={"type": "reveal_seed"})
         assert revealed.status_code == 200, revealed.text
     axis.reload()
+    assert axis.locator("button[data-dice-check]").get_attribute("data-shares") == \
+        f"{shares[AXIS]} {shares[BRITISH]}"  # the module's side order
     recorded = " ".join(axis.locator(".die").all_inner_texts())
     assert recorded == " ".join(map(str, before["rolls"][0]["dice"]))
     axis.get_by_role("button", name="Check the dice in this browser").click()
