@@ -11,8 +11,6 @@ from api.access import Caller
 from infra.application import Refit
 from projections.audit import RollAudit
 
-SEED_EVENTS = ("Created", "SeedRevealed")
-
 
 def roll_page(refit: Refit, ident: UUID, caller: Caller, version: int) -> dict[str, Any]:
     """The audit page's reads of the roll made at `version`, for the caller; the roll
@@ -22,7 +20,7 @@ def roll_page(refit: Refit, ident: UUID, caller: Caller, version: int) -> dict[s
     return {"audit": audit, "roll": _made_at(audit, version),
             "sealed": next((s for s in audit.sealed if s.version == version), None),
             "commitment": commitment_at(refit, ident, caller.viewer, version),
-            "proof": proof, "seed": refit.reads.status(ident, None, caller.viewer).seed}
+            "proof": proof}
 
 
 def page_version(text: str) -> int | None:
