@@ -19,6 +19,7 @@ from api.access import Caller
 from api.errors import error_body, status_of
 from api.session import Session, Sessions
 from api.web.actions import command_of
+from api.web.audit_view import page_version, roll_page
 from api.web.login import (
     LoginNeeded,
     admin_visitor,
@@ -135,6 +136,27 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         ident = _ident(campaign)
         who = visitor(request, refit, ident)
         return _guide(request, refit, ident, who.session, who.caller, _versions(rolled))
+
+    @routes.get("/play/{campaign}/rolls/{version}")
+    def roll_audit_page(request: Request, campaign: str, version: str) -> Response:
+        """A roll's audit for the role, as GET /campaigns/{id}/rolls/audit answers it: its
+        dice, key, DRM, result, seed commitment, rulings and inclusion proof, and (once the
+        seed is revealed) a button that rechecks the dice in the browser."""
+        ident = _ident(campaign)
+        who = visitor(request, refit, ident)
+        context: dict[str, Any] = {"role": who.caller.role, "campaign": ident,
+                                   "version": version}
+        number = page_version(version)
+        if number is None:
+            said = {"message": f"no roll page is at {version[:20]!r}: a roll is named by the "
+                               "version it was made at (a number)", "field": "version"}
+            return page(request, "audit.html", 404, error=said, **context)
+        try:
+            found = roll_page(refit, ident, who.caller, number)
+        except RefitError as error:
+            status, said = refusal(error)
+            return page(request, "audit.html", status, error=said, **context)
+        return page(request, "audit.html", **context, **found)
 
     @routes.post("/play/{campaign}/act")
     async def act(request: Request, campaign: str) -> Response:

@@ -117,3 +117,57 @@ def test_each_page_follows_the_other_sides_actions_live_without_a_reload(
     # the Axis page keeps its own roll's result: its own event is not a change to it
     expect(axis.locator("article.result")).to_be_visible()
     shoot(british, shots, "opponent-live")
+
+
+def test_the_audit_page_checks_a_rolls_dice_from_the_revealed_seed_in_the_browser(
+        browser: Browser, live: str, campaign: dict[str, Any], shots: Path) -> None:
+    tokens = campaign["tokens"]
+    shares = {AXIS: "a1" * 16, BRITISH: "b2" * 24}  # so the check mixes both in (E)
+    with httpx.Client(base_url=live) as api:
+        for side, share in shares.items():
+            given = api.post(f"/campaigns/{campaign['id']}/commands",
+                             headers=_auth(tokens, side),
+                             json={"type": "contribute_seed", "side": side, "share": share})
+            assert given.status_code == 200, given.text
+        rolled = api.post(f"/campaigns/{campaign['id']}/commands", headers=_auth(tokens, AXIS),
+                          json={"type": "roll", "table": "3.6181", "side": AXIS,
+                                "subject": "rg:1"})
+        assert rolled.status_code == 200, rolled.text
+        version = max(r["version"] for r in api.get(
+            f"/campaigns/{campaign['id']}/rolls", headers=_auth(tokens, None)).json())
+        before = api.get(f"/campaigns/{campaign['id']}/rolls/audit",
+                         params={"version": version}, headers=_auth(tokens, None)).json()
+    axis = joined(browser, live, campaign, tokens["sides"][AXIS])
+    axis.locator(f'tr[data-version="{version}"] a.audit-link').click()  # htmx boosts it
+    expect(axis).to_have_url(f"{live}/play/{campaign['id']}/rolls/{version}")
+    expect(axis.get_by_text("committed, not yet revealed")).to_be_visible()
+    expect(axis.locator("button[data-dice-check]")).to_have_count(0)
+    shoot(axis, shots, "audit-committed")
+
+    with httpx.Client(base_url=live) as api:
+        revealed = api.post(f"/campaigns/{campaign['id']}/commands",
+                            headers=_auth(tokens, None), json={"type": "reveal_seed"})
+        assert revealed.status_code == 200, revealed.text
+    axis.reload()
+    assert axis.locator("button[data-dice-check]").get_attribute("data-shares") == \
+        f"{shares[AXIS]} {shares[BRITISH]}"  # the module's side order
+    recorded = " ".join(axis.locator(".die").all_inner_texts())
+    assert recorded == " ".join(map(str, before["rolls"][0]["dice"]))
+    axis.get_by_role("button", name="Check the dice in this browser").click()
+    said = axis.locator("output#dice-checked")
+    expect(said).to_contain_text("the dice match the revealed seed")
+    expect(said).to_contain_text("SHA-256 is the commitment published before the roll")
+    # the browser's own dice, not an echo of the recorded ones: a wrong record is told
+    assert said.get_attribute("data-computed") == recorded
+    shoot(axis, shots, "audit-checked")
+    axis.locator("button[data-dice-check]").evaluate(
+        "b => { b.dataset.dice = b.dataset.dice.split(' ').map(d => d % 6 + 1).join(' '); }")
+    axis.get_by_role("button", name="Check the dice in this browser").click()
+    expect(said).to_contain_text("the dice do NOT match the revealed seed")
+    assert said.get_attribute("data-computed") == recorded
+
+
+def _auth(tokens: dict[str, Any], side: str | None) -> dict[str, str]:
+    """A side's bearer header, or the director's for None."""
+    token = tokens["director"] if side is None else tokens["sides"][side]
+    return {"Authorization": f"Bearer {token}"}
