@@ -13,6 +13,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from infra import election, supervisor
 from infra.application import Refit
 from infra.election import lock_key
 from infra.settings import Settings, backend_of
@@ -121,3 +122,30 @@ def test_serve_with_two_workers_runs_one_runner(with_runner: Settings, tmp_path:
     with serving_process(with_runner.database_url, tmp_path, 2,
                          REFIT_PROJECTION_RUNNER="true"):
         assert until(lambda: lock_holders(with_runner) == 1)
+
+
+def test_a_failed_batch_frees_the_lock_for_a_standby_at_once(
+        with_runner: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    failing = {"now": False}
+    real = election.catch_up
+
+    def catch_up(*args: object, **kwargs: object) -> int:
+        if failing["now"]:
+            failing["now"] = False
+            raise RuntimeError("a batch that fails (not the database: its pool stays open)")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(election, "catch_up", catch_up)
+    monkeypatch.setattr(supervisor, "FIRST_DELAY", 30.0)  # the failed runner stays down
+    first = Refit(with_runner)
+    try:
+        assert until(lambda: leads(first))
+        second = Refit(with_runner)
+        try:
+            failing["now"] = True
+            first.store.recorder.max_notification_id()  # nothing to wake it: it polls
+            assert until(lambda: leads(second))  # the supervisor closed the failed runner
+            assert lock_holders(with_runner) == 1
+        finally:
+            second.close()
+    finally:
+        first.close()
