@@ -135,7 +135,7 @@ REFUSED: list[tuple[bytes, dict[str, str], str, int, str, str | None]] = [
      422, "invalid_command", "credit_cpp.amount"),
     (b'{"type": "advance", "x": 1}', {}, "director", 422, "invalid_command", "advance.x"),
     (b"{nope", {}, "director", 400, "invalid_body", None),
-    (b"", {}, "director", 422, "invalid_command", None),
+    (b"", {}, "director", 400, "invalid_body", None),  # no body at all (issue 16)
     (b"null", {}, "director", 422, "invalid_command", None),
     (b"[1]", {}, "director", 422, "invalid_command", None),
     (b'{"type": "advance\xc3"}', {}, "director", 400, "invalid_body", None),
