@@ -3,6 +3,7 @@ moving a tournament's campaigns uses every core (each process has its own connec
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
@@ -23,7 +24,11 @@ def in_processes(work: Callable[[list[T]], list[R]], items: Sequence[T],
     parts = shares(items, jobs)
     if len(parts) <= 1:
         return work(list(items))
-    with ProcessPoolExecutor(len(parts)) as pool:
+    # Processes started afresh, not forked: a fork of a process with threads (a projection
+    # runner's, a pool's) inherits their locks held, and hung; a fork server would keep
+    # the environment of its own start (the settings read from it).
+    with ProcessPoolExecutor(len(parts),
+                             mp_context=multiprocessing.get_context("spawn")) as pool:
         done = list(pool.map(work, parts))
     placed: dict[int, R] = {}
     for first, results in enumerate(done):
