@@ -45,6 +45,10 @@ def test_no_request_gets_a_server_error(played: tuple[object, dict[str, str]]) -
     checked = []
     for found in schema.get_all_operations():
         operation = found.ok()
+        if operation.path.endswith("/live"):
+            # A stream opened with a good token never ends (it waits for the next commit):
+            # its refusals (bad Last-Event-ID, token, outage) are tests/http/test_live.py's.
+            continue
 
         @settings(max_examples=25, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
