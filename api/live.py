@@ -120,16 +120,19 @@ def live_route(app: APIRouter, refit: Refit, conf: Settings) -> None:
         except BaseException:
             held.close()
             raise
-        return EventStream(_messages(conf, _reader(refit, campaign, credentials),
-                                     subscription, first), held)
+        read = _reader(refit, campaign, credentials, ident, caller.viewer)
+        return EventStream(_messages(conf, read, subscription, first), held)
 
 
-def _reader(refit: Refit, campaign: str, credentials: Any) -> Callable[[int], Appended]:
+def _reader(refit: Refit, campaign: str, credentials: Any, ident: UUID,
+            viewer: str | None) -> Callable[[int], Appended]:
     """What was appended after a version, as the caller reads it; the token checked
-    again each time, so a token replaced (the old one dies) ends its open streams too."""
+    again each time, after the read, so a token replaced (the old one dies) ends its open
+    streams too, and is never sent an event read after it died (not even its own death)."""
     def read(last: int) -> Appended:
-        ident, caller = caller_for(refit, campaign, credentials)
-        return appended(refit.reads, ident, caller.viewer, last)
+        now = appended(refit.reads, ident, viewer, last)
+        caller_for(refit, campaign, credentials)  # the store's head, at least `now`'s
+        return now
     return read
 
 
