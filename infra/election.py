@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
+from time import monotonic
 from typing import Any
 
 from psycopg import Connection
@@ -19,6 +20,7 @@ from projections.runner import CampaignLog, CampaignProjection, catch_up
 log = logging.getLogger(__name__)
 STANDBY_RETRY = 0.5  # seconds between a standby's tries of the lock: the failover delay
 IDLE_CHECK = 0.25  # seconds without a NOTIFY before the log's head is looked at anyway
+STOP_CHECK = 0.02  # seconds a leader waits for a NOTIFY before it looks whether to stop
 
 
 def lock_key(schema: str) -> int:
@@ -79,15 +81,22 @@ class ElectedRunner:
             while not self.is_interrupted.is_set():
                 catch_up(self.app, self.projection)
                 self.batches += 1
-                # Woken by the first NOTIFY (an append's commit), or after IDLE_CHECK: an
-                # import's events come without one.
-                for _ in conn.notifies(timeout=IDLE_CHECK, stop_after=1):
-                    pass
+                self._notified_or_idle(conn)
         finally:
             self.leading.clear()
         conn.execute(SQL("UNLISTEN {0}").format(channel))
         conn.execute("SELECT pg_advisory_unlock(%s)", (self.key,))
         return True
+
+
+    def _notified_or_idle(self, conn: Connection[Any]) -> None:
+        """Wait for the first NOTIFY (an append's commit), or IDLE_CHECK seconds (an
+        import's events come without one), or a stop: waited in short slices, so closing
+        the service does not wait out the idle check."""
+        deadline = monotonic() + IDLE_CHECK
+        while not self.is_interrupted.is_set() and monotonic() < deadline:
+            if next(conn.notifies(timeout=STOP_CHECK, stop_after=1), None) is not None:
+                return
 
 
 def elected_runner(env: dict[str, str], view_class: type[Any], reader: Any) -> ElectedRunner:
