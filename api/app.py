@@ -9,7 +9,7 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
-from typing import Any, get_type_hints
+from typing import Any, cast, get_type_hints
 
 from anyio import to_thread
 from eventsourcing.persistence import PersistenceError
@@ -99,27 +99,36 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
+def _error(description: str) -> dict[str, Any]:
+    """A refusal's OpenAPI response: ErrorBody by reference. (A `model` per route and
+    status built eight validators for every route: a third of the service's start-up.
+    _error_schemas puts the schema in once.)"""
+    return {"description": description,
+            "content": {"application/json": {"schema": {"$ref": ERROR_REF}}}}
+
+
+ERROR_REF = "#/components/schemas/ErrorBody"
 ERRORS: dict[int | str, dict[str, Any]] = {
-    400: {"model": ErrorBody, "description": "the body is not JSON, or not UTF-8"},
-    401: {"model": ErrorBody, "description": "no token, or one this campaign does not know"},
-    403: {"model": ErrorBody, "description": "the role may not (a side acts for itself only; "
-                                             "an observer reads; admin routes)"},
-    404: {"model": ErrorBody, "description": "no such campaign"},
-    409: {"model": ErrorBody, "description": "If-Match did not match, or still conflicting; "
-                                             "history_unreadable: a stored event of this "
-                                             "campaign cannot be read (the message names its "
-                                             "version; other campaigns are not affected)"},
-    413: {"model": ErrorBody, "description": "the body is over REFIT_MAX_BODY_BYTES "
-                                             "(REFIT_MAX_IMPORT_BYTES for an import)"},
-    415: {"model": ErrorBody, "description": "a JSON body sent as another content type"},
-    422: {"model": ErrorBody, "description": "a command the rules or the schema refuse "
-                                             "(`rule` names the rule)"},
-    503: {"model": ErrorBody, "description": "the database is not answering (unavailable), or "
-                                             "another command has held the campaign for "
-                                             "REFIT_TURN_WAIT seconds (busy), or a live "
-                                             "stream beyond REFIT_LIVE_MAX_STREAMS "
-                                             "(streams_full); Retry-After says when to try "
-                                             "again"},
+    400: _error("the body is not JSON, or not UTF-8"),
+    401: _error("no token, or one this campaign does not know"),
+    403: _error("the role may not (a side acts for itself only; "
+                "an observer reads; admin routes)"),
+    404: _error("no such campaign"),
+    409: _error("If-Match did not match, or still conflicting; "
+                "history_unreadable: a stored event of this "
+                "campaign cannot be read (the message names its "
+                "version; other campaigns are not affected)"),
+    413: _error("the body is over REFIT_MAX_BODY_BYTES "
+                "(REFIT_MAX_IMPORT_BYTES for an import)"),
+    415: _error("a JSON body sent as another content type"),
+    422: _error("a command the rules or the schema refuse "
+                "(`rule` names the rule)"),
+    503: _error("the database is not answering (unavailable), or "
+                "another command has held the campaign for "
+                "REFIT_TURN_WAIT seconds (busy), or a live "
+                "stream beyond REFIT_LIVE_MAX_STREAMS "
+                "(streams_full); Retry-After says when to try "
+                "again"),
 }
 
 
@@ -140,23 +149,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # What start-up made (modules, rule tables, the app) lives as long as the service:
         # frozen, a full collection no longer walks it, which had stalled every request
         # in flight for 30 ms at a time (bench/load.py, closed loop).
-        gc.collect()
-        gc.freeze()
+        if conf.freeze_heap:
+            gc.collect()
+            gc.freeze()
         end_streams_on_exit(refit.live)
         try:
             yield
         finally:
-            gc.unfreeze()
+            if conf.freeze_heap:
+                gc.unfreeze()
             refit.close()
 
     app = FastAPI(title="Refit", version="0.2.0", lifespan=lifespan, docs_url=None,
                  redoc_url=None,
                  description="Event-sourced ledger for ASL Campaign Game Refit Phases. "
                              "Errors are `{\"error\": {code, message, rule, field}}`.")
+    app.state.refit = refit  # for an embedding server to end live streams before it stops
     _errors(app)
     app.add_middleware(BodyGuard, limit=conf.max_body_bytes,
                        limits={"/campaigns/import": conf.max_import_bytes})
     _offline_docs(app)
+    _error_schemas(app)
     # every route documents the contract's errors, and reads its JSON body as UTF-8 only
     routes = APIRouter(responses=ERRORS, route_class=UTF8Route)
     _campaign_routes(routes, refit, conf)
@@ -170,6 +183,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     web_routes(app, refit, conf.admin_token)
     document_commands(app)
     return app
+
+
+def _error_schemas(app: FastAPI) -> None:
+    """The OpenAPI schema holds ErrorBody (and what it is made of) once, for ERRORS'
+    references to it."""
+    plain = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schema = plain()
+            body = ErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+            parts = body.pop("$defs", {})
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(
+                {**parts, "ErrorBody": body})
+        return cast(dict[str, Any], app.openapi_schema)
+
+    app.openapi = openapi  # type: ignore[method-assign]
 
 
 def _offline_docs(app: FastAPI) -> None:

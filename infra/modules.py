@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import tempfile
@@ -21,11 +22,18 @@ from domain.rules import DRMSpec, Module, ModulePatch, Table
 def packaged_modules() -> dict[str, Module]:
     """The modules shipped with Refit (domain/modules/<id>/module.json), each read by its
     package's Module class."""
-    found = {}
+    return dict(_packaged())
+
+
+@functools.cache
+def _packaged() -> tuple[tuple[str, Module], ...]:
+    """Read once a process: the packaged files do not change under it, and a Module is
+    frozen (each service, CLI call and job reads them again otherwise: 40 ms)."""
+    found = []
     for module_id, package in PACKAGES.items():
         text = resources.files(package).joinpath(DATA_FILE).read_text(encoding="utf-8")
-        found[module_id] = module_class(module_id).model_validate_json(text)
-    return found
+        found.append((module_id, module_class(module_id).model_validate_json(text)))
+    return tuple(found)
 
 
 def read_file(path: Path) -> Module | ModulePatch:

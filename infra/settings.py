@@ -45,6 +45,10 @@ class Settings(BaseSettings):
     # with the command route an ordinary route, bench/load.py measured 5 ms as good or
     # better (closed loop 2-5% more commands/s at less CPU each), so it is no longer set.
     switch_interval_ms: float | None = Field(default=None, gt=0, le=100)
+    # At start-up the service collects and freezes its heap (api/app.py): a long-lived
+    # process then never walks what start-up made. A process that starts many services
+    # (the test suite) turns it off: each collection there walks the whole test run's heap.
+    freeze_heap: bool = True
     # uvicorn's line per request costs about a third of the HTTP layer's CPU (bench/load.py)
     access_log: bool = False
     # A request body over this many bytes answers 413 unread (api/guard.py); an import (a

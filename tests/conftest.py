@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,10 @@ import pytest
 from infra.application import Refit
 from infra.settings import Settings
 from tests.helpers.databases import fresh_database, postgres_unreachable
+
+# No heap collected and frozen per service (api/app.py): this process starts hundreds of
+# services, and each collection would walk the whole run's heap (about 0.3 s a test).
+os.environ.setdefault("REFIT_FREEZE_HEAP", "false")
 
 
 @pytest.fixture(scope="session")

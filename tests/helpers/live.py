@@ -37,7 +37,8 @@ def live_service(settings: Settings) -> Iterator[str]:
     """The service on a free port of this host, in a thread; its URL."""
     conf = settings.model_copy(update={"admin_token": ADMIN, "live_heartbeat": HEARTBEAT})
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(conf), host="127.0.0.1", port=port,
+    app = create_app(conf)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
                                            log_level="warning",
                                            timeout_graceful_shutdown=5))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -47,6 +48,9 @@ def live_service(settings: Settings) -> Iterator[str]:
         assert server.started, "the service did not start"
         yield f"http://127.0.0.1:{port}"
     finally:
+        # as `refit serve` does on a signal (api/live.py): streams end, so uvicorn need
+        # not wait for them
+        app.state.refit.live.end_streams()
         server.should_exit = True
         thread.join(BOUND)
 

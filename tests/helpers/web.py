@@ -4,41 +4,11 @@ step where both sides roll in secret, a login by join link, pages read as text."
 from __future__ import annotations
 
 import re
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-import uvicorn
-
-from api.app import create_app
-from infra.settings import Settings
-from tests.helpers.http import ADMIN, new_campaign, send
+from tests.helpers.http import new_campaign, send
 
 AXIS, BRITISH = "Axis", "British"
-
-
-@contextmanager
-def live_service(settings: Settings) -> Iterator[str]:
-    """The service on a free local port, in a thread of this process; its base URL."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    app = create_app(settings.model_copy(update={"admin_token": ADMIN}))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    for _ in range(200):  # the server starts in well under a second; 10 s at most
-        if server.started:
-            break
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def secret_step(client: Any) -> dict[str, Any]:

@@ -340,9 +340,16 @@ def test_the_service_sets_the_gil_switch_interval_it_is_given(settings: Settings
 
 def test_the_service_freezes_its_start_up_heap_until_it_stops(settings: Settings) -> None:
     gc.unfreeze()
-    with TestClient(create_app(settings)):
+    with TestClient(create_app(settings.model_copy(update={"freeze_heap": True}))):
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+def test_a_process_that_starts_many_services_may_leave_its_heap_unfrozen(
+        settings: Settings) -> None:
+    gc.unfreeze()
+    with TestClient(create_app(settings.model_copy(update={"freeze_heap": False}))):
+        assert gc.get_freeze_count() == 0
 
 
 def test_retained_hip_units_fortifications_and_rg_areas_stay_the_axis_own_on_every_read(

@@ -33,7 +33,7 @@ from infra.staging import PostgresStaging, SQLiteStaging
 from infra.transfer import dump_line, parse_lines
 from tests.helpers.databases import fresh_database
 
-EVENTS = 8000  # eight pages of the import's thousand: a kill by time lands while it writes
+EVENTS = 4000  # four pages of the import's thousand: a kill by time lands while it writes
 # `refit import` with one method of the staging paused (after its call, before the import
 # goes on) at its Nth call, saying so on stderr: where a kill must leave nothing. Test code
 # only, so the command itself carries no hook.

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from infra.settings import Settings
 from tests.helpers.http import serving
-from tests.helpers.web import live_service
+from tests.helpers.live import live_service
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 NO_BROWSER = ("no Chromium on this machine: .ci/run installs Debian's chromium (see "
