@@ -23,8 +23,12 @@ from infra.modules import install_file
 from infra.settings import Settings
 
 CLIENTS = 32
-READS = {"status": "", "roster": "/roster", "purchase_record": "/purchase-record",
-         "guide": "/guide"}
+READS = {"status": "/campaigns/{id}", "roster": "/campaigns/{id}/roster",
+         "purchase_record": "/campaigns/{id}/purchase-record",
+         "guide": "/campaigns/{id}/guide",
+         # the web client's page of the role (the director's: every side's guide), read
+         # with the session cookie a login sets
+         "guide_page": "/play/{id}"}
 READERS = 4  # clients reading the big campaign, beside the writers
 # Store connections of the service in all (each process its share, and as many again at
 # most for the campaign locks): the shared PostgreSQL allows 100 connections in all, and
@@ -95,24 +99,35 @@ async def get(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: 
     return await load.answer(reader)
 
 
-def header(base: str, token: str) -> bytes:
-    """Host and bearer token, for a raw request."""
+def header(base: str, token: str, cookie: str = "") -> bytes:
+    """Host, bearer token (and a session cookie, for pages), for a raw request."""
     host = base.removeprefix("http://")
-    return f"Host: {host}\r\nAuthorization: Bearer {token}\r\n".encode()
+    session = f"Cookie: {cookie}\r\n" if cookie else ""
+    return f"Host: {host}\r\nAuthorization: Bearer {token}\r\n{session}".encode()
 
 
-async def reading(base: str, campaign: str, token: str, times: dict[str, list[float]],
+def session_cookie(base: str, campaign: dict[str, Any]) -> str:
+    """The web client's session for the campaign's token (POST /login), as a Cookie
+    header's value."""
+    answer = httpx.post(f"{base}/login", data={"token": campaign["token"],
+                                               "campaign": campaign["id"]}, timeout=30)
+    if answer.status_code != 303:
+        raise RuntimeError(f"login answered {answer.status_code}: {answer.text[:200]}")
+    return "; ".join(f"{name}={value}" for name, value in answer.cookies.items())
+
+
+async def reading(base: str, big: dict[str, Any], times: dict[str, list[float]],
                   until: asyncio.Event | int) -> None:
     """A reader of the big campaign: each read in turn, until `until` is set (or that
     many rounds); each latency kept by route, a non-200 a failure."""
     host, port = base.removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
-    head, rounds = header(base, token), 0
+    head, rounds = header(base, big["token"], big.get("cookie", "")), 0
     try:
         while (until.is_set() is False) if isinstance(until, asyncio.Event) else rounds < until:
             for name, path in READS.items():
                 started = time.perf_counter()
-                status, body = await get(reader, writer, head, f"/campaigns/{campaign}{path}")
+                status, body = await get(reader, writer, head, path.format(id=big["id"]))
                 if status != 200:
                     raise RuntimeError(f"{name} answered {status}: {body[:200]!r}")
                 times[name].append(time.perf_counter() - started)
@@ -271,7 +286,7 @@ async def everything(base: str, big: dict[str, Any], own: dict[str, Any], comman
     live = asyncio.ensure_future(watching(f"{base}/campaigns/{own['id']}/live",
                                           opponent(own), seen.arrivals, ready, seen.refused))
     await asyncio.wait_for(ready.wait(), 30)
-    readers = [asyncio.ensure_future(reading(base, big["id"], big["token"], seen.reads, done))
+    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done))
                for _ in range(READERS)]
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(
@@ -290,9 +305,10 @@ def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
     """The measurements on a service that is up, the big campaign in it."""
     seen = Seen([load.create(base) for _ in range(CLIENTS // 2)])
     own = load.create(base)
-    load.on_one_loop(reading(base, big["id"], big["token"], Seen([]).reads, 1))  # warm
+    big["cookie"] = session_cookie(base, big)
+    load.on_one_loop(reading(base, big, Seen([]).reads, 1))  # warm
     idle = Seen([]).reads
-    load.on_one_loop(reading(base, big["id"], big["token"], idle, 25))
+    load.on_one_loop(reading(base, big, idle, 25))
     load.on_one_loop(everything(base, big, own, commands, pairs, seen))
     lags = seen.lags
     return {"P6": {"campaign_events": version_of(base, big), "projection_runner": runner,
