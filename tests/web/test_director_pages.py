@@ -240,6 +240,8 @@ def test_an_ended_campaign_is_refused_an_undo_by_its_rule(
                  {"type": "end_cg", "reason": "concession", "side": BRITISH})
     assert ended.status_code == 200, ended.text
     log_in(client, campaign["tokens"]["director"])
+    home = text_of(client.get(f"/play/{campaign['id']}").text)
+    assert "every secret is open: it cannot be undone" in home and "Preview the undo" not in home
     page = preview(client, campaign, 422, to_version=campaign["before_roll"], reason=REASON)
     assert "the CG has ended and every secret is open: it cannot be undone" in text_of(
         markup.unescape(page))
