@@ -42,7 +42,7 @@ def director_pages(routes: APIRouter, refit: Refit) -> None:
             status, said = refusal(error)
             return page(request, "undo.html", status, error=said, **context)
         return page(request, "undo.html", at=plan.head, **context,
-                    **plan_page(refit, ident, plan))
+                    **plan_page(refit, ident, plan, who.caller.viewer))
 
     @routes.post("/play/{campaign}/undo")
     async def undo_confirmed(request: Request, campaign: str) -> Response:

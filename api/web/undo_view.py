@@ -84,15 +84,17 @@ def _steps(refit: Refit, ident: UUID, head: int) -> list[dict[str, Any]]:
     return found
 
 
-def plan_page(refit: Refit, ident: UUID, plan: UndoPlan) -> dict[str, Any]:
+def plan_page(refit: Refit, ident: UUID, plan: UndoPlan, viewer: str | None
+              ) -> dict[str, Any]:
     """A dry run's plan for the preview page: each event it removes in words, each kind
-    counted, and each roll with its dice and result as the director reads them."""
+    counted, and each roll with its dice and result, as the viewer (the director) reads
+    them."""
     wanted = set(plan.versions)
     events = [{"version": r["version"], "what": describe(r["type"], r["data"]),
                "actor": r["data"].get("actor")}
-              for r in refit.reads.history(ident, None, gt=plan.to_version)
+              for r in refit.reads.history(ident, viewer, gt=plan.to_version)
               if r["version"] in wanted]
-    rolls = {row.version: row for row in refit.reads.rolls(ident, None, None)}
+    rolls = {row.version: row for row in refit.reads.rolls(ident, None, viewer)}
     return {"plan": plan, "events": events,
             "kinds": [(kind_words(kind), count) for kind, count in plan.event_types.items()],
             "rolls": [rolls.get(r["version"]) or r for r in plan.rolls]}

@@ -178,6 +178,17 @@ def test_a_side_and_the_observer_see_no_undo_and_are_refused_one(
     assert head(client, campaign) == before
 
 
+def test_the_undo_pages_need_a_session(client: TestClient, campaign: dict[str, Any]) -> None:
+    path = f"/play/{campaign['id']}/undo"
+    before = head(client, campaign)
+    for answer in (client.get(path, params={"to_version": "1", "reason": REASON},
+                              follow_redirects=False),
+                   client.post(path, data={"to_version": "1", "reason": REASON,
+                                           "at": str(before)}, follow_redirects=False)):
+        assert answer.status_code == 303 and answer.headers["location"] == "/"
+    assert head(client, campaign) == before
+
+
 def test_a_confirmation_without_the_sessions_csrf_token_or_from_another_site_is_refused(
         client: TestClient, campaign: dict[str, Any]) -> None:
     log_in(client, campaign["tokens"]["director"])
