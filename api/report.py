@@ -35,7 +35,7 @@ def _value(value: Any) -> str:
     return str(value)
 
 
-def _words(kind: str) -> str:
+def kind_words(kind: str) -> str:
     """`RerollAuthorized` -> `Reroll authorized`."""
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", kind).split(" ")
     return " ".join([words[0], *(w if w.isupper() else w.lower() for w in words[1:])])
@@ -45,7 +45,7 @@ def generic(kind: str, data: Data) -> str:
     """Any event: its type in words, then each field that has a value."""
     fields = "; ".join(f"{k.replace('_', ' ')} {_value(v)}" for k, v in data.items()
                        if k not in NOT_SHOWN and v not in (None, "", [], {}))
-    return f"{_words(kind)}: {fields}" if fields else _words(kind)
+    return f"{kind_words(kind)}: {fields}" if fields else kind_words(kind)
 
 
 def _rule(d: Data) -> str:

@@ -4,22 +4,19 @@ JSON API's (infra), and every refusal is shown as api/errors.py words it."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 from uuid import UUID
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
-from fastapi.templating import Jinja2Templates
 
 from api.access import Caller
-from api.errors import error_body, status_of
 from api.session import Session, Sessions
 from api.web.actions import command_of
 from api.web.audit_view import page_version, roll_page
+from api.web.director import director_pages
 from api.web.login import (
     LoginNeeded,
     admin_visitor,
@@ -30,20 +27,12 @@ from api.web.login import (
     set_session,
     visitor,
 )
-from api.web.view import home, signed, subject_label
-from domain.campaign import Campaign, campaign_id
+from api.web.respond import HERE, page, refusal, same_site
+from api.web.respond import page_campaign as _ident
+from api.web.view import home
+from domain.campaign import Campaign
 from domain.errors import Forbidden, RefitError, Unauthorized
 from infra.application import Refit
-
-HERE = Path(__file__).parent
-templates = Jinja2Templates(directory=HERE / "templates")
-templates.env.filters |= {"subject": subject_label, "signed": signed}
-# Pages run no script but the app's own files, and no other site may frame them.
-HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
-           "style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
-           "form-action 'self'",
-           "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
-           "Cache-Control": "no-store"}
 
 
 def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
@@ -53,36 +42,12 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
     _session_routes(routes, refit, admin_token)
     _campaign_pages(routes, refit)
     _admin_pages(routes, refit, admin_token)
+    director_pages(routes, refit)
     app.include_router(routes)
 
     @app.exception_handler(LoginNeeded)
     def to_login(_: Request, __: Exception) -> Response:
         return RedirectResponse("/", status_code=303)
-
-
-def page(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
-    """A template rendered with the page's security headers."""
-    return templates.TemplateResponse(request, name, context, status_code=code,
-                                       headers=HEADERS)
-
-
-def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
-    """A refused form's status and words, as the JSON API gives them (api/errors.py)."""
-    return status_of(error), error_body(error)["error"]
-
-
-def same_site(request: Request) -> None:
-    """A form posted from another site (or a sibling one) is refused: with SameSite=Lax and
-    the CSRF token, a login from another site too. Browsers say where a request comes from
-    (Sec-Fetch-Site); without it, the Origin header is compared."""
-    fetched = request.headers.get("sec-fetch-site")
-    origin = request.headers.get("origin")
-    if fetched is not None:
-        refused = fetched not in ("same-origin", "none")
-    else:
-        refused = bool(origin) and urlparse(origin).netloc != request.url.netloc
-    if refused:
-        raise Forbidden("this form is posted from another site")
 
 
 def _session_routes(routes: APIRouter, refit: Refit, admin_token: str | None) -> None:
@@ -178,14 +143,6 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
                                            who.caller, None, status, said)
         rolled = f"?rolled={first}-{last}" if fields.get("action") == "roll" else ""
         return RedirectResponse(f"/play/{ident}{rolled}", status_code=303)
-
-
-def _ident(campaign: str) -> UUID:
-    """A page's campaign id; one that is not an id needs a login like any other."""
-    try:
-        return campaign_id(campaign)
-    except RefitError:
-        raise LoginNeeded from None
 
 
 def _versions(text: str | None) -> range | None:

@@ -7,6 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from api.access import DIRECTOR, OBSERVER, Caller
+from api.web.undo_view import undo_choices
 from infra.application import Refit
 
 RECENT = 8  # rolls listed under the guide
@@ -29,7 +30,9 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None) -> dic
             "rolled": [row for row in rolls if rolled is not None and row.version in rolled],
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
-            "nothing_due": not any(part["due"] for part in guide["sides"].values())}
+            "nothing_due": not any(part["due"] for part in guide["sides"].values()),
+            "undo": undo_choices(refit, ident, status.version)
+            if caller.role == DIRECTOR else None}
 
 
 def subject_label(subject: str | None) -> str:

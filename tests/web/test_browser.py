@@ -167,6 +167,33 @@ def test_the_audit_page_checks_a_rolls_dice_from_the_revealed_seed_in_the_browse
     assert said.get_attribute("data-computed") == recorded
 
 
+def test_the_director_previews_an_undo_of_the_last_roll_and_confirms_it(
+        browser: Browser, live: str, campaign: dict[str, Any], shots: Path) -> None:
+    tokens = campaign["tokens"]
+    with httpx.Client(base_url=live) as api:
+        rolled = api.post(f"/campaigns/{campaign['id']}/commands", headers=_auth(tokens, AXIS),
+                          json={"type": "roll", "table": "3.6181", "side": AXIS,
+                                "subject": "rg:1"})
+        assert rolled.status_code == 200, rolled.text
+    version = min(e["version"] for e in rolled.json()["events"])
+    director = joined(browser, live, campaign, tokens["director"])
+    due = director.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:1"]')
+    expect(due).to_have_count(0)
+    undo = director.locator("section#undo")
+    expect(undo.get_by_label("Return to")).to_have_value(str(version - 1))  # the newest
+    undo.get_by_label("Reason").fill("the Axis DR was rolled for the wrong RG line")
+    undo.get_by_role("button", name="Preview the undo").click()
+    expect(director).to_have_url(re.compile(rf"/play/{campaign['id']}/undo\?"))
+    expect(director.locator(f'tr[data-version="{version}"]')).to_contain_text("RG line 1")
+    expect(director.locator(".undone-events li")).to_have_count(2)  # the DR, the RG's fate
+    shoot(director, shots, "undo-preview")
+    director.get_by_role("button", name=re.compile(r"^Undo 2 events")).click()
+    expect(director).to_have_url(f"{live}/play/{campaign['id']}")
+    expect(undo).to_contain_text(f"Undone back to version {version - 1}")
+    expect(due).to_be_visible()  # the campaign as it stood before the DR
+    shoot(director, shots, "undo-done")
+
+
 def _auth(tokens: dict[str, Any], side: str | None) -> dict[str, str]:
     """A side's bearer header, or the director's for None."""
     token = tokens["director"] if side is None else tokens["sides"][side]

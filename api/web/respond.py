@@ -1,0 +1,63 @@
+"""What every web page shares: its templates and security headers, a refusal in the JSON
+API's words (api/errors.py), the same-site check of a posted form, and the campaign a
+page's address names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+from uuid import UUID
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from api.errors import error_body, status_of
+from api.web.login import LoginNeeded
+from api.web.view import signed, subject_label
+from domain.campaign import campaign_id
+from domain.errors import Forbidden, RefitError
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=HERE / "templates")
+templates.env.filters |= {"subject": subject_label, "signed": signed}
+# Pages run no script but the app's own files, and no other site may frame them.
+HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
+           "style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "
+           "form-action 'self'",
+           "Referrer-Policy": "same-origin", "X-Content-Type-Options": "nosniff",
+           "Cache-Control": "no-store"}
+
+
+def page(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
+    """A template rendered with the page's security headers."""
+    return templates.TemplateResponse(request, name, context, status_code=code,
+                                       headers=HEADERS)
+
+
+def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
+    """A refused form's status and words, as the JSON API gives them (api/errors.py)."""
+    return status_of(error), error_body(error)["error"]
+
+
+def same_site(request: Request) -> None:
+    """A form posted from another site (or a sibling one) is refused: with SameSite=Lax and
+    the CSRF token, a login from another site too. Browsers say where a request comes from
+    (Sec-Fetch-Site); without it, the Origin header is compared."""
+    fetched = request.headers.get("sec-fetch-site")
+    origin = request.headers.get("origin")
+    if fetched is not None:
+        refused = fetched not in ("same-origin", "none")
+    else:
+        refused = bool(origin) and urlparse(origin).netloc != request.url.netloc
+    if refused:
+        raise Forbidden("this form is posted from another site")
+
+
+def page_campaign(campaign: str) -> UUID:
+    """A page's campaign id; one that is not an id needs a login like any other."""
+    try:
+        return campaign_id(campaign)
+    except RefitError:
+        raise LoginNeeded from None
