@@ -15,7 +15,7 @@ from fastapi.responses import RedirectResponse
 from api.session import Sessions
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal, same_site
-from api.web.undo_view import plan_page
+from api.web.undo_view import plan_page, undo_choices
 from domain.errors import Forbidden, InvalidCommand, RefitError, VersionConflict
 from infra.application import Refit
 
@@ -35,6 +35,9 @@ def director_pages(routes: APIRouter, refit: Refit) -> None:
         context = _context(refit, ident, who, point, reason)
         try:
             who.caller.require_director("an undo")
+            if not any(point.values()):  # nothing asked yet: where it may return to
+                return page(request, "undo.html", choose=True, **context,
+                            **_choices(refit, ident))
             version, step = _target(point)
             plan = refit.audit.undo_plan(ident, _reason(reason), version, step,
                                          who.caller.viewer)
@@ -66,6 +69,13 @@ def director_pages(routes: APIRouter, refit: Refit) -> None:
             return page(request, "undo.html", status, error=said,
                         moved_on=isinstance(error, VersionConflict), **context)
         return RedirectResponse(f"/play/{ident}", status_code=303)
+
+
+def _choices(refit: Refit, ident: UUID) -> dict[str, Any]:
+    """The undo page's choices: recent commands and steps (the CG ended: none)."""
+    status = refit.reads.status(ident, None, None)
+    return {"undo": undo_choices(refit, ident, status.version),
+            "ended": status.phase == "ended"}
 
 
 def _context(refit: Refit, ident: UUID, who: Visitor, point: dict[str, str],

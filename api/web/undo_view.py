@@ -19,6 +19,13 @@ READ_BACK = 400  # events read back for them: more than a dozen commands record
 LABEL = 110  # characters of a command's words in a choice
 
 
+def last_undo(refit: Refit, ident: UUID, head: int) -> dict[str, Any] | None:
+    """The campaign's latest event, if it is an undo (the home page says so): one event
+    read, so the home page of a long campaign stays fast."""
+    latest = list(refit.reads.history(ident, None, gt=head - 1)) if head > 0 else []
+    return latest[-1]["data"] if latest and latest[-1]["type"] == "Undone" else None
+
+
 def undo_choices(refit: Refit, ident: UUID, head: int) -> dict[str, Any]:
     """The points an undo may return to (newest first) and the last undo, if it is the
     campaign's latest command."""

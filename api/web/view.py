@@ -7,7 +7,7 @@ from typing import Any
 from uuid import UUID
 
 from api.access import DIRECTOR, OBSERVER, Caller
-from api.web.undo_view import undo_choices
+from api.web.undo_view import last_undo
 from infra.application import Refit
 
 RECENT = 8  # rolls listed under the guide
@@ -31,7 +31,8 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None) -> dic
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),
-            "undo": undo_choices(refit, ident, status.version)
+            # the director's undo choices are on their own page (they read the history)
+            "undo": {"last_undo": last_undo(refit, ident, status.version)}
             if caller.role == DIRECTOR else None}
 
 

@@ -180,9 +180,11 @@ def test_the_director_previews_an_undo_of_the_last_roll_and_confirms_it(
     due = director.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:1"]')
     expect(due).to_have_count(0)
     undo = director.locator("section#undo")
-    expect(undo.get_by_label("Return to")).to_have_value(str(version - 1))  # the newest
-    undo.get_by_label("Reason").fill("the Axis DR was rolled for the wrong RG line")
-    undo.get_by_role("button", name="Preview the undo").click()
+    undo.get_by_role("link", name=re.compile("^Undo a step")).click()  # the undo's own page
+    expect(director).to_have_url(f"{live}/play/{campaign['id']}/undo")
+    expect(director.get_by_label("Return to", exact=True)).to_have_value(str(version - 1))
+    director.get_by_label("Reason").fill("the Axis DR was rolled for the wrong RG line")
+    director.get_by_role("button", name="Preview the undo").click()
     expect(director).to_have_url(re.compile(rf"/play/{campaign['id']}/undo\?"))
     expect(director.locator(f'tr[data-version="{version}"]')).to_contain_text("RG line 1")
     expect(director.locator(".undone-events li")).to_have_count(2)  # the DR, the RG's fate

@@ -83,7 +83,9 @@ def rolls(client: TestClient, campaign: dict[str, Any]) -> list[dict[str, Any]]:
 def test_the_director_picks_the_last_roll_on_the_home_page_and_previews_what_would_go(
         client: TestClient, campaign: dict[str, Any]) -> None:
     log_in(client, campaign["tokens"]["director"])
-    home = markup.unescape(client.get(f"/play/{campaign['id']}").text)
+    home = client.get(f"/play/{campaign['id']}").text
+    assert f'href="/play/{campaign["id"]}/undo"' in home  # the way to the undo's own page
+    home = markup.unescape(client.get(f"/play/{campaign['id']}/undo").text)
     choices = re.findall(r'<option value="([^"]+)">([^<]*)</option>', home)
     # newest first: the Axis DR, then the advance into 3.618, and the end of 3.617
     assert choices[0][0] == str(campaign["before_roll"])
@@ -213,7 +215,6 @@ def test_a_confirmation_without_the_sessions_csrf_token_or_from_another_site_is_
     ({"to_step": "14AM/3.618"}, "step 3.618 of 14AM is not over yet"),
     ({"to_step": "15AM/3.617"}, "the RePh has not done step 3.617 of 15AM"),
     ({"to_step": "nonsense"}, "to_step is CGDATE/STEP, e.g. 19PM/9.616"),
-    ({}, "an undo names to_version or to_step (CGDATE/STEP), not neither"),
 ])
 def test_an_undo_refused_is_a_clear_page_in_the_json_apis_words(
         client: TestClient, campaign: dict[str, Any], query: dict[str, str],
@@ -236,10 +237,18 @@ def test_an_undo_without_a_reason_is_refused_naming_the_field(
     assert "an undo gives its reason (field: reason)" in text
 
 
+def test_the_undo_page_without_a_point_asks_where_to_return_to(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = client.get(f"/play/{campaign['id']}/undo", params={"to": " ", "to_step": ""})
+    assert page.status_code == 200 and "Where to return to" in page.text
+    assert "Preview the undo" in page.text and 'class="card undo-plan"' not in page.text
+
+
 def test_a_new_campaign_has_nothing_to_undo(client: TestClient) -> None:
     made = new_campaign(client)  # nothing done since its creation: no point to return to
     log_in(client, made["tokens"]["director"])
-    assert "Nothing to undo yet." in text_of(client.get(f"/play/{made['id']}").text)
+    assert "Nothing to undo yet." in text_of(client.get(f"/play/{made['id']}/undo").text)
     page = preview(client, made, 422, to_version="1", reason=REASON)
     assert "the campaign is at version 1: there is nothing to undo" in text_of(
         markup.unescape(page))
