@@ -302,9 +302,13 @@ tfoot td{font-weight:bold;border-top:2px solid #000}
 """
 
 
+def cell_class(text: str) -> str:
+    """A printed cell's class: a secret, a number (right-aligned), or plain text."""
+    return "secret" if text == SECRET else "num" if text.lstrip("-").isdigit() else ""
+
+
 def _td(text: str) -> str:
-    cls = ("secret" if text == SECRET else
-           "num" if text.lstrip("-").isdigit() else "")
+    cls = cell_class(text)
     return f'<td class="{cls}">{escape(text)}</td>' if cls else f"<td>{escape(text)}</td>"
 
 
