@@ -11,6 +11,7 @@ from uuid import UUID
 
 from api.forms import (
     Grid,
+    bought,
     cell_class,
     cvp_grid,
     elr_grid,
@@ -42,7 +43,9 @@ FIELD_WORDS = {
     "leaders": "Leader(s)", "setup_area": "Setup/Entry Area", "mode": "Mode",
     "removed": "Removed", "casualties": "Casualties", "amended": "Amended by ruling",
     "cvp": "CVP", "before": "From", "after": "To", "cause": "Cause", "rule": "Rule",
+    "side": "Side", "scenario": "Scenario",
 }
+UNSAID = ("hidden", "purchase", "version")  # the line's own name says these
 
 
 def point_of(text: str | None, field: str) -> str | None:
@@ -141,6 +144,8 @@ def worded(value: Any) -> str:
     if isinstance(value, dict):
         if value.get("hidden"):  # another side's line: whose it is, and no more
             return " ".join(filter(None, [str(value.get("side") or ""), "(secret)"]))
+        if "rg" in value and "cpp" in value and len(value) <= 3:  # an RG the roster lists
+            return bought(value)
         return "; ".join(f"{FIELD_WORDS.get(k, k)} {worded(v)}" for k, v in value.items()
-                         if v not in (None, [], {}, False) and k != "hidden")
+                         if v not in (None, [], {}, False) and k not in UNSAID)
     return str(value)

@@ -4,6 +4,7 @@ and as printed, go to test-artifacts/."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,15 @@ def test_a_side_opens_its_forms_as_of_a_step_and_compares_two_points(
     axis.get_by_role("link", name="What changed", exact=True).click()
     axis.get_by_label("From", exact=True).select_option("14AM/3.617")
     axis.get_by_label("To", exact=True).select_option("")
-    axis.get_by_role("button", name="Compare").click()
+    axis.get_by_role("button", name="Compare", exact=True).click()
     changed = axis.locator('#diff-purchase_record tr[data-change="changed"]')
     expect(changed.first).to_contain_text("#1")
     shoot(axis, shots, "forms-diff")
+    axis.get_by_label("Or from version").fill("2")
+    axis.get_by_role("button", name="Compare versions").click()
+    heading = re.compile(r"^What changed from version 2 to \d+$")
+    expect(axis.locator("article.sheet h1")).to_have_text(heading)
+    expect(axis.locator('#diff-purchase_record tr[data-change="added"]')).to_have_count(3)
+    shoot(axis, shots, "forms-diff-versions")
     axis.emulate_media(media="print")
     axis.screenshot(path=shots / "forms-diff-print.png", full_page=True)

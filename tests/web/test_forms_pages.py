@@ -114,6 +114,9 @@ def test_the_diff_says_what_the_strength_dr_changed_and_the_opponent_reads_none_
     assert theirs == [] and "Nothing changed in the forms" in page
     for secret in ("4-4-7", "LMG", "I5", "I7", "F/D"):
         assert secret not in page, f"the British reads the Axis's {secret}"
+    backwards = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "", "to": "2"})
+    assert "#1 removed the whole line Axis (secret) —" in backwards  # the diff read back
+    assert "#3 removed the whole line Side British; CG Date 14AM; RG I2;" in backwards
     since_start = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "1"})
     assert "#1 added the whole line — Axis (secret)" in since_start
     assert "#3 added" in since_start and "I2" in since_start  # its own line, open to it
