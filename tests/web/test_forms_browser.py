@@ -40,6 +40,9 @@ def test_a_side_opens_its_forms_as_of_a_step_and_compares_two_points(
     axis.locator("form.pick-one").first.get_by_role("button", name="Show").click()
     expect(sheet).to_contain_text("14AM, after step 3.617")
     shoot(axis, shots, "forms-as-of")
+    axis.emulate_media(media="print")
+    axis.screenshot(path=shots / "forms-as-of-print.png", full_page=True)
+    axis.emulate_media(media="screen")
 
     axis.get_by_role("link", name="What changed", exact=True).click()
     axis.get_by_label("From", exact=True).select_option("14AM/3.617")
