@@ -15,7 +15,8 @@ from tests.helpers.http import auth, send
 from tests.helpers.web import AXIS, BRITISH, secret_step, text_of
 
 BAD_POINTS = ["garbage", "0", "99999", "-3", "14AM/", "99ZZ/3.618", "14AM/9.999",
-              "1" * 60, "x/" * 30, "14AM/3.617/2", "\u00e9\u00e9/3.618", "1e3"]
+              "1" * 60, "x/" * 30, "14AM/3.617/2", "\u00e9\u00e9/3.618", "1e3",
+              "\x00", "\x00/3.618"]
 
 
 @pytest.fixture
@@ -129,11 +130,14 @@ def test_a_bad_point_is_a_clear_refusal_with_the_json_status(
         client: TestClient, campaign: dict[str, Any], point: str) -> None:
     director = campaign["tokens"]["director"]
     log_in(client, director)
-    expected = client.get(f"/campaigns/{campaign['id']}/roster", params={"as_of": point},
-                          headers=auth(director)).status_code
-    assert expected == 422
-    for path, params in (("/forms", {"as_of": point}), ("/forms", {"version": point}),
-                         ("/forms/diff", {"from": point}), ("/forms/diff", {"to": point})):
+    for path, params, api in (("/forms", {"as_of": point}, "/roster"),
+                              ("/forms", {"version": point}, "/roster"),
+                              ("/forms/diff", {"from": point}, "/diff"),
+                              ("/forms/diff", {"to": point}, "/diff")):
+        expected = client.get(f"/campaigns/{campaign['id']}{api}", headers=auth(director),
+                              params={"as_of" if api == "/roster" else next(iter(params)):
+                                      point}).status_code
+        assert expected == 422
         page = read(client, f"/play/{campaign['id']}{path}", expected, **params)
         field = next(iter(params))
         assert "Refused:" in page and f"(field: {field})" in page, (path, params, page)
