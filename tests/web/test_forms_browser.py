@@ -1,6 +1,6 @@
 """The forms pages in a real headless Chromium: a side opens its forms from its home page,
-picks an earlier point, then compares two points; screenshots at desktop and phone width,
-and as printed, go to test-artifacts/."""
+picks an earlier point, is told a version past the head is none, then compares two points;
+screenshots at desktop and phone width, and as printed, go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -43,6 +43,12 @@ def test_a_side_opens_its_forms_as_of_a_step_and_compares_two_points(
     axis.emulate_media(media="print")
     axis.screenshot(path=shots / "forms-as-of-print.png", full_page=True)
     axis.emulate_media(media="screen")
+
+    axis.get_by_label("Or at version").fill("999")
+    axis.get_by_label("Or at version").press("Enter")  # the keyboard alone asks
+    expect(axis.get_by_role("alert")).to_contain_text("there is no version 999")
+    expect(axis.get_by_label("Or at version")).to_have_attribute("aria-invalid", "true")
+    shoot(axis, shots, "forms-refused")
 
     axis.get_by_role("link", name="What changed", exact=True).click()
     axis.get_by_label("From", exact=True).select_option("14AM/3.617")
