@@ -4,31 +4,25 @@ API's words and status (api/errors.py); the reads are the JSON routes' own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Annotated, Any
-from uuid import UUID
 
 from fastapi import APIRouter, Query, Request, Response
-from fastapi.responses import HTMLResponse
 
-from api.errors import error_body, status_of
 from api.web.forms_view import changes, point_of, points, sheets, version_of
-from api.web.login import LoginNeeded, visitor
-from domain.campaign import campaign_id
+from api.web.login import visitor
+from api.web.respond import page, page_campaign, refusal
 from domain.errors import InvalidCommand, RefitError
 from infra.application import Refit
 
-Page = Callable[..., HTMLResponse]  # pages.py `page`: a template with the pages' headers
 
-
-def forms_pages(routes: APIRouter, refit: Refit, page: Page) -> None:
+def forms_pages(routes: APIRouter, refit: Refit) -> None:
     """Add the forms page and the diff page to the web client."""
     @routes.get("/play/{campaign}/forms")
     def forms_page(request: Request, campaign: str, as_of: str | None = None,
                    version: str | None = None) -> Response:
         """The paper forms as the role's `/forms` and `/san` reads give them: now, after a
         step (`as_of` CGDATE/STEP) or at a version (`version`)."""
-        ident = _campaign(campaign)
+        ident = page_campaign(campaign)
         who = visitor(request, refit, ident)
         context: dict[str, Any] = {"role": who.caller.role, "campaign": ident,
                                    "as_of": (as_of or "")[:40], "version": (version or "")[:12]}
@@ -37,7 +31,8 @@ def forms_pages(routes: APIRouter, refit: Refit, page: Page) -> None:
             at = version_of(refit, ident, _chosen(as_of, version), _field(version))
             context |= sheets(refit, ident, at, who.caller.viewer) | {"at": at}
         except RefitError as error:
-            return page(request, "forms.html", status_of(error), error=_said(error), **context)
+            status, said = refusal(error)
+            return page(request, "forms.html", status, error=said, **context)
         return page(request, "forms.html", **context)
 
     @routes.get("/play/{campaign}/forms/diff")
@@ -46,7 +41,7 @@ def forms_pages(routes: APIRouter, refit: Refit, page: Page) -> None:
                   end: Annotated[str | None, Query(alias="to")] = None) -> Response:
         """What changed in the forms from one point to another, as the role's `/diff`
         read gives it (`to` blank: now; `from` blank: after the last step done)."""
-        ident = _campaign(campaign)
+        ident = page_campaign(campaign)
         who = visitor(request, refit, ident)
         context: dict[str, Any] = {"role": who.caller.role, "campaign": ident}
         try:
@@ -59,23 +54,9 @@ def forms_pages(routes: APIRouter, refit: Refit, page: Page) -> None:
                         "changes": changes(refit.audit.diff(ident, first, last,
                                                             who.caller.viewer))}
         except RefitError as error:
-            return page(request, "forms_diff.html", status_of(error), error=_said(error),
-                        **context)
+            status, said = refusal(error)
+            return page(request, "forms_diff.html", status, error=said, **context)
         return page(request, "forms_diff.html", **context)
-
-
-def _campaign(text: str) -> UUID:
-    """The page's campaign; an address that names none needs a login like any other."""
-    try:
-        return campaign_id(text)
-    except RefitError:
-        raise LoginNeeded from None
-
-
-def _said(error: Exception) -> dict[str, Any]:
-    """A refusal's words as the JSON API gives them."""
-    said: dict[str, Any] = error_body(error)["error"]
-    return said
 
 
 def _field(version: str | None) -> str:

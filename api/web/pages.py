@@ -42,7 +42,7 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
     routes = APIRouter(include_in_schema=False)
     _session_routes(routes, refit, admin_token)
     _campaign_pages(routes, refit)
-    forms_pages(routes, refit, page)
+    forms_pages(routes, refit)
     _admin_pages(routes, refit, admin_token)
     director_pages(routes, refit)
     app.include_router(routes)
