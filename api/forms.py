@@ -86,7 +86,8 @@ def _withdrawn(withdrawal: dict[str, Any]) -> str:
                      f"{' (captured)' if u.get('captured') else ''}" for u in units)
 
 
-def _bought(rg: dict[str, Any]) -> str:
+def bought(rg: dict[str, Any]) -> str:
+    """An RG purchased as the CG Roster prints it: `I5 14 CPP`."""
     kg = f"({rg['kg']})" if rg.get("kg") else ""
     return f"{rg.get('rg')}{kg} {_text(rg.get('cpp'))} CPP"
 
@@ -117,7 +118,7 @@ SIDE_COLUMNS = (
     Column("CPP forfeited", lambda c: c.cpp_forfeited or None, secret=True, optional=True),
     Column("CPP forgone", lambda c: c.cpp_forgone or None, optional=True),
     Column("Recon CPP", lambda c: c.recon_cpp or None, secret=True, optional=True),
-    Column("RG purchased", lambda c: _each(c.rg_purchased, _bought), secret=True),
+    Column("RG purchased", lambda c: _each(c.rg_purchased, bought), secret=True),
     Column("FPP", lambda c: c.fpp, secret=True),
     Column("Fortifications", lambda c: _each(c.fortifications, _fortification), secret=True),
     Column("FPP forfeited", lambda c: c.fpp_forfeited or None, secret=True, optional=True),
@@ -302,9 +303,13 @@ tfoot td{font-weight:bold;border-top:2px solid #000}
 """
 
 
+def cell_class(text: str) -> str:
+    """A printed cell's class: a secret, a number (right-aligned), or plain text."""
+    return "secret" if text == SECRET else "num" if text.lstrip("-").isdigit() else ""
+
+
 def _td(text: str) -> str:
-    cls = ("secret" if text == SECRET else
-           "num" if text.lstrip("-").isdigit() else "")
+    cls = cell_class(text)
     return f'<td class="{cls}">{escape(text)}</td>' if cls else f"<td>{escape(text)}</td>"
 
 
