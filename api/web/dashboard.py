@@ -21,9 +21,8 @@ from projections.read import CampaignStatus
 
 STALLED = timedelta(hours=24)  # a Refit Phase this long without an event needs a look
 MAX_TEXT = 100  # characters of a name filter
-SORTS = {"activity": "Last activity, latest first", "quiet": "Last activity, quietest first",
-         "name": "Name", "date": "CG Date, earliest first",
-         "date-desc": "CG Date, latest first"}
+SORTS = {"activity": "Most recent", "quiet": "Longest quiet", "name": "Name",
+         "date": "Earliest CG Date", "date-desc": "Latest CG Date"}
 WORKING, WAITING, DONE = "working", "waiting", "done"
 CG_DATE = re.compile(r"^(\d{1,4})(AM|PM)?$")
 
@@ -55,6 +54,7 @@ class Line:
     status: CampaignStatus
     sides: list[SideState] = field(default_factory=list)
     disputes: list[str] = field(default_factory=list)
+    title: str | None = None  # the RePh step's title (public, as the step is)
     last: datetime | None = None
     ago: str = ""
     stalled: bool = False
@@ -88,7 +88,8 @@ def filters_of(query: Mapping[str, str], modules: list[str]) -> Filters:
         notes.append("the only need to filter by is 'director': not applied")
     sort = query.get("sort", "") or "activity"
     if sort not in SORTS:
-        notes.append(f"sort by one of {', '.join(SORTS)}: sorted by last activity")
+        notes.append(f"sort by one of {', '.join(SORTS)}: sorted by the most recent "
+                     "activity")
         sort = "activity"
     return Filters(text, module, needs == "director", sort, notes)
 
@@ -133,7 +134,7 @@ def line_of(status: CampaignStatus, read: Callable[[CampaignStatus], Progress],
         line.problem = error.message
         return line
     guide = found.guide
-    line.sides = side_states(guide)
+    line.sides, line.title = side_states(guide), guide["title"]
     line.disputes = [f"report {r['report']}: {r['what']}" for r in guide["reports"]
                      if r["status"] == "disputed"]
     line.last, line.ago = found.last_event, ago(found.last_event, now)

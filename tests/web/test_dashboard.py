@@ -8,15 +8,19 @@ from __future__ import annotations
 import html as markup
 import re
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser, expect
 
 from api.web.dashboard import dashboard, date_key
 from tests.helpers.http import ADMIN
 from tests.helpers.web import AXIS, BRITISH, text_of
 from tests.http.test_reports import LOST, Table
+from tests.web.test_browser import WIDTHS, shoot
 
 STATE = re.compile(r'data-side="([^"]+)" data-state="([^"]+)"><strong>[^<]+</strong> '
                    r"<span>([^<]*)</span>")
@@ -186,3 +190,28 @@ def test_hostile_query_parameters_are_ignored_with_a_note_never_a_500(
                  "needs": "everyone" in str(query) or "x" in query.get("needs", [])}
         notes = re.findall(r'<p class="warn" role="status">([^<]+)</p>', page)
         assert len(notes) == sum(wrong.values()), (query, notes)
+
+
+def test_in_a_browser_the_admin_reads_the_dashboard_and_filters_it(
+        browser: Browser, live: str, shots: Path) -> None:
+    with httpx.Client(base_url=live) as api:
+        for name in ("Ranville", "Hill 112", "Pegasus Bridge"):
+            Table(api, name).ok("director", {"type": "advance"})  # each moves a step
+        bridge = Table(api, "Merville Battery")
+        bridge.to("scenario")
+        bridge.ok(AXIS, LOST)
+        bridge.ok(BRITISH, {"type": "dispute_report", "report": 1, "side": BRITISH,
+                            "reason": "a 4-4-7, 1 CVP"})
+    page = browser.new_context(viewport={"width": WIDTHS[0], "height": 900}).new_page()
+    page.goto(live)
+    page.get_by_label("Token").fill(ADMIN)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{live}/admin")
+    expect(page.locator("table.dash tbody tr")).to_have_count(4)
+    shoot(page, shots, "dashboard")
+    page.get_by_label("Needs the director only").check()
+    page.get_by_role("button", name="Show").click()
+    expect(page).to_have_url(re.compile(r"/admin\?.*needs=director"))
+    expect(page.locator("table.dash tbody tr")).to_have_count(1)
+    expect(page.locator("tr.needs")).to_contain_text("1 ruling pending")
+    shoot(page, shots, "dashboard-needs")
