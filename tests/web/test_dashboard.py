@@ -10,6 +10,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import httpx
 import pytest
@@ -17,7 +18,9 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, expect
 
 from api.web.dashboard import dashboard, date_key
+from infra.settings import Settings
 from tests.helpers.http import ADMIN
+from tests.helpers.tamper import CORRUPTIONS, set_row
 from tests.helpers.web import AXIS, BRITISH, text_of
 from tests.http.test_reports import LOST, Table
 from tests.web.test_browser import WIDTHS, shoot
@@ -215,3 +218,14 @@ def test_in_a_browser_the_admin_reads_the_dashboard_and_filters_it(
     expect(page.locator("table.dash tbody tr")).to_have_count(1)
     expect(page.locator("tr.needs")).to_contain_text("1 ruling pending")
     shoot(page, shots, "dashboard-needs")
+
+
+def test_a_damaged_campaign_is_listed_saying_so_beside_the_others(
+        client: TestClient, ranville: Table, bridge: Table, settings: Settings) -> None:
+    set_row(settings.database_url, UUID(ranville.campaign["id"]), 2,
+            CORRUPTIONS["garbage state"])
+    client.app.state.refit.store.forget(UUID(ranville.campaign["id"]))  # type: ignore[attr-defined]
+    page = admin_page(client)
+    damaged = row(page, ranville)
+    assert damaged["needs"] and "version 2" in damaged["text"] and not damaged["sides"]
+    assert row(page, bridge)["sides"]  # the other campaign is read as before
