@@ -47,11 +47,31 @@ class SideState:
     says: str
 
 
+@dataclass(frozen=True)
+class Listing:
+    """What `GET /campaigns` tells the admin of a campaign (its meta row, no side's CPP)."""
+
+    id: str
+    name: str
+    module: str
+    cg: str
+    cg_date: str
+    phase: str
+    step: str | None
+    version: int
+
+    @classmethod
+    def of(cls, status: CampaignStatus) -> Listing:
+        """The public fields of a campaign's status."""
+        return cls(status.id, status.name, status.module, status.cg, status.cg_date,
+                   status.phase, status.step, status.version)
+
+
 @dataclass
 class Line:
     """One campaign's row of the dashboard."""
 
-    status: CampaignStatus
+    status: Listing
     sides: list[SideState] = field(default_factory=list)
     disputes: list[str] = field(default_factory=list)
     title: str | None = None  # the RePh step's title (public, as the step is)
@@ -98,7 +118,7 @@ def dashboard(refit: Refit, query: Mapping[str, str],
               now: datetime | None = None) -> dict[str, Any]:
     """The page's context: the rows the filters keep, sorted, and the form's state."""
     now = now or datetime.now(UTC)
-    statuses = refit.reads.campaigns()
+    statuses = [Listing.of(status) for status in refit.reads.campaigns()]
     modules = sorted({s.module for s in statuses})
     wanted = filters_of(query, modules)
     kept = [s for s in statuses if _matches(s, wanted)]
@@ -112,19 +132,19 @@ def dashboard(refit: Refit, query: Mapping[str, str],
             "needing": sum(line.needs_director for line in lines)}
 
 
-def _reader(refit: Refit) -> Callable[[CampaignStatus], Progress]:
+def _reader(refit: Refit) -> Callable[[Listing], Progress]:
     """How a campaign's progress is read: its public guide at the version the view
     lists (infra/progress.py keeps it by version)."""
     return lambda status: progress(refit.store, UUID(status.id), status.version)
 
 
-def _matches(status: CampaignStatus, wanted: Filters) -> bool:
+def _matches(status: Listing, wanted: Filters) -> bool:
     """Whether the name and module filters keep a campaign (read from its meta row)."""
     return wanted.text.casefold() in status.name.casefold() and \
         wanted.module in ("", status.module)
 
 
-def line_of(status: CampaignStatus, read: Callable[[CampaignStatus], Progress],
+def line_of(status: Listing, read: Callable[[Listing], Progress],
             now: datetime) -> Line:
     """A campaign's row: each side's state, the disputes, when it last moved."""
     line = Line(status)
