@@ -198,8 +198,10 @@ def test_hostile_query_parameters_are_ignored_with_a_note_never_a_500(
 def test_in_a_browser_the_admin_reads_the_dashboard_and_filters_it(
         browser: Browser, live: str, shots: Path) -> None:
     with httpx.Client(base_url=live) as api:
-        for name in ("Ranville", "Hill 112", "Pegasus Bridge"):
-            Table(api, name).ok("director", {"type": "advance"})  # each moves a step
+        tables = [Table(api, name) for name in ("Ranville", "Hill 112", "Pegasus Bridge")]
+        for table in tables:
+            table.ok("director", {"type": "advance"})  # each moves a step
+        tables[1].ok(BRITISH, {"type": "advance", "side": BRITISH})  # its part done
         bridge = Table(api, "Merville Battery")
         bridge.to("scenario")
         bridge.ok(AXIS, LOST)
@@ -211,6 +213,7 @@ def test_in_a_browser_the_admin_reads_the_dashboard_and_filters_it(
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{live}/admin")
     expect(page.locator("table.dash tbody tr")).to_have_count(4)
+    expect(page.locator('li.st.waiting[data-side="British"]')).to_contain_text("waiting on")
     shoot(page, shots, "dashboard")
     page.get_by_label("Needs the director only").check()
     page.get_by_role("button", name="Show").click()
