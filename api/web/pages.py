@@ -16,6 +16,7 @@ from api.access import Caller
 from api.session import Session, Sessions
 from api.web.actions import command_of
 from api.web.audit_view import page_version, roll_page
+from api.web.dashboard import dashboard
 from api.web.director import director_pages
 from api.web.forms_pages import forms_pages
 from api.web.login import (
@@ -183,7 +184,7 @@ def _guide(request: Request, refit: Refit, ident: UUID, session: Session, caller
 def _admin_pages(routes: APIRouter, refit: Refit, admin_token: str | None) -> None:
     @routes.get("/admin")
     def campaigns(request: Request) -> Response:
-        """The admin's home: every campaign, one line each."""
+        """The admin's home: the tournament dashboard (api/web/dashboard.py)."""
         session = admin_visitor(request, refit, admin_token)
-        return page(request, "admin.html", role="admin", campaigns=refit.reads.campaigns(),
-                    csrf=Sessions(refit.keys).csrf(session))
+        return page(request, "admin.html", role="admin", csrf=Sessions(refit.keys).csrf(
+            session), **dashboard(refit, request.query_params))

@@ -42,10 +42,11 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def new_campaign(client: TestClient, module: str = "pbr") -> dict[str, Any]:
+def new_campaign(client: TestClient, module: str = "pbr",
+                 name: str = "Ranville") -> dict[str, Any]:
     """A campaign created by the admin: id, seed commitment and tokens."""
     answer = client.post("/campaigns", headers=auth(ADMIN),
-                         json={"module": module, "cg": "I", "name": "Ranville"})
+                         json={"module": module, "cg": "I", "name": name})
     assert answer.status_code == 201, answer.text
     body: dict[str, Any] = answer.json()
     return body

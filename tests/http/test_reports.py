@@ -27,8 +27,8 @@ def client(settings: Settings) -> Iterator[TestClient]:
 class Table:
     """A PBr CG I over HTTP: the director, both sides and an observer, each by token."""
 
-    def __init__(self, client: TestClient) -> None:
-        self.client, self.campaign = client, new_campaign(client)
+    def __init__(self, client: TestClient, name: str = "Ranville") -> None:
+        self.client, self.campaign = client, new_campaign(client, name=name)
         tokens = self.campaign["tokens"]
         self.tokens = {"director": tokens["director"], "observer": tokens["observer"],
                        **tokens["sides"]}
