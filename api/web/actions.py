@@ -26,7 +26,8 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
     if action == "purchase":
         return cmd.parse_command({"type": "purchase_rg", "side": side, "rg": form.get("rg"),
                                   "kg": form.get("kg") or None,
-                                  "mode": form.get("mode") or "entry"})
+                                  "mode": form.get("mode") or "entry",
+                                  "option": form.get("option") or None})
     return cmd.parse_command(_roll(form, side, claims))
 
 

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from domain import commands as cmd
 from domain.campaign import reports, slots, turns
 from domain.campaign.bombardment import open_bombardments
+from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
-from domain.campaign.purchases import rg_purchase
 from domain.campaign.rolls import check_when, cpp_base
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
@@ -54,6 +53,9 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                                  "optional": optional,
                                  "chit": None if public else chit_due(campaign, side),
                                  "done": side in reph.done,
+                                 # the RG it may not buy now, each with the rule why
+                                 "refused": [] if public or side in reph.done
+                                 else purchases_refused(campaign, side),
                                  "on_leaving": leaving(campaign, side, not public)}
     return answer
 
@@ -227,37 +229,6 @@ def _drm(campaign: Campaign, table: Table, side: str,
               | ({"cpp": spec.cpp_cost} if spec.cpp_cost else {})
               for spec in claimable(table, facts)]
     return derived_drm(table, facts), claims
-
-
-def purchases_open(campaign: Campaign, side: str) -> list[Work]:
-    """The RG the side may still buy in this step at its printed price (and FPP left to
-    spend on Fortifications): each checked as a purchase would be."""
-    module, step = campaign.rules, campaign.reph.step
-    work: list[Work] = []
-    if step in module.command_steps.get("purchase_rg", []) and side in module.rg_charts:
-        chart = module.rg_chart(side)
-        for row in chart.rows:
-            for kg in _kgs(campaign, side, row.kgs):
-                try:
-                    fields = rg_purchase(campaign, side, cmd.PurchaseRG(side=side, rg=row.id,
-                                                                        kg=kg))
-                except RefitError:
-                    continue
-                work.append({"purchase": "rg", "rg": row.id, "kg": kg, "cost": fields["cost"],
-                             "group_type": row.group_type, "rule": chart.rule})
-    fpp = campaign.points.fpp.get(side) or 0
-    if fpp and step in module.command_steps.get("purchase_fortification", []):
-        rule = module.fortification_chart.rule if module.fortification_chart else None
-        work.append({"purchase": "fortification", "fpp": fpp, "rule": rule})
-    return work
-
-
-def _kgs(campaign: Campaign, side: str, kgs: list[str] | None) -> list[str | None]:
-    """The KGs an RG is bought for (ABtF German: each it may be), or none."""
-    coordination = campaign.rules.coordination
-    if coordination is None or coordination.side != side:
-        return [None]
-    return list(kgs) if kgs else list(coordination.groups)
 
 
 def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:

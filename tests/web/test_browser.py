@@ -14,6 +14,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.helpers.http import new_campaign
 from tests.helpers.web import AXIS, BRITISH, join_link, secret_step
 
 WIDTHS = (1280, 390)  # a desktop and a phone
@@ -81,6 +82,36 @@ def test_each_role_joins_by_link_a_side_rolls_and_the_opponent_sees_no_secret(
     director.get_by_role("button", name="Advance step 3.618 for every side").click()
     expect(director.get_by_role("alert")).to_contain_text("rule 3.618")  # still due: rg:2
     shoot(director, shots, "director")
+
+
+def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
+        browser: Browser, live: str, shots: Path) -> None:
+    with httpx.Client(base_url=live) as api:  # PBr 14AM, 3.617: each side with its CPP
+        campaign = new_campaign(api)
+        for side, amount in ((AXIS, 10), (BRITISH, 7)):
+            credit = {"type": "credit_cpp", "side": side, "amount": amount, "reason": "3.6161"}
+            assert api.post(f"/campaigns/{campaign['id']}/commands", json=credit, headers={
+                "Authorization": f"Bearer {campaign['tokens']['director']}"}).status_code == 200
+    axis = joined(browser, live, campaign, campaign["tokens"]["sides"][AXIS])
+    british = joined(browser, live, campaign, campaign["tokens"]["sides"][BRITISH])
+    axis.get_by_text("RG you may buy").click()
+    expect(axis.get_by_text("RG you may not buy now")).to_be_visible()
+    shoot(axis, shots, "side-purchase")
+    axis.get_by_role("button", name="Buy I9 in reserve for 4 CPP").click()
+    expect(axis.locator(".points")).to_contain_text("6")  # 10 CPP less the reserve's 4
+    axis.get_by_role("button", name=f"Advance: the {AXIS} is done with 3.617").click()
+    expect(axis.get_by_text("Done with step 3.617")).to_be_visible()
+    # the British page follows, without the Axis purchase or its CPP
+    expect(british.locator(f'.other[data-side="{AXIS}"]')).to_contain_text(
+        "Done with 3.617", timeout=5000)
+    assert "I9" not in british.locator(".others").inner_text()
+    british.get_by_text("RG you may buy").click()
+    british.get_by_role("button", name=re.compile(r"^Buy I2 entry for 7 CPP")).click()
+    british.get_by_role("button", name=f"Advance: the {BRITISH} is done with 3.617").click()
+    # both done: the RePh moves on to 3.618, on both pages
+    for page in (axis, british):
+        expect(page.locator(".where")).to_contain_text("3.618", timeout=5000)
+    shoot(british, shots, "both-advanced")
 
 
 def test_logging_out_ends_the_session_and_a_bad_token_is_told(

@@ -1,0 +1,96 @@
+"""The purchase form of a side's page (issue 18 item 1): PBr 14AM, step 3.617. Each RG the
+side may buy is listed with every way to buy it (3.6175: entry at the printed cost, reserve
+at 80% FRD, on map at 120% FRU or the printed price per chart note) and how many the CG has
+bought of its maximum; each RG it may not buy now says why, with its rule; a way chosen on
+the page is the purchase the JSON API records. The opponent's page shows none of it."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.helpers.http import auth, new_campaign, send
+from tests.helpers.web import AXIS, BRITISH, csrf_of, text_of
+
+
+@pytest.fixture
+def campaign(client: TestClient) -> dict[str, Any]:
+    """PBr CG I at 14AM/3.617, the Axis with 10 CPP, the British with 7."""
+    made = new_campaign(client)
+    director = made["tokens"]["director"]
+    for side, amount in ((AXIS, 10), (BRITISH, 7)):
+        credit = {"type": "credit_cpp", "side": side, "amount": amount, "reason": "3.6161"}
+        assert send(client, made, director, credit).status_code == 200
+    return made
+
+
+def page_of(client: TestClient, campaign: dict[str, Any], side: str) -> str:
+    """The side's page, logged in with its token."""
+    token = campaign["tokens"]["sides"][side]
+    login = client.post("/login", data={"token": token, "campaign": campaign["id"]},
+                        follow_redirects=False)
+    assert login.status_code == 303, login.text
+    answer = client.get(f"/play/{campaign['id']}")
+    assert answer.status_code == 200, answer.text
+    return answer.text
+
+
+def row_of(html: str, rg: str, kind: str = "rg") -> str:
+    """One RG's row of the page's purchase tables, as text."""
+    found = re.search(rf'<tr data-{kind}="{rg}">(.*?)</tr>', html, re.S)
+    assert found is not None, f"no {kind} row for {rg}"
+    return " ".join(text_of(found.group(1)).split())
+
+
+def test_each_rg_the_axis_may_buy_shows_every_way_to_buy_it_and_its_cg_maximum(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    # I10 costs 8: in reserve 80% FRD is 6, on map 120% FRU is 10; the CG I maximum is 1
+    assert row_of(html, "I10").endswith("0 of 1 entry · 8 in reserve · 6 on map · 10")
+    # I9 is a printed-price row on map (note g): 6 either way
+    assert "entry · 6 in reserve · 4 on map · 6" in row_of(html, "I9")
+    # I7 costs 12, more than the Axis has, but 9 in reserve
+    assert row_of(html, "I7").endswith("in reserve · 9")
+    # F1 has a chart note's option, the Arrival DRM, at its own price
+    assert "entry · 1 entry with note a · 2" in row_of(html, "F1")
+
+
+def test_each_rg_the_axis_may_not_buy_says_why_with_its_rule(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    assert row_of(html, "I4", "refused").strip().endswith("I4 costs 15 CPP; Axis has 10 3.617")
+    assert "may not be purchased until after July 14 PM; not on 14AM 3.6178" in \
+        row_of(html, "I1", "refused")
+    assert "is bought by rolling table 3.620, in its step" in row_of(html, "M2", "refused")
+    assert 'data-rg="I4"' not in html and 'data-refused="I10"' not in html
+
+
+def test_a_way_chosen_on_the_page_is_the_purchase_the_ledger_records(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9", "kg": "",
+        "mode": "reserve", "option": ""})
+    assert bought.status_code == 303, bought.text
+    record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                        headers=auth(campaign["tokens"]["sides"][AXIS])).json()
+    line = next(line for line in record if line["rg"] == "I9")
+    assert (line["cpp"], line["mode"], line["reserve"]) == (4, "reserve", True)
+    html = client.get(f"/play/{campaign['id']}").text
+    assert 'data-rg="I9"' not in html  # its CG Date maximum is 1
+    assert "CG Date max 1 already purchased on 14AM" in row_of(html, "I9", "refused")
+    # 6 CPP left: I10 (8 at entry, 10 on map) only in reserve now
+    assert row_of(html, "I10").split()[-4:] == ["in", "reserve", "·", "6"]
+
+
+def test_the_british_page_shows_none_of_the_axis_purchases_ways_or_refusals(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, BRITISH)
+    assert "Axis has 10" not in html and "British has 7" in html
+    british = client.get(f"/campaigns/{campaign['id']}/guide",
+                         headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
+    assert list(british["sides"]) == [BRITISH]
+    assert {r["rg"] for r in british["sides"][BRITISH]["refused"]} >= {"I1", "G2"}
