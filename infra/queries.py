@@ -157,6 +157,11 @@ class Queries:
         side's secret roll only that it was made, and when)."""
         return read.rolls(self.views.rows(campaign_id, as_of), viewer)
 
+    def recent_rolls(self, campaign_id: UUID, viewer: str | None,
+                     count: int) -> list[read.RollRow]:
+        """The latest `count` rolls, as `rolls` reads them (a page's latest rolls)."""
+        return read.rolls(self.views.rows(campaign_id, None), viewer, last=count)
+
     @exposed("/statistics", "The charts' series and each side's dice statistics")
     def statistics(self, campaign_id: UUID, as_of: Point = None,
                    viewer: str | None = None) -> stats.Statistics:

@@ -292,6 +292,14 @@ class _ViewRows:
                 self.fallback = self.folded(UUID(self.campaign))
         return self.fallback.select_rows(kind)
 
+    def select_last_rows(self, kind: str, count: int) -> list[dict[str, Any]]:
+        if self.fallback is None:
+            try:
+                return self.view.select_last_rows(self.campaign, kind, count)
+            except RowUnsealed:
+                self.fallback = self.folded(UUID(self.campaign))
+        return self.fallback.select_rows(kind)[-count:]
+
 
 class _OneRow:
     """A campaign's meta row alone, for listings."""

@@ -384,11 +384,13 @@ def san(source: RowSource, viewer: str | None = DIRECTOR) -> list[RatingChange]:
             if row.get("secret_for") is None or _sees(meta, viewer, row["secret_for"])]
 
 
-def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
-    """Every roll; a secret one shows only its side and time to those it is kept from."""
+def rolls(source: RowSource, viewer: str | None = DIRECTOR,
+          last: int | None = None) -> list[RollRow]:
+    """Every roll (or the `last` ones); a secret one shows only its side and time to those
+    it is kept from."""
     meta = _meta(source)
     out = []
-    for row in source.select_rows(ROLL):
+    for row in _rows(source, ROLL, last):
         if not row["secret"] or _sees(meta, viewer, row["secret_for"]):
             out.append(RollRow.model_validate(row))
         else:
@@ -396,6 +398,14 @@ def rolls(source: RowSource, viewer: str | None = DIRECTOR) -> list[RollRow]:
                                side=row["side"], secret=True, hidden=True,
                                rulings=[public_ruling(r) for r in row.get("rulings", [])]))
     return out
+
+
+def _rows(source: RowSource, kind: str, last: int | None) -> list[dict[str, Any]]:
+    """A kind's rows, or its `last` ones, read alone where the source can."""
+    if last is None:
+        return source.select_rows(kind)
+    pick = getattr(source, "select_last_rows", None)
+    return pick(kind, last) if pick is not None else source.select_rows(kind)[-last:]
 
 
 def public_ruling(ruling: dict[str, Any]) -> dict[str, Any]:

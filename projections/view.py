@@ -45,6 +45,10 @@ class ProjectionView(Protocol):
     def select_rows(self, campaign: str, kind: str) -> list[dict[str, Any]]:
         """A campaign's rows of a kind, in order."""
 
+    def select_last_rows(self, campaign: str, kind: str, count: int
+                         ) -> list[dict[str, Any]]:
+        """A campaign's last `count` rows of a kind, in order."""
+
     def select_all(self, kind: str, unsealed: list[str] | None = None
                    ) -> list[dict[str, Any]]:
         """Every campaign's rows of a kind (the campaigns of rows whose seal fails are

@@ -83,6 +83,9 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         self._select_rows = SQL(
             "SELECT key, ord, doc, mac FROM {0}.{1} WHERE campaign=%s AND kind=%s "
             "ORDER BY ord, key").format(*table)
+        self._select_last_rows = SQL(
+            "SELECT key, ord, doc, mac FROM {0}.{1} WHERE campaign=%s AND kind=%s "
+            "ORDER BY ord DESC, key DESC LIMIT %s").format(*table)
         self._lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
             f"{self.datastore.schema}.{TABLE}")
         self._select_keys = SQL(
@@ -146,6 +149,14 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         with self.datastore.transaction(commit=False) as curs:
             curs.execute(self._select_rows, (campaign, kind))
             return shared.checked_docs(self.seal, campaign, kind, curs.fetchall())
+
+    def select_last_rows(self, campaign: str, kind: str, count: int
+                         ) -> list[dict[str, Any]]:
+        """A campaign's last `count` rows of a kind, in order (RowUnsealed if a seal
+        fails): a page's latest rolls, without reading them all."""
+        with self.datastore.transaction(commit=False) as curs:
+            curs.execute(self._select_last_rows, (campaign, kind, count))
+            return shared.checked_docs(self.seal, campaign, kind, curs.fetchall()[::-1])
 
     def select_all(self, kind: str, unsealed: list[str] | None = None
                    ) -> list[dict[str, Any]]:

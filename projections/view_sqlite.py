@@ -146,6 +146,15 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
                       "ORDER BY ord, key", (campaign, kind))
             return checked_docs(self.seal, campaign, kind, c.fetchall())
 
+    def select_last_rows(self, campaign: str, kind: str, count: int
+                         ) -> list[dict[str, Any]]:
+        """A campaign's last `count` rows of a kind, in order (RowUnsealed if a seal
+        fails): a page's latest rolls, without reading them all."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT key, ord, doc, mac FROM {TABLE} WHERE campaign=? AND kind=? "
+                      "ORDER BY ord DESC, key DESC LIMIT ?", (campaign, kind, count))
+            return checked_docs(self.seal, campaign, kind, c.fetchall()[::-1])
+
     def select_all(self, kind: str, unsealed: list[str] | None = None
                    ) -> list[dict[str, Any]]:
         """Every campaign's rows of a kind (the campaigns of rows whose seal fails are

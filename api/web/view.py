@@ -24,7 +24,8 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None) -> dic
     # What another side is doing, as an observer reads it: its public rolls, no RG line.
     public = reads.guide(ident, None, OBSERVER) if caller.role != DIRECTOR else guide
     others = {side: part for side, part in public["sides"].items() if side not in mine}
-    rolls = reads.rolls(ident, None, viewer)
+    # the latest rolls only (a long campaign has thousands), and those just made
+    rolls = reads.recent_rolls(ident, viewer, max(RECENT, len(rolled or ())))
     return {"status": status, "guide": guide, "others": others,
             "recent": list(reversed(rolls[-RECENT:])),
             "rolled": [row for row in rolls if rolled is not None and row.version in rolled],

@@ -289,3 +289,17 @@ def test_the_recon_plus_five_is_taken_once_for_its_one_extra_cpp(client: TestCli
         assert refused.json()["error"]["field"] == "drm[1]"
         assert refused.json()["error"]["rule"] == "3.620"
     assert game.version() == version
+
+
+def test_the_latest_rolls_are_the_tail_of_every_roll_for_each_viewer(refit: Refit) -> None:
+    campaign = secret_acts(refit)
+    for name in ("Able", "Baker", "Charlie"):  # public rolls after the secret one
+        do(refit, campaign, {"type": "roll", "table": "T1", "side": "British",
+                             "subject": f"unit:Sgt.{name}"})
+    refit.views.catch_up()
+    for viewer in ("Axis", "British", None):
+        every = refit.reads.rolls(campaign, viewer=viewer)
+        assert len(every) == 4
+        for count in (1, 3, 4, 8):
+            assert refit.reads.recent_rolls(campaign, viewer, count) == every[-count:]
+    assert refit.reads.recent_rolls(campaign, "British", 4)[0].hidden  # the Axis secret
