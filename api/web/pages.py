@@ -11,6 +11,7 @@ from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import ValidationError
 
 from api.access import Caller
 from api.session import Session, Sessions
@@ -140,7 +141,7 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
                 raise Forbidden("this form is out of date: reload the page", field="csrf")
             first, last = await run_in_threadpool(_send, refit, ident, who.session, fields,
                                                   claims)
-        except RefitError as error:
+        except (RefitError, ValidationError) as error:  # a form's field tampered with too
             status, said = refusal(error)
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
                                            who.caller, None, status, said)

@@ -243,6 +243,7 @@ def test_the_undo_page_without_a_point_asks_where_to_return_to(
     page = client.get(f"/play/{campaign['id']}/undo", params={"to": " ", "to_step": ""})
     assert page.status_code == 200 and "Where to return to" in page.text
     assert "Preview the undo" in page.text and 'class="card undo-plan"' not in page.text
+    assert "Nothing was undone" not in page.text  # nothing was asked yet
 
 
 def test_a_new_campaign_has_nothing_to_undo(client: TestClient) -> None:

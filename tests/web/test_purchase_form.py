@@ -94,3 +94,24 @@ def test_the_british_page_shows_none_of_the_axis_purchases_ways_or_refusals(
                          headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
     assert list(british["sides"]) == [BRITISH]
     assert {r["rg"] for r in british["sides"][BRITISH]["refused"]} >= {"I1", "G2"}
+
+
+def test_a_purchase_form_tampered_with_is_refused_on_the_page_naming_the_field(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    for field, value in (("mode", "teleport"), ("option", "x" * 50)):
+        form = {"csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9",
+                "kg": "", "mode": "reserve", "option": ""} | {field: value}
+        answer = client.post(f"/play/{campaign['id']}/act", data=form, follow_redirects=False)
+        assert answer.status_code == 422 and "text/html" in answer.headers["content-type"]
+        assert f"purchase_rg.{field}" in text_of(answer.text)
+    record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                        headers=auth(campaign["tokens"]["sides"][AXIS])).json()
+    assert record == []
+
+
+def test_the_advance_button_comes_after_what_the_side_may_still_buy(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    assert html.index("RG you may buy") < html.index("RG you may not buy now") < \
+        html.index(f"Advance: the {AXIS} is done with 3.617")
