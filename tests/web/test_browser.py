@@ -97,7 +97,7 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     axis.get_by_text("RG you may buy").click()
     expect(axis.get_by_text("RG you may not buy now")).to_be_visible()
     shoot(axis, shots, "side-purchase")
-    axis.get_by_role("button", name="Buy I9 in reserve for 4 CPP").click()
+    axis.get_by_role("button", name="Buy I9 in reserve · 4 CPP").click()
     expect(axis.locator(".points")).to_contain_text("6")  # 10 CPP less the reserve's 4
     axis.get_by_role("button", name=f"Advance: the {AXIS} is done with 3.617").click()
     expect(axis.get_by_text("Done with step 3.617")).to_be_visible()
@@ -106,7 +106,7 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
         "Done with 3.617", timeout=5000)
     assert "I9" not in british.locator(".others").inner_text()
     british.get_by_text("RG you may buy").click()
-    british.get_by_role("button", name=re.compile(r"^Buy I2 entry for 7 CPP")).click()
+    british.get_by_role("button", name="Buy I2 entry · 7 CPP").click()
     british.get_by_role("button", name=f"Advance: the {BRITISH} is done with 3.617").click()
     # both done: the RePh moves on to 3.618, on both pages
     for page in (axis, british):

@@ -42,7 +42,8 @@ def row_of(html: str, rg: str, kind: str = "rg") -> str:
     """One RG's row of the page's purchase tables, as text."""
     found = re.search(rf'<tr data-{kind}="{rg}">(.*?)</tr>', html, re.S)
     assert found is not None, f"no {kind} row for {rg}"
-    return " ".join(text_of(found.group(1)).split())
+    shown = re.sub(r'<span class="sr">[^<]*</span>', "", found.group(1))  # as it looks
+    return " ".join(text_of(shown).split())
 
 
 def test_each_rg_the_axis_may_buy_shows_every_way_to_buy_it_and_its_cg_maximum(
