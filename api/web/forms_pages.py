@@ -5,6 +5,7 @@ API's words and status (api/errors.py); the reads are the JSON routes' own."""
 from __future__ import annotations
 
 from typing import Annotated, Any
+from uuid import UUID
 
 from fastapi import APIRouter, Query, Request, Response
 
@@ -46,7 +47,7 @@ def forms_pages(routes: APIRouter, refit: Refit) -> None:
         context: dict[str, Any] = {"role": who.caller.role, "campaign": ident}
         try:
             context["points"] = found = points(refit, ident)
-            given = point_of(start, "from") or _last_step(found) or "1"
+            given = point_of(start, "from") or _last_step(refit, ident, found) or "1"
             context |= {"start": given, "end": point_of(end, "to") or ""}
             first = version_of(refit, ident, given, "from") or 1
             last = version_of(refit, ident, context["end"] or None, "to")
@@ -75,6 +76,11 @@ def _chosen(as_of: str | None, version: str | None) -> str | None:
     return typed
 
 
-def _last_step(found: list[dict[str, Any]]) -> str | None:
-    """The last step done, as a point (None before the first)."""
-    return found[-1]["steps"][-1]["value"] if found else None
+def _last_step(refit: Refit, ident: UUID, found: list[dict[str, Any]]) -> str | None:
+    """The last step done that ended before the campaign's head, as a point (None before
+    the first): a diff from one that ended at the head would compare now with now."""
+    head = refit.views.head(ident)
+    for step in reversed([step for group in found for step in group["steps"]]):
+        if (refit.views.version_at(ident, step["value"], field="from") or 0) < head:
+            return str(step["value"])
+    return None

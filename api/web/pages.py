@@ -99,12 +99,17 @@ def _session_routes(routes: APIRouter, refit: Refit, admin_token: str | None) ->
 
 def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
     @routes.get("/play/{campaign}")
-    def guide_page(request: Request, campaign: str, rolled: str | None = None) -> Response:
+    def guide_page(request: Request, campaign: str, rolled: str | None = None,
+                   bought: str | None = None) -> Response:
         """The role's home: a side's RePh guide, the director's every side's; `rolled`
-        FIRST-LAST: the versions a roll just appended, whose roll it shows."""
+        FIRST-LAST: the versions a roll just appended, whose roll it shows; `bought` the
+        version a purchase was recorded at, which it confirms (to whom may read it)."""
         ident = _ident(campaign)
         who = visitor(request, refit, ident)
-        return _guide(request, refit, ident, who.session, who.caller, _versions(rolled))
+        just = bought if bought and bought.isascii() and bought.isdigit() and \
+            len(bought) <= 10 else None
+        return _guide(request, refit, ident, who.session, who.caller, _versions(rolled),
+                      bought=int(just) if just else None)
 
     @routes.get("/play/{campaign}/rolls/{version}")
     def roll_audit_page(request: Request, campaign: str, version: str) -> Response:
@@ -145,8 +150,9 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
             status, said = refusal(error)
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
                                            who.caller, None, status, said)
-        rolled = f"?rolled={first}-{last}" if fields.get("action") == "roll" else ""
-        return RedirectResponse(f"/play/{ident}{rolled}", status_code=303)
+        said = {"roll": f"?rolled={first}-{last}", "purchase": f"?bought={first}"}
+        return RedirectResponse(f"/play/{ident}{said.get(fields.get('action') or '', '')}",
+                                status_code=303)
 
 
 def _versions(text: str | None) -> range | None:
@@ -174,10 +180,10 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
 
 
 def _guide(request: Request, refit: Refit, ident: UUID, session: Session, caller: Caller,
-           rolled: range | None, code: int = 200, error: dict[str, Any] | None = None
-           ) -> Response:
+           rolled: range | None, code: int = 200, error: dict[str, Any] | None = None,
+           bought: int | None = None) -> Response:
     """The guide page for the caller, with a refused form's error if one was."""
-    context = home(refit, ident, caller, rolled)
+    context = home(refit, ident, caller, rolled, bought)
     return page(request, "guide.html", code, role=caller.role, error=error,
                 csrf=Sessions(refit.keys).csrf(session), campaign=ident, **context)
 

@@ -13,7 +13,8 @@ from infra.application import Refit
 RECENT = 8  # rolls listed under the guide
 
 
-def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None) -> dict[str, Any]:
+def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
+         bought: int | None = None) -> dict[str, Any]:
     """The guide page's reads for the caller: status, guide, the others' public progress,
     the latest rolls (and the one just made)."""
     viewer = caller.viewer
@@ -29,12 +30,23 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None) -> dic
     return {"status": status, "guide": guide, "others": others,
             "recent": list(reversed(rolls[-RECENT:])),
             "rolled": [row for row in rolls if rolled is not None and row.version in rolled],
+            "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),
             # the director's undo choices are on their own page (they read the history)
             "undo": {"last_undo": last_undo(refit, ident, status.version)}
             if caller.role == DIRECTOR else None}
+
+
+def purchase_at(refit: Refit, ident: UUID, viewer: str | None, version: int | None,
+                head: int) -> dict[str, Any] | None:
+    """The RG purchase recorded at `version`, as the viewer reads it (another side's is
+    sealed: none), for the page to confirm what was just bought."""
+    if version is None or not 1 <= version <= head:
+        return None
+    found = next(iter(refit.reads.history(ident, viewer, gt=version - 1)), None)
+    return found["data"] if found and found["type"] == "RGPurchased" else None
 
 
 def subject_label(subject: str | None) -> str:

@@ -160,3 +160,14 @@ def test_the_home_page_links_the_forms_pages(client: TestClient,
     log_in(client, campaign["tokens"]["sides"][BRITISH])
     home = client.get(f"/play/{campaign['id']}").text
     assert f'href="/play/{campaign["id"]}/forms"' in home
+
+
+def test_a_diff_without_from_starts_at_the_last_step_that_ended_before_now(
+        client: TestClient) -> None:
+    made = secret_step(client)  # its last command ended 3.617: the head is that step's end
+    log_in(client, made["tokens"]["director"])
+    page = read(client, f"/play/{made['id']}/forms/diff")
+    head = int(client.get(f"/campaigns/{made['id']}",
+                          headers=auth(made["tokens"]["director"])).json()["version"])
+    assert f"What changed from version 1 to {head}" in page  # no step ended before 3.617
+    assert "Nothing changed in the forms" not in page  # the purchases of 3.617 are there

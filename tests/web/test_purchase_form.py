@@ -76,6 +76,14 @@ def test_a_way_chosen_on_the_page_is_the_purchase_the_ledger_records(
         "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9", "kg": "",
         "mode": "reserve", "option": ""})
     assert bought.status_code == 303, bought.text
+    said = client.get(bought.headers["location"])  # the page confirms what was bought
+    assert "Bought I9 (Italian MTR Coy) in reserve for 4 CPP: line #1 of the Axis RG " \
+        "Purchase Record, 14AM" in text_of(said.text)
+    page_of(client, campaign, BRITISH)  # the opponent, at the same address: nothing
+    opponent = client.get(bought.headers["location"])
+    assert opponent.status_code == 200 and 'id="bought"' not in opponent.text
+    assert "Italian MTR Coy" not in opponent.text
+    page_of(client, campaign, AXIS)
     record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
                         headers=auth(campaign["tokens"]["sides"][AXIS])).json()
     line = next(line for line in record if line["rg"] == "I9")
