@@ -55,8 +55,10 @@ def _applied(campaign: Campaign, side: str, row: RGRow, effect: RGEffect) -> App
     ratings = campaign.points.san if effect.target == "san" else campaign.points.elr
     before = ratings[side]
     if before is None:
-        raise RuleViolation(f"{row.id} changes the {side} {effect.target.upper()}: record "
-                            f"it first (change_{effect.target})", rule=effect.rule)
+        # a side reads this on its purchase form: the recording is the director's
+        raise RuleViolation(f"{row.id} changes the {side} {effect.target.upper()}, which is "
+                            f"not on the record yet: the director records it first "
+                            f"(change_{effect.target})", rule=effect.rule)
     after = before + effect.change
     if effect.maximum is not None:
         after = min(after, max(effect.maximum, before))

@@ -87,7 +87,7 @@ def test_an_m1_is_refused_while_the_san_it_raises_is_not_recorded(refit: Refit) 
                          "reason": "3.6161 Base #"})
     error = refused(refit, campaign, {"type": "purchase_rg", "side": BRITISH, "rg": "M1"})
     assert isinstance(error, RuleViolation) and error.rule == "3.617"
-    assert "record it first (change_san)" in error.message
+    assert "the director records it first (change_san)" in error.message
 
 
 def test_the_purchase_record_shows_f_d_sw_received_leaders_and_the_setup_area(

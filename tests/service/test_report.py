@@ -63,7 +63,7 @@ def test_a_known_roll_prints_its_table_dice_each_drm_with_its_reason_and_final(
 def test_purchases_casualties_recon_control_and_elr_read_as_sentences(
         played: Played, text: str) -> None:
     recon = played.refit.reads.roster(played.campaign)[2].sides["British"].recon
-    assert "Axis purchased RG #11: G3 MTR Section for 5 CPP, reserve" in section(text, "15AM")
+    assert "Axis purchased RG #11: G3 MTR Section for 5 CPP, in reserve" in section(text, "15AM")
     assert "Axis lost Lt. 8-0: 6 CVP (scenario 14AM)" in section(text, "14AM")
     assert "Bénouville Bridge (Location) now controlled by British (was nobody)" in text
     assert f"Axis ELR set to 3: {ELR_CAUSE} (3.613)" in section(text, "15PM")
