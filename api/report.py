@@ -80,7 +80,7 @@ def _rating(name: str) -> Callable[[Data], str]:
 
 def _purchase(d: Data) -> str:
     kg = f"({d['kg']})" if d.get("kg") else ""
-    mode = f", {MODES.get(d['mode'], d['mode'])}" if d.get("mode") else ""
+    mode = f", {mode_words(d['mode'])}" if d.get("mode") else ""
     note = f" with option {d['option'].replace('_', ' ')}" if d.get("option") else ""
     of = f" of {d['cg_max']}" if d.get("cg_max") is not None else ""
     return (f"{d['side']} purchased RG #{d['purchase']}: {d['rg']}{kg} {d['group_type']} for "
@@ -88,6 +88,11 @@ def _purchase(d: Data) -> str:
 
 
 MODES = {"entry": "entry", "reserve": "in reserve", "on_map": "on map"}  # 3.6175, in words
+
+
+def mode_words(mode: str) -> str:
+    """How an RG was bought (3.6175), in words."""
+    return MODES.get(mode, mode)
 
 
 def _determined(d: Data) -> str:

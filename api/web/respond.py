@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from api.errors import error_body, status_of
+from api.report import mode_words
 from api.web.login import LoginNeeded
 from api.web.view import signed, subject_label
 from domain.campaign import campaign_id
@@ -21,7 +22,9 @@ from domain.errors import Forbidden, RefitError
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=HERE / "templates")
-templates.env.filters |= {"subject": subject_label, "signed": signed}
+# a purchase's mode (3.6175) in the words the history report uses
+templates.env.filters |= {"subject": subject_label, "signed": signed,
+                          "mode": mode_words}
 # Pages run no script but the app's own files, and no other site may frame them.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
            "style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "

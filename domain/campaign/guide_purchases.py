@@ -44,12 +44,13 @@ def purchases_refused(campaign: Campaign, side: str) -> list[Work]:
     a maximum reached, a note's date window, the CPP it lacks)."""
     refused = []
     for chart, row, kg in _offered(campaign, side):
-        try:
+        if any(_variants(campaign, side, chart, row, kg)):
+            continue  # some way to buy it holds: it is offered, not refused
+        try:  # the printed-price purchase's refusal says why
             rg_purchase(campaign, side, cmd.PurchaseRG(side=side, rg=row.id, kg=kg))
         except RefitError as error:
-            if not any(_variants(campaign, side, chart, row, kg)):
-                refused.append({"rg": row.id, "kg": kg, "group_type": row.group_type,
-                                "why": error.message, "rule": error.rule or chart.rule})
+            refused.append({"rg": row.id, "kg": kg, "group_type": row.group_type,
+                            "why": error.message, "rule": error.rule or chart.rule})
     return refused
 
 
