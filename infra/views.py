@@ -18,6 +18,7 @@ from infra.settings import backend_of
 from infra.store import CampaignStore
 from infra.supervisor import SupervisedRunner
 from projections.campaign_catchup import caught_up, is_quarantined, stored_version
+from projections.collector import collector_paused
 from projections.quarantine import UNREADABLE, quarantined
 from projections.read import RowSource
 from projections.rows import META, STEP
@@ -26,7 +27,6 @@ from projections.runner import (
     CampaignProjection,
     MemoryRows,
     catch_up,
-    collector_paused,
     fold_onto,
     spaced,
 )

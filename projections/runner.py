@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-import threading
 import zlib
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from typing import Any
 from uuid import UUID
 
@@ -19,9 +16,11 @@ import domain.modules  # noqa: F401  (every module's events: their stored topics
 from domain.campaign import CampaignEvent
 from domain.campaign.part import part_transcodings
 from domain.history import is_undone, undone_ranges
+from projections.collector import collector_paused
 from projections.fold import fold
 from projections.held import CampaignRows, Holding, Refold
-from projections.quarantine import TolerantMapper, decoded_or_unreadable, passed_over
+from projections.prefetch import Prefetch
+from projections.quarantine import TolerantMapper, passed_over
 from projections.view import ANY, RowValue, ViewMovedOn
 
 CHECKPOINT_EVERY = 500  # the fewest versions between two as-of checkpoints of a campaign
@@ -252,50 +251,33 @@ def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:
 
 def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH) -> int:
     """Fold every notification up to the log's head as it is now; returns how many. The
-    rows folded are held from one batch to the next (each read from the view once)."""
+    rows folded are held from one batch to the next (each read from the view once); on a
+    database server, the next batch is read while one is folded (projections/prefetch.py)."""
     head = app.recorder.max_notification_id() or 0
     holding = Holding(projection.view, projection.reader)
     done = raced = 0
-    while (last := projection.view.max_tracking_id(app.name) or 0) < head:
-        notifications = app.recorder.select_notifications(start=last + 1, limit=batch,
-                                                          stop=head)
-        if not notifications:
-            return done
-        with collector_paused():
-            events = [decoded_or_unreadable(app.mapper, n) for n in notifications]
-        try:
-            projection.process_batch(events, Tracking(app.name, notifications[-1].id), last,
-                                     holding)
-        except ViewMovedOn:
-            raced += 1  # another process folded these first: go on from its tracking
-            if raced > MAX_RACES:
-                raise
-            continue
-        done += len(notifications)
+    written: int | None = None  # the tracking this catch-up wrote last
+    with Prefetch(app, head, batch, ahead=reads_ahead(app)) as log:
+        while (last := projection.view.max_tracking_id(app.name) or 0) < head:
+            if written is not None and last != written:
+                holding.forget()  # another process folded on: what it holds is behind
+            notifications, events = log.batch(last + 1)
+            if not notifications:
+                return done
+            try:
+                projection.process_batch(events, Tracking(app.name, notifications[-1].id),
+                                         last, holding)
+            except ViewMovedOn:
+                raced += 1  # another process folded these first: go on from its tracking
+                if raced > MAX_RACES:
+                    raise
+                continue
+            done += len(notifications)
+            written = notifications[-1].id
     return done
 
 
-_gc_lock = threading.Lock()
-_gc_pauses = 0
-_gc_was_enabled = False
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic GC passes while a batch is decoded, folded and encoded (not while it waits
-    for the database): the fold makes no cycles,
-    and passes over thousands of fresh dicts cost a fifth of a rebuild (see bench/).
-    Counted, so threads folding at once leave the collector as they found it."""
-    global _gc_pauses, _gc_was_enabled
-    with _gc_lock:
-        if _gc_pauses == 0:
-            _gc_was_enabled = gc.isenabled()
-            gc.disable()
-        _gc_pauses += 1
-    try:
-        yield
-    finally:
-        with _gc_lock:
-            _gc_pauses -= 1
-            if _gc_pauses == 0 and _gc_was_enabled:
-                gc.enable()
+def reads_ahead(app: Application[Any]) -> bool:
+    """Whether a catch-up reads its next batch in a second thread: on a database server,
+    whose reads wait on the network; SQLite's are in-process."""
+    return "sqlite" not in type(app.recorder).__module__

@@ -109,11 +109,50 @@ def test_overlapping_catch_ups_never_fold_an_event_twice(settings: Settings) -> 
         second.close()
 
 
+def test_a_catch_up_another_process_overtakes_midway_folds_on_from_the_view(
+        settings: Settings) -> None:
+    from projections.runner import catch_up
+
+    first, second = Refit(settings), Refit(settings)
+    try:
+        campaign = first.commands.create_campaign("pbr", "I", "Ahead", "server").id
+        for amount in range(1, 13):
+            do(first, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
+                                 "reason": "r"})
+        own, moved = first.views.projection, second.views.projection
+        head = first.store.recorder.max_notification_id() or 0
+
+        class Racing:
+            """The view, which another process folds to the head after the first batch."""
+
+            def __init__(self) -> None:
+                self.asked = 0
+
+            def __getattr__(self, name: str) -> object:
+                return getattr(own.view, name)
+
+            def max_tracking_id(self, name: str) -> int | None:
+                self.asked += 1
+                if self.asked == 2:  # the other folds 4 past the first's 3: not a batch of 3
+                    notes = second.store.recorder.select_notifications(start=4, limit=4)
+                    events = [second.store.mapper.to_domain_event(n) for n in notes]
+                    moved.process_batch(events, Tracking("refit", notes[-1].id), 3)
+                return own.view.max_tracking_id(name)
+
+        racing = CampaignProjection(Racing(), own.reader)
+        assert catch_up(first.store, racing, batch=3) == head - 4
+        assert moved.view.max_tracking_id("refit") == head
+        assert second.reads.status(campaign).sides["Axis"]["cpp"] == sum(range(1, 13))
+    finally:
+        first.close()
+        second.close()
+
+
 def test_threads_folding_at_once_leave_the_collector_on() -> None:
     import gc
     from concurrent.futures import ThreadPoolExecutor
 
-    from projections.runner import collector_paused
+    from projections.collector import collector_paused
 
     def fold_often(_: int) -> None:
         for _ in range(2000):
