@@ -85,7 +85,7 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             "ORDER BY ord, key").format(*table)
         self._select_last_rows = SQL(
             "SELECT key, ord, doc, mac FROM {0}.{1} WHERE campaign=%s AND kind=%s "
-            "ORDER BY ord DESC, key DESC LIMIT %s").format(*table)
+            "ORDER BY key DESC LIMIT %s").format(*table)
         self._lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
             f"{self.datastore.schema}.{TABLE}")
         self._select_keys = SQL(
@@ -152,8 +152,10 @@ class PostgresProjectionView(PostgresTrackingRecorder):
 
     def select_last_rows(self, campaign: str, kind: str, count: int
                          ) -> list[dict[str, Any]]:
-        """A campaign's last `count` rows of a kind, in order (RowUnsealed if a seal
-        fails): a page's latest rolls, without reading them all."""
+        """A campaign's last `count` rows of a kind by key, in order (RowUnsealed if a
+        seal fails): a page's latest rolls, without reading them all. For a kind whose keys
+        sort as its order (a roll's is its zero-padded version), so that the primary key
+        finds them from its end, with no sort of every row of the kind."""
         with self.datastore.transaction(commit=False) as curs:
             curs.execute(self._select_last_rows, (campaign, kind, count))
             return shared.checked_docs(self.seal, campaign, kind, curs.fetchall()[::-1])
