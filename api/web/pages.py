@@ -22,6 +22,7 @@ from api.web.director import director_pages
 from api.web.director_acts import director_acts
 from api.web.director_form import check_form, run_as
 from api.web.forms_pages import forms_pages
+from api.web.import_page import import_pages
 from api.web.login import (
     LoginNeeded,
     admin_visitor,
@@ -41,7 +42,8 @@ from domain.errors import RefitError, Unauthorized
 from infra.application import Refit
 
 
-def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
+def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
+               import_limit: int) -> None:
     """Add the web client: its static files, pages and forms."""
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     routes = APIRouter(include_in_schema=False)
@@ -52,6 +54,7 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
     director_pages(routes, refit)
     director_acts(routes, refit)
     verify_pages(routes, refit)
+    import_pages(routes, refit, admin_token, import_limit)
     app.include_router(routes)
 
     @app.exception_handler(LoginNeeded)
