@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 
 from tests.helpers.http import auth, send
 from tests.helpers.web import AXIS, BRITISH, csrf_of, secret_step, text_of
+from tests.http.test_reports import LOST, Table
 
 REASON = "the Axis rolled 3.6181 with the KG Bonus DRM it does not have"
 
@@ -238,3 +239,31 @@ def test_the_director_downloads_the_export_as_a_named_file(
     lines = [json.loads(line) for line in answer.text.splitlines()]
     assert [line["version"] for line in lines if "version" in line and "data" in line] == \
         list(range(1, version + 1))
+
+
+@pytest.mark.parametrize(("answer", "status"), [("withdraw_report", "withdrawn"),
+                                                ("confirm_report", "confirmed")])
+def test_a_disputed_report_shows_on_the_directors_home_and_is_settled_there(
+        client: TestClient, answer: str, status: str) -> None:
+    table = Table(client, "Pegasus Bridge")
+    table.to("scenario")
+    table.ok(AXIS, LOST)
+    table.ok(BRITISH, {"type": "dispute_report", "report": 1, "side": BRITISH,
+                       "reason": "a 4-4-7, 1 CVP"})
+    ident = table.campaign["id"]
+    log_in(client, table.tokens[BRITISH])
+    assert 'id="disputes"' not in get(client, f"/play/{ident}")  # the director's to settle
+    log_in(client, table.tokens["director"])
+    home = get(client, f"/play/{ident}")
+    text = text_of(home)
+    assert "Disputes to rule on 1" in text
+    assert "Report 1 A26.2 : the Axis lost 4-6-8 (2 CVP), reported by the Axis; disputed: " \
+           "“a 4-4-7, 1 CVP”" in text
+    form = {"csrf": csrf_of(home), "action": "settle", "report": "1", "answer": answer,
+            "reason": "the unit lost was a 4-4-7"}
+    settled = post(client, f"/play/{ident}/act", form)
+    assert settled.status_code == 303, settled.text
+    events = [e for e in table.read("director", "/events").json()
+              if e["type"].startswith("Report")]
+    assert events[-1]["type"] == f"Report{status.capitalize()}"
+    assert 'id="disputes"' not in get(client, f"/play/{ident}")
