@@ -11,11 +11,14 @@ import html as markup
 import json
 import re
 from typing import Any
+from uuid import UUID
 
 import pytest
 from fastapi.testclient import TestClient
 
+from infra.settings import Settings
 from tests.helpers.http import auth, send
+from tests.helpers.tamper import edit_event
 from tests.helpers.web import AXIS, BRITISH, csrf_of, secret_step, text_of
 from tests.http.test_reports import LOST, Table
 
@@ -199,24 +202,37 @@ def test_verify_says_ok_with_the_counts_checked(
     assert f"{report['rolls_verified']} server rolls recomputed" in text
 
 
-def test_a_receipt_held_by_the_history_checks_ok_and_a_tampered_one_names_its_version(
+def test_a_receipt_held_by_the_history_checks_ok(
         client: TestClient, campaign: dict[str, Any]) -> None:
     log_in(client, campaign["tokens"]["director"])
     path = f"/play/{campaign['id']}/verify"
-    csrf = csrf_of(get(client, path))
     receipt = json.dumps(campaign["answer"]).encode()
-    good = client.post(path, data={"csrf": csrf},
+    good = client.post(path, data={"csrf": csrf_of(get(client, path))},
                        files={"receipt": ("roll.json", receipt, "application/json")})
     assert good.status_code == 200, good.text
-    assert "OK : roll.json is held by the history" in text_of(markup.unescape(good.text))
-    bad = json.loads(receipt)
+    versions = ", ".join(str(v) for v in campaign["answer"]["receipt"]["versions"])
+    assert f"OK : roll.json is held by the history: versions {versions} in the tree of " \
+           f"{campaign['answer']['receipt']['tree_size']} events" in \
+        text_of(markup.unescape(good.text))
+
+
+def test_an_edited_history_fails_verify_at_its_version_and_a_receipt_says_so(
+        client: TestClient, campaign: dict[str, Any], settings: Settings) -> None:
+    edit_event(settings.database_url, UUID(campaign["id"]), 10, b'"previous":"3.617"',
+               b'"previous":"3.61X"')  # the public advance into 3.618, behind its back
     found = json_read(client, campaign, "/verify")
-    bad["receipt"]["leaf_hashes"] = ["00" * 32 for _ in bad["receipt"]["leaf_hashes"]] \
-        if "leaf_hashes" in bad["receipt"] else bad["receipt"]
-    tampered = client.post(path, data={"csrf": csrf, "pasted": json.dumps(bad)})
-    text = text_of(markup.unescape(tampered.text))
-    assert tampered.status_code == 200 and "BAD" in text and "the receipt pasted" in text
-    assert found["ok"]
+    assert not found["ok"]
+    log_in(client, campaign["tokens"]["director"])
+    path = f"/play/{campaign['id']}/verify"
+    page = get(client, path)
+    assert f"BAD at version {found['first_bad_version']}" in text_of(page)
+    assert f"The first version that does not fit is {found['first_bad_version']}" in \
+        text_of(page) and found["problem"] in page
+    pasted = client.post(path, data={"csrf": csrf_of(page),
+                                     "pasted": json.dumps(campaign["answer"])})
+    text = text_of(markup.unescape(pasted.text))
+    assert pasted.status_code == 200 and "BAD" in text and "the receipt pasted" in text
+    assert "(a fork): one of versions 9 to 10 differs" in text
 
 
 def test_a_receipt_that_is_not_json_is_refused_naming_the_field(
