@@ -11,6 +11,7 @@ from uuid import UUID
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
+from pydantic import ValidationError
 
 from api.session import Sessions
 from api.web.audit_view import page_version, roll_page
@@ -34,7 +35,7 @@ def director_acts(routes: APIRouter, refit: Refit) -> None:
         try:
             check_director_form(request, refit, who, form, "a ruling")
             await run_in_threadpool(_rule, refit, ident, who, version, form)
-        except RefitError as error:
+        except (RefitError, ValidationError) as error:  # a correction's field tampered with
             return await run_in_threadpool(_refused_ruling, request, refit, ident, who,
                                            version, form, error)
         return RedirectResponse(f"/play/{ident}/rolls/{version}#rulings", status_code=303)
@@ -88,7 +89,7 @@ def _rule(refit: Refit, ident: UUID, who: Visitor, version: str,
 
 
 def _refused_ruling(request: Request, refit: Refit, ident: UUID, who: Visitor, version: str,
-                    form: dict[str, str], error: RefitError) -> Response:
+                    form: dict[str, str], error: Exception) -> Response:
     """The audit page again, with the refusal and the form as it was filled in."""
     status, said = refusal(error)
     context: dict[str, Any] = {"role": who.caller.role, "campaign": ident,

@@ -36,6 +36,8 @@ def test_the_director_rules_on_a_roll_reveals_the_seed_and_the_browser_checks_th
     director.get_by_label("Reason", exact=True).fill(REASON)
     director.get_by_label("The ruling's DRM").fill("-1")
     director.get_by_label("Why that DRM").fill("KG Bonus (9.6181)")
+    director.get_by_text("Add a correction applied from the ruling on").click()
+    expect(director.get_by_label("Adjust: amount")).to_be_visible()  # the closed lists
     shoot(director, shots, "director-ruling-form")
     director.get_by_role("button", name="Record the ruling").click()
     ruling = director.locator("section.rulings article.ruling")

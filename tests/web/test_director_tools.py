@@ -105,6 +105,24 @@ def test_a_ruling_adjusts_a_sides_cpp_from_the_closed_lists(
     assert json_read(client, campaign, "")["sides"][BRITISH]["cpp"] == before + 2
 
 
+@pytest.mark.parametrize(("correction", "event"), [
+    ({"c_kind": "void_roll"}, "RollVoided"),
+    ({"c_kind": "amend_purchase", "c_side": AXIS, "c_purchase": "2", "c_rg": "I5",
+      "c_cost": "20"}, "PurchaseAmended"),
+])
+def test_a_ruling_voids_the_roll_or_amends_a_purchase_line(
+        client: TestClient, campaign: dict[str, Any], correction: dict[str, str],
+        event: str) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, roll_path(campaign))
+    form = {"csrf": csrf_of(page), "verdict": "corrected", "reason": REASON,
+            "c_reason": "ruled at the table", "c_rule": "3.6181"} | correction
+    answer = post(client, f"{roll_path(campaign)}/ruling", form)
+    assert answer.status_code == 303, markup.unescape(answer.text)[-600:]
+    kinds = [e["type"] for e in json_read(client, campaign, "/events")]
+    assert kinds[-3:] == ["RulingRecorded", "RulingSealed", event]  # a secret roll's
+
+
 @pytest.mark.parametrize(("change", "said"), [
     ({"verdict": "overruled"}, "verdict: choose one of upheld, corrected"),
     ({"result": "Elite"}, "result: choose one of"),
