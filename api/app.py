@@ -33,7 +33,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import OUTAGES, headers_of, http_body, outage, status_of
-from api.guard import BodyGuard, UTF8Route, gated
+from api.guard import IMPORT_PAGE, BodyGuard, UTF8Route, gated
 from api.health import health_routes
 from api.live import end_streams_on_exit, live_route
 from api.routes_audit import audit_routes
@@ -167,7 +167,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.refit = refit  # for an embedding server to end live streams before it stops
     _errors(app)
     app.add_middleware(BodyGuard, limit=conf.max_body_bytes,
-                       limits={"/campaigns/import": conf.max_import_bytes})
+                       limits={"/campaigns/import": conf.max_import_bytes,
+                               IMPORT_PAGE: conf.max_import_bytes})
     _offline_docs(app)
     _error_schemas(app)
     # every route documents the contract's errors, and reads its JSON body as UTF-8 only
@@ -180,7 +181,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     chart_routes(routes, refit)
     app.include_router(routes)
     app.include_router(health_routes(refit))
-    web_routes(app, refit, conf.admin_token)
+    web_routes(app, refit, conf.admin_token, conf.max_import_bytes)
     document_commands(app)
     return app
 

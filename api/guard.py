@@ -17,9 +17,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-# The web client's login and logout (CONTRACT 'Web pages') and its pages' forms (under
-# WEB_FORMS, api/web) post a form, and no token: a session cookie and a CSRF token.
-NO_TOKEN = frozenset({"/login", "/logout"})
+# The web client's login and logout (CONTRACT 'Web pages'), the admin's import form and
+# its pages' forms (under WEB_FORMS, api/web) post a form, and no token: a session cookie
+# and a CSRF token.
+IMPORT_PAGE = "/admin/import"  # an import's form: its body has the import's own limit
+NO_TOKEN = frozenset({"/login", "/logout", IMPORT_PAGE})
 WEB_FORMS = "/play/"
 # Bodies that are not JSON: an import's JSON lines, the web client's forms.
 NOT_JSON = frozenset({"/campaigns/import"}) | NO_TOKEN

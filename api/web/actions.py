@@ -9,7 +9,8 @@ from domain import commands as cmd
 from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
-ACTIONS = ("roll", "advance", "purchase", "chit")
+ACTIONS = ("roll", "advance", "purchase", "chit", "settle")
+SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -23,6 +24,8 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
     if action == "chit":
         return cmd.parse_command({"type": "select_initiative", "side": side,
                                   "chit": form.get("chit")})
+    if action == "settle":
+        return cmd.parse_command(_settle(form))
     if action == "purchase":
         return cmd.parse_command({"type": "purchase_rg", "side": side, "rg": form.get("rg"),
                                   "kg": form.get("kg") or None,
@@ -44,4 +47,19 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
         if not all(d.isascii() and d.isdigit() for d in dice):  # not ² nor ٣
             raise InvalidCommand("dice: give each die as a number from 1 to 6", field="dice")
         body["dice"] = [int(d) for d in dice]
+    return body
+
+
+def _settle(form: dict[str, Any]) -> dict[str, Any]:
+    """The director's settling of a disputed report: confirmed (the record changes) or
+    rejected (withdrawn, with the reason; the record stays)."""
+    answer, report = form.get("answer"), str(form.get("report") or "")
+    if answer not in SETTLES:
+        raise InvalidCommand(f"a dispute is settled by one of {', '.join(SETTLES)}",
+                             field="answer")
+    if not (report.isascii() and report.isdigit() and len(report) <= 6):
+        raise InvalidCommand("report: the report's number, e.g. 1", field="report")
+    body: dict[str, Any] = {"type": answer, "report": int(report)}
+    if answer == "withdraw_report":
+        body["reason"] = (form.get("reason") or "").strip()
     return body

@@ -13,10 +13,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 
 from api.session import Sessions
+from api.web.director_form import check_director_form
 from api.web.login import Visitor, visitor
-from api.web.respond import page, page_campaign, refusal, same_site
+from api.web.respond import page, page_campaign, refusal
 from api.web.undo_view import plan_page, undo_choices
-from domain.errors import Forbidden, InvalidCommand, RefitError, VersionConflict
+from domain.errors import InvalidCommand, RefitError, VersionConflict
 from infra.application import Refit
 
 REASON = 500  # characters of a reason, as the JSON API's UndoBody takes
@@ -55,10 +56,7 @@ def director_pages(routes: APIRouter, refit: Refit) -> None:
         form = {key: str(value) for key, value in (await request.form()).items()}
         point = _point("", form.get("to_version", ""), form.get("to_step", ""))
         try:
-            who.caller.require_director("an undo")
-            same_site(request)
-            if not Sessions(refit.keys).csrf_holds(who.session, form.get("csrf")):
-                raise Forbidden("this form is out of date: reload the page", field="csrf")
+            check_director_form(request, refit, who, form, "an undo")
             version, step = _target(point)
             await run_in_threadpool(refit.audit.undo, ident, _reason(form.get("reason", "")),
                                     who.caller.role, version, step, _previewed(form))

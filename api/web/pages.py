@@ -13,13 +13,16 @@ from fastapi.responses import RedirectResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 
-from api.access import Caller
+from api.access import DIRECTOR, Caller
 from api.session import Session, Sessions
 from api.web.actions import command_of
 from api.web.audit_view import page_version, roll_page
 from api.web.dashboard import dashboard
 from api.web.director import director_pages
+from api.web.director_acts import director_acts
+from api.web.director_form import check_form, run_as
 from api.web.forms_pages import forms_pages
+from api.web.import_page import import_pages
 from api.web.login import (
     LoginNeeded,
     admin_visitor,
@@ -32,13 +35,15 @@ from api.web.login import (
 )
 from api.web.respond import HERE, page, refusal, same_site
 from api.web.respond import page_campaign as _ident
+from api.web.rulings_view import ruling_form
+from api.web.verify_view import verify_pages
 from api.web.view import home
-from domain.campaign import Campaign
-from domain.errors import Forbidden, RefitError, Unauthorized
+from domain.errors import RefitError, Unauthorized
 from infra.application import Refit
 
 
-def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
+def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
+               import_limit: int) -> None:
     """Add the web client: its static files, pages and forms."""
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     routes = APIRouter(include_in_schema=False)
@@ -47,6 +52,9 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None) -> None:
     forms_pages(routes, refit)
     _admin_pages(routes, refit, admin_token)
     director_pages(routes, refit)
+    director_acts(routes, refit)
+    verify_pages(routes, refit)
+    import_pages(routes, refit, admin_token, import_limit)
     app.include_router(routes)
 
     @app.exception_handler(LoginNeeded)
@@ -119,7 +127,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         ident = _ident(campaign)
         who = visitor(request, refit, ident)
         context: dict[str, Any] = {"role": who.caller.role, "campaign": ident,
-                                   "version": version}
+                                   "version": version,
+                                   "csrf": Sessions(refit.keys).csrf(who.session)}
         number = page_version(version)
         if number is None:
             said = {"message": f"no roll page is at {version[:20]!r}: a roll is named by the "
@@ -130,7 +139,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         except RefitError as error:
             status, said = refusal(error)
             return page(request, "audit.html", status, error=said, **context)
-        return page(request, "audit.html", **context, **found)
+        return page(request, "audit.html", **context, **found, **ruling_form(
+            refit, ident, who.caller.role == DIRECTOR, found))
 
     @routes.post("/play/{campaign}/act")
     async def act(request: Request, campaign: str) -> Response:
@@ -141,9 +151,7 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         fields = {key: str(value) for key, value in form.items()}
         claims = [str(value) for value in form.getlist("drm")]
         try:
-            same_site(request)
-            if not Sessions(refit.keys).csrf_holds(who.session, fields.get("csrf")):
-                raise Forbidden("this form is out of date: reload the page", field="csrf")
+            check_form(request, refit, who.session, fields)
             first, last = await run_in_threadpool(_send, refit, ident, who.session, fields,
                                                   claims)
         except (RefitError, ValidationError) as error:  # a form's field tampered with too
@@ -167,15 +175,7 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
           claims: list[str]) -> tuple[int, int]:
     """Run the form's command as the session's role; the first and last versions it
     appended."""
-    command = command_of(fields, claims)
-    sessions = Sessions(refit.keys)
-
-    def authorize(state: Campaign) -> str:
-        if not sessions.holds(session, state.access.token_hashes.get(session.role)):
-            raise Unauthorized("this session opens nothing in this campaign: log in again")
-        Caller(session.role).may_command(command.model_dump())
-        return session.role
-    done = refit.commands.execute(ident, command, "", authorize=authorize)
+    done = run_as(refit, ident, session, command_of(fields, claims))
     return min(r["version"] for r in done.events), done.version
 
 
