@@ -189,8 +189,6 @@ class CampaignStore(CampaignLog):
         """The campaign as it stands (or stood at `version`), bound to its rules. This
         process caches campaigns without reading the store for each use (another process
         may have appended since); `fresh` reads what was appended since the cached copy."""
-        if version is not None and getattr(self.cached(campaign_id), "version", None) == version:
-            version, fresh = None, False  # the cached copy is that version: no replay
         with self.damage_named(campaign_id):
             try:
                 campaign: Campaign = self.repository.get(campaign_id, version=version)
