@@ -58,6 +58,22 @@ def point_of(text: str | None, field: str) -> str | None:
     return given or None
 
 
+def point_field(version: str | None) -> str:
+    """The field the chosen point came from."""
+    return "version" if (version or "").strip() else "as_of"
+
+
+def chosen_point(as_of: str | None, version: str | None) -> str | None:
+    """The point asked for: a version typed in (a whole number), else a step chosen."""
+    typed = (version or "").strip()
+    if not typed:
+        return point_of(as_of, "as_of")
+    if not (typed.isascii() and typed.isdigit()) or len(typed) > 10:
+        raise InvalidCommand(f"version: give a version number (a whole number such as 12), "
+                             f"not {typed[:12]!r}", field="version")
+    return typed
+
+
 def version_of(refit: Refit, ident: UUID, point: str | None, field: str) -> int | None:
     """The version a point names (None: now), refused in words naming the field: a version
     past the head, text that names none, a step the RePh has not done."""

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import auth, send
-from tests.helpers.web import AXIS, BRITISH, secret_step, text_of
+from tests.helpers.http import auth
+from tests.helpers.web import AXIS, BRITISH, secret_step, strength_rolled, text_of
 
 BAD_POINTS = ["garbage", "0", "99999", "-3", "14AM/", "99ZZ/3.618", "14AM/9.999",
               "1" * 60, "x/" * 30, "14AM/3.617/2", "\u00e9\u00e9/3.618", "1e3",
@@ -23,11 +23,7 @@ BAD_POINTS = ["garbage", "0", "99999", "-3", "14AM/", "99ZZ/3.618", "14AM/9.999"
 def campaign(client: TestClient) -> dict[str, Any]:
     """14AM: both sides bought RG in secret in 3.617 (tests/helpers/web.py), then the Axis
     rolled its secret strength DR for line 1 (3.6181): its F/D, units and SW are set."""
-    made = secret_step(client)
-    body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
-    answer = send(client, made, made["tokens"]["sides"][AXIS], body)
-    assert answer.status_code == 200, answer.text
-    return made
+    return strength_rolled(client)
 
 
 def log_in(client: TestClient, token: str) -> None:
