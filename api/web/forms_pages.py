@@ -59,6 +59,9 @@ def forms_pages(routes: APIRouter, refit: Refit) -> None:
             context |= {"start": given, "end": point_of(end, "to") or ""}
             first = version_of(refit, ident, given, "from") or 1
             last = version_of(refit, ident, context["end"] or None, "to")
+            if last is not None and first > last:  # read forwards, as asked the other way
+                context |= {"swapped": (first, last), "start": context["end"], "end": given}
+                first, last = last, first
             context |= {"first": first, "last": last or refit.views.head(ident),
                         "changes": changes(refit.audit.diff(ident, first, last,
                                                             who.caller.viewer))}

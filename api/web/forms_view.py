@@ -19,6 +19,7 @@ from api.forms import (
     retained_grid,
     roster_grid,
 )
+from api.report import mode_words
 from domain.errors import InvalidCommand
 from infra.application import Refit
 from projections import read
@@ -132,8 +133,9 @@ def _said(change: Change) -> dict[str, Any]:
         line = "ELR now"
     elif change.form == "cvp" and line == "totals":
         line = "Total CVP"
+    key = (change.field or "").rpartition(".")[2]
     return {"change": change.change, "line": line, "what": _field_words(change.field),
-            "before": worded(change.before), "after": worded(change.after)}
+            "before": worded(change.before, key), "after": worded(change.after, key)}
 
 
 def _field_words(field: str | None) -> str:
@@ -148,9 +150,12 @@ def _field_words(field: str | None) -> str:
     return " ".join(parts)
 
 
-def worded(value: Any) -> str:
+def worded(value: Any, key: str | None = None) -> str:
     """A value as a form prints it: a line's fields as `label value` pairs, lists joined,
-    an empty cell a dash, a secret cell `(secret)`."""
+    an empty cell a dash, a secret cell `(secret)`, a purchase's mode in words (`key`: the
+    field the value is of)."""
+    if key == "mode" and isinstance(value, str):
+        return mode_words(value)
     if value is None or value == [] or value == {}:
         return "—"
     if isinstance(value, bool):
@@ -162,6 +167,6 @@ def worded(value: Any) -> str:
             return " ".join(filter(None, [str(value.get("side") or ""), "(secret)"]))
         if "rg" in value and "cpp" in value and len(value) <= 3:  # an RG the roster lists
             return bought(value)
-        return "; ".join(f"{FIELD_WORDS.get(k, k)} {worded(v)}" for k, v in value.items()
+        return "; ".join(f"{FIELD_WORDS.get(k, k)} {worded(v, k)}" for k, v in value.items()
                          if v not in (None, [], {}, False) and k not in UNSAID)
     return str(value)

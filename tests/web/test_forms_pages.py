@@ -112,13 +112,28 @@ def test_the_diff_says_what_the_strength_dr_changed_and_the_opponent_reads_none_
     for secret in ("4-4-7", "LMG", "I5", "I7", "F/D"):
         assert secret not in page, f"the British reads the Axis's {secret}"
     backwards = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "", "to": "2"})
-    assert "#1 removed the whole line Axis (secret) —" in backwards  # the diff read back
-    assert "#3 removed the whole line Side British; CG Date 14AM; RG I2;" in backwards
+    assert "#1 added the whole line — Axis (secret)" in backwards  # read forwards
+    assert "#3 added the whole line — Side British; CG Date 14AM; RG I2;" in backwards
     since_start = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "1"})
     assert "#1 added the whole line — Axis (secret)" in since_start
     assert "#3 added" in since_start and "I2" in since_start  # its own line, open to it
     for secret in ("I5", "I7", "4-4-7"):
         assert secret not in since_start, f"the British reads the Axis's {secret}"
+
+
+def test_a_diff_asked_from_a_later_point_to_an_earlier_one_is_read_forwards_and_says_so(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "9", "to": "2"})
+    assert "“From” (version 9) came after “To” (version 2)" in page
+    assert "What changed from version 2 to 9" in page
+    assert "#1 added the whole line" in page
+    html = client.get(f"/play/{campaign['id']}/forms/diff", params={"from": "9", "to": "2"})
+    assert 'data-change="removed"' not in html.text
+    assert 'id="from-version" name="from" inputmode="numeric" maxlength="12" ' \
+        'placeholder="e.g. 1" value="2"' in html.text  # the form shows what is shown
+    forwards = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "2", "to": "9"})
+    assert "came after" not in forwards
 
 
 @pytest.mark.parametrize("point", BAD_POINTS)
