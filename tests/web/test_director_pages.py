@@ -266,3 +266,15 @@ def test_an_ended_campaign_is_refused_an_undo_by_its_rule(
     page = preview(client, campaign, 422, to_version=campaign["before_roll"], reason=REASON)
     assert "the CG has ended and every secret is open: it cannot be undone" in text_of(
         markup.unescape(page))
+
+
+def test_an_undo_of_secret_purchases_says_their_sealed_records_in_asl_words(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    plan = dry_run(client, campaign, 3)  # before the purchases of 3.617
+    assert plan["event_types"].get("PurchasePadded")
+    log_in(client, campaign["tokens"]["director"])
+    text = text_of(markup.unescape(preview(client, campaign, to_version="3", reason=REASON)))
+    times = "\N{MULTIPLICATION SIGN}"
+    count = plan["event_types"]["PurchasePadded"]
+    assert f"{count} {times} Sealed record of a secret purchase (nothing happened)" in text
+    assert "padded" not in text.lower()
