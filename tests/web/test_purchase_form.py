@@ -124,3 +124,26 @@ def test_the_advance_button_comes_after_what_the_side_may_still_buy(
     html = page_of(client, campaign, AXIS)
     assert html.index("RG you may buy") < html.index("RG you may not buy now") < \
         html.index(f"Advance: the {AXIS} is done with 3.617")
+
+
+def test_the_director_buys_for_a_side_with_buttons_that_say_for_which(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director = campaign["tokens"]["director"]
+    assert client.post("/login", data={"token": director},
+                       follow_redirects=False).status_code == 303
+    html = client.get(f"/play/{campaign['id']}").text
+    assert "RG the Axis may buy" in html and "RG the British may buy" in html
+    assert "RG you may buy" not in html
+    axis = re.search(r'<tr data-rg="I9">(.*?)</tr>', html, re.S)
+    assert axis is not None and "Buy I9 for the Axis" in axis.group(1)
+    assert "Buy for the Axis as (CPP)" in html and "Buy for the British as (CPP)" in html
+    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9", "kg": "",
+        "mode": "entry", "option": ""})
+    assert bought.status_code == 303, bought.text  # the contract lets the director act
+    record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                        headers=auth(campaign["tokens"]["sides"][AXIS])).json()
+    assert [(line["side"], line["rg"]) for line in record] == [(AXIS, "I9")]
+    british = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                         headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
+    assert all(line["rg"] is None for line in british)  # sealed from the other side
