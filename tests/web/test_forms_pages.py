@@ -14,6 +14,7 @@ from fastapi.testclient import TestClient
 from tests.helpers.http import auth
 from tests.helpers.web import AXIS, BRITISH, secret_step, strength_rolled, text_of
 
+LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "To"}
 BAD_POINTS = ["garbage", "0", "99999", "-3", "14AM/", "99ZZ/3.618", "14AM/9.999",
               "1" * 60, "x/" * 30, "14AM/3.617/2", "\u00e9\u00e9/3.618", "1e3",
               "\x00", "\x00/3.618"]
@@ -150,8 +151,8 @@ def test_a_bad_point_is_a_clear_refusal_with_the_json_status(
                                       point}).status_code
         assert expected == 422
         page = read(client, f"/play/{campaign['id']}{path}", expected, **params)
-        field = next(iter(params))
-        assert "Refused:" in page and f"(field: {field})" in page, (path, params, page)
+        label = LABELS[next(iter(params))]  # the field as the page's form labels it
+        assert "Refused:" in page and f"(field: {label})" in page, (path, params, page)
 
 
 def test_the_forms_pages_need_a_session_that_opens_the_campaign(

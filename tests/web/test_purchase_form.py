@@ -105,15 +105,18 @@ def test_the_british_page_shows_none_of_the_axis_purchases_ways_or_refusals(
     assert {r["rg"] for r in british["sides"][BRITISH]["refused"]} >= {"I1", "G2"}
 
 
-def test_a_purchase_form_tampered_with_is_refused_on_the_page_naming_the_field(
+def test_a_purchase_form_tampered_with_is_refused_on_the_page_naming_its_label(
         client: TestClient, campaign: dict[str, Any]) -> None:
     html = page_of(client, campaign, AXIS)
-    for field, value in (("mode", "teleport"), ("option", "x" * 50)):
+    for field, value, label in (("mode", "teleport", "Buy it as"),
+                                ("option", "x" * 50, "Buy it as (chart note)")):
         form = {"csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9",
                 "kg": "", "mode": "reserve", "option": ""} | {field: value}
         answer = client.post(f"/play/{campaign['id']}/act", data=form, follow_redirects=False)
         assert answer.status_code == 422 and "text/html" in answer.headers["content-type"]
-        assert f"purchase_rg.{field}" in text_of(answer.text)
+        said = text_of(answer.text)
+        assert f"(field: {label})" in said and f"{label}: " in said  # the page's words
+        assert "purchase_rg" not in said
     record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
                         headers=auth(campaign["tokens"]["sides"][AXIS])).json()
     assert record == []
