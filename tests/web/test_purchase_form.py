@@ -150,3 +150,30 @@ def test_the_director_buys_for_a_side_with_buttons_that_say_for_which(
     british = client.get(f"/campaigns/{campaign['id']}/purchase-record",
                          headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
     assert all(line["rg"] is None for line in british)  # sealed from the other side
+
+
+def test_the_side_lists_what_it_bought_this_reph_and_the_opponent_only_that_lines_are_sealed(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    assert "Bought this RePh (14AM)" in html and "Nothing bought yet on 14AM." in html
+    for rg, mode in (("I9", "reserve"), ("F1", "entry")):
+        bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+            "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": rg, "kg": "",
+            "mode": mode, "option": ""})
+        assert bought.status_code == 303, bought.text
+    html = client.get(f"/play/{campaign['id']}").text
+    listed = re.search(r'<div class="bought-now" data-side="Axis">(.*?)</div>', html, re.S)
+    assert listed is not None
+    said = " ".join(text_of(listed.group(1)).split())
+    assert "I9 (Italian MTR Coy) in reserve · 4 CPP line #1" in said
+    assert "F1 (" in said and "line #2" in said and "Nothing bought yet" not in said
+    record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                        headers=auth(campaign["tokens"]["sides"][AXIS])).json()
+    assert f"{sum(line['cpp'] for line in record)} CPP in all" in said
+    british = page_of(client, campaign, BRITISH)
+    assert "Italian MTR Coy" not in british and 'data-side="Axis">' in british
+    assert 'class="bought-now" data-side="Axis"' not in british
+    assert "2 sealed lines in its RG Purchase Record" in text_of(british)
+    their = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                       headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
+    assert [line["hidden"] for line in their] == [True, True]  # what the JSON read says
