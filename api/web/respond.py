@@ -52,17 +52,18 @@ def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
     field named by its label on the page (`field` stays the API's, for `aria-invalid`)."""
     said = dict(error_body(error)["error"])
     field = said.get("field")
-    if field:
-        said["label"] = label = field_label(field)
+    label = field_label(field) if field else None
+    if field and label:  # a field no label names is left as its page's code words it
+        said["label"] = label
         said["message"] = _relabelled(str(said["message"]), field, label)
     return status_of(error), said
 
 
-def field_label(field: str) -> str:
+def field_label(field: str) -> str | None:
     """A field the API names, as the page's form labels it: `purchase_rg.mode` is the
-    purchase's `Buy it as`, `roll.dice.0` the roll's `Your dice`."""
+    purchase's `Buy it as`, `roll.dice.0` the roll's `Your dice` (None: no label known)."""
     known = next((part for part in reversed(field.split(".")) if part in LABELS), None)
-    return LABELS[known] if known else field.replace("_", " ")
+    return LABELS[known] if known else None
 
 
 def _relabelled(message: str, field: str, label: str) -> str:
