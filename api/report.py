@@ -35,8 +35,14 @@ def _value(value: Any) -> str:
     return str(value)
 
 
+# Kinds whose name is the code's, not the game's: said as the history report says them.
+KIND_WORDS = {"PurchasePadded": "Sealed record of a secret purchase (nothing happened)"}
+
+
 def kind_words(kind: str) -> str:
     """`RerollAuthorized` -> `Reroll authorized`."""
+    if kind in KIND_WORDS:
+        return KIND_WORDS[kind]
     words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", " ", kind).split(" ")
     return " ".join([words[0], *(w if w.isupper() else w.lower() for w in words[1:])])
 
@@ -208,7 +214,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "SeedRevealed": lambda d: f"dice seed revealed: {d['seed']}",
     "SeedShareContributed": lambda d: f"{d['side']} gave a dice seed share: {d['share']}",
     "TokenReplaced": lambda d: f"the {d['role']} token was replaced",
-    "PurchasePadded": lambda d: f"{d['side']}'s purchase padded (nothing happened)",
+    "PurchasePadded": lambda d: f"{d['side']}: sealed record of a secret purchase "
+                                "(nothing happened: every purchase appends as many)",
     "SideKeyRegistered": lambda d: (f"{d['side']} registered its co-signing key "
                                     f"{d['key']}" + (" (a new one)" if d.get("replaces")
                                                      else "")),

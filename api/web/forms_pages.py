@@ -9,10 +9,18 @@ from uuid import UUID
 
 from fastapi import APIRouter, Query, Request, Response
 
-from api.web.forms_view import changes, point_of, points, sheets, version_of
+from api.web.forms_view import (
+    changes,
+    chosen_point,
+    point_field,
+    point_of,
+    points,
+    sheets,
+    version_of,
+)
 from api.web.login import visitor
 from api.web.respond import page, page_campaign, refusal
-from domain.errors import InvalidCommand, RefitError
+from domain.errors import RefitError
 from infra.application import Refit
 
 
@@ -29,7 +37,7 @@ def forms_pages(routes: APIRouter, refit: Refit) -> None:
                                    "as_of": (as_of or "")[:40], "version": (version or "")[:12]}
         try:
             context["points"] = points(refit, ident)
-            at = version_of(refit, ident, _chosen(as_of, version), _field(version))
+            at = version_of(refit, ident, chosen_point(as_of, version), point_field(version))
             context |= sheets(refit, ident, at, who.caller.viewer) | {"at": at}
         except RefitError as error:
             status, said = refusal(error)
@@ -51,6 +59,9 @@ def forms_pages(routes: APIRouter, refit: Refit) -> None:
             context |= {"start": given, "end": point_of(end, "to") or ""}
             first = version_of(refit, ident, given, "from") or 1
             last = version_of(refit, ident, context["end"] or None, "to")
+            if last is not None and first > last:  # read forwards, as asked the other way
+                context |= {"swapped": (first, last), "start": context["end"], "end": given}
+                first, last = last, first
             context |= {"first": first, "last": last or refit.views.head(ident),
                         "changes": changes(refit.audit.diff(ident, first, last,
                                                             who.caller.viewer))}
@@ -58,22 +69,6 @@ def forms_pages(routes: APIRouter, refit: Refit) -> None:
             status, said = refusal(error)
             return page(request, "forms_diff.html", status, error=said, **context)
         return page(request, "forms_diff.html", **context)
-
-
-def _field(version: str | None) -> str:
-    """The field the chosen point came from."""
-    return "version" if (version or "").strip() else "as_of"
-
-
-def _chosen(as_of: str | None, version: str | None) -> str | None:
-    """The point asked for: a version typed in (a whole number), else a step chosen."""
-    typed = (version or "").strip()
-    if not typed:
-        return point_of(as_of, "as_of")
-    if not (typed.isascii() and typed.isdigit()) or len(typed) > 10:
-        raise InvalidCommand(f"version: give a version number (a whole number such as 12), "
-                             f"not {typed[:12]!r}", field="version")
-    return typed
 
 
 def _last_step(refit: Refit, ident: UUID, found: list[dict[str, Any]]) -> str | None:

@@ -19,6 +19,7 @@ from api.forms import (
     retained_grid,
     roster_grid,
 )
+from api.report import mode_words
 from domain.errors import InvalidCommand
 from infra.application import Refit
 from projections import read
@@ -56,6 +57,22 @@ def point_of(text: str | None, field: str) -> str | None:
         raise InvalidCommand(f"{field}: a version number or a CG Date and step (e.g. "
                              f"14AM/3.618), not {len(given)} characters", field=field)
     return given or None
+
+
+def point_field(version: str | None) -> str:
+    """The field the chosen point came from."""
+    return "version" if (version or "").strip() else "as_of"
+
+
+def chosen_point(as_of: str | None, version: str | None) -> str | None:
+    """The point asked for: a version typed in (a whole number), else a step chosen."""
+    typed = (version or "").strip()
+    if not typed:
+        return point_of(as_of, "as_of")
+    if not (typed.isascii() and typed.isdigit()) or len(typed) > 10:
+        raise InvalidCommand(f"version: give a version number (a whole number such as 12), "
+                             f"not {typed[:12]!r}", field="version")
+    return typed
 
 
 def version_of(refit: Refit, ident: UUID, point: str | None, field: str) -> int | None:
@@ -116,8 +133,9 @@ def _said(change: Change) -> dict[str, Any]:
         line = "ELR now"
     elif change.form == "cvp" and line == "totals":
         line = "Total CVP"
+    key = (change.field or "").rpartition(".")[2]
     return {"change": change.change, "line": line, "what": _field_words(change.field),
-            "before": worded(change.before), "after": worded(change.after)}
+            "before": worded(change.before, key), "after": worded(change.after, key)}
 
 
 def _field_words(field: str | None) -> str:
@@ -132,9 +150,12 @@ def _field_words(field: str | None) -> str:
     return " ".join(parts)
 
 
-def worded(value: Any) -> str:
+def worded(value: Any, key: str | None = None) -> str:
     """A value as a form prints it: a line's fields as `label value` pairs, lists joined,
-    an empty cell a dash, a secret cell `(secret)`."""
+    an empty cell a dash, a secret cell `(secret)`, a purchase's mode in words (`key`: the
+    field the value is of)."""
+    if key == "mode" and isinstance(value, str):
+        return mode_words(value)
     if value is None or value == [] or value == {}:
         return "—"
     if isinstance(value, bool):
@@ -146,6 +167,6 @@ def worded(value: Any) -> str:
             return " ".join(filter(None, [str(value.get("side") or ""), "(secret)"]))
         if "rg" in value and "cpp" in value and len(value) <= 3:  # an RG the roster lists
             return bought(value)
-        return "; ".join(f"{FIELD_WORDS.get(k, k)} {worded(v)}" for k, v in value.items()
+        return "; ".join(f"{FIELD_WORDS.get(k, k)} {worded(v, k)}" for k, v in value.items()
                          if v not in (None, [], {}, False) and k not in UNSAID)
     return str(value)

@@ -17,6 +17,7 @@ from api.access import DIRECTOR, Caller
 from api.session import Session, Sessions
 from api.web.actions import command_of
 from api.web.audit_view import page_version, roll_page
+from api.web.charts_page import charts_pages
 from api.web.dashboard import dashboard
 from api.web.director import director_pages
 from api.web.director_acts import director_acts
@@ -50,6 +51,7 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
     _session_routes(routes, refit, admin_token)
     _campaign_pages(routes, refit)
     forms_pages(routes, refit)
+    charts_pages(routes, refit)
     _admin_pages(routes, refit, admin_token)
     director_pages(routes, refit)
     director_acts(routes, refit)

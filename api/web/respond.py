@@ -4,6 +4,7 @@ page's address names."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -21,6 +22,13 @@ from domain.campaign import campaign_id
 from domain.errors import Forbidden, RefitError
 
 HERE = Path(__file__).parent
+# A field the JSON API names, as the pages' forms label it (an error names the label).
+LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "To",
+          "to_version": "or version", "to_step": "Return to",
+          "reason": "Reason", "token": "Token", "dice": "Your dice", "unit": "Unit",
+          "subject": "Unit", "drm": "DRM", "rg": "RG", "kg": "KG", "mode": "Buy it as",
+          "option": "Buy it as (chart note)", "side": "Side", "chit": "Initiative chit",
+          "csrf": "this page's form", "action": "this page's form"}
 templates = Jinja2Templates(directory=HERE / "templates")
 # a purchase's mode (3.6175) in the words the history report uses
 templates.env.filters |= {"subject": subject_label, "signed": signed,
@@ -40,8 +48,32 @@ def page(request: Request, name: str, code: int = 200, **context: Any) -> HTMLRe
 
 
 def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
-    """A refused form's status and words, as the JSON API gives them (api/errors.py)."""
-    return status_of(error), error_body(error)["error"]
+    """A refused form's status and words, as the JSON API gives them (api/errors.py), the
+    field named by its label on the page (`field` stays the API's, for `aria-invalid`)."""
+    said = dict(error_body(error)["error"])
+    field = said.get("field")
+    label = field_label(field) if field else None
+    if field and label:  # a field no label names is left as its page's code words it
+        said["label"] = label
+        said["message"] = _relabelled(str(said["message"]), field, label)
+    return status_of(error), said
+
+
+def field_label(field: str) -> str | None:
+    """A field the API names, as the page's form labels it: `purchase_rg.mode` is the
+    purchase's `Buy it as`, `roll.dice.0` the roll's `Your dice` (None: no label known)."""
+    known = next((part for part in reversed(field.split(".")) if part in LABELS), None)
+    return LABELS[known] if known else None
+
+
+def _relabelled(message: str, field: str, label: str) -> str:
+    """The message with the field's API name said as its label: as the message's opening
+    `field:`, and quoted anywhere for a name no one would write (`to_version`)."""
+    if message.startswith(f"{field}: "):
+        message = f"{label}: {message[len(field) + 2:]}"
+    if "_" in field or "." in field:
+        message = re.sub(rf"(?<![\w.]){re.escape(field)}(?![\w.])", f"“{label}”", message)
+    return message
 
 
 def same_site(request: Request) -> None:

@@ -9,6 +9,7 @@ from uuid import UUID
 from api.access import DIRECTOR, OBSERVER, Caller
 from api.web.undo_view import last_undo
 from infra.application import Refit
+from projections import read
 
 RECENT = 8  # rolls listed under the guide
 
@@ -25,18 +26,30 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
     # What another side is doing, as an observer reads it: its public rolls, no RG line.
     public = reads.guide(ident, None, OBSERVER) if caller.role != DIRECTOR else guide
     others = {side: part for side, part in public["sides"].items() if side not in mine}
+    record = reads.purchase_record(ident, None, viewer)
     # the latest rolls only (a long campaign has thousands), and those just made
     rolls = reads.recent_rolls(ident, viewer, max(RECENT, len(rolled or ())))
     return {"status": status, "guide": guide, "others": others,
             "recent": list(reversed(rolls[-RECENT:])),
             "rolled": [row for row in rolls if rolled is not None and row.version in rolled],
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
+            "bought_now": bought_now(record, mine, guide["cg_date"]),
+            "sealed": {side: sum(1 for row in record if row.side == side and row.hidden)
+                       for side in others},
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),
             # the director's undo choices are on their own page (they read the history)
             "undo": {"last_undo": last_undo(refit, ident, status.version)}
             if caller.role == DIRECTOR else None}
+
+
+def bought_now(record: list[read.PurchaseRow], sides: list[str], cg_date: str
+               ) -> dict[str, list[read.PurchaseRow]]:
+    """What each of the viewer's sides bought this RePh (its CG Date), as its RG Purchase
+    Record reads it: its own lines only (another side's are sealed, with no CG Date)."""
+    return {side: [row for row in record if row.side == side and not row.hidden
+                   and row.cg_date == cg_date and not row.given] for side in sides}
 
 
 def purchase_at(refit: Refit, ident: UUID, viewer: str | None, version: int | None,

@@ -29,6 +29,16 @@ def secret_step(client: Any) -> dict[str, Any]:
     return campaign
 
 
+def strength_rolled(client: Any) -> dict[str, Any]:
+    """The secret step's campaign after the Axis rolled its secret strength DR for RG line
+    1 (3.6181): its F/D, units and SW are set."""
+    made = secret_step(client)
+    body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
+    answer = send(client, made, made["tokens"]["sides"][AXIS], body)
+    assert answer.status_code == 200, answer.text
+    return made
+
+
 def join_link(base: str, campaign: dict[str, Any], token: str) -> str:
     """A join link: the campaign and the token in the URL's fragment."""
     return f"{base}/join#campaign={campaign['id']}&token={token}"

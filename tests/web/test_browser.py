@@ -99,12 +99,17 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     shoot(axis, shots, "side-purchase")
     axis.get_by_role("button", name="Buy I9 in reserve · 4 CPP").click()
     expect(axis.locator(".points")).to_contain_text("6")  # 10 CPP less the reserve's 4
+    expect(axis.locator(f'.bought-now[data-side="{AXIS}"]')).to_contain_text(
+        "I9 (Italian MTR Coy) in reserve · 4 CPP")
+    shoot(axis, shots, "side-bought")
     axis.get_by_role("button", name=f"Advance: the {AXIS} is done with 3.617").click()
     expect(axis.get_by_text("Done with step 3.617")).to_be_visible()
     # the British page follows, without the Axis purchase or its CPP
     expect(british.locator(f'.other[data-side="{AXIS}"]')).to_contain_text(
         "Done with 3.617", timeout=5000)
     assert "I9" not in british.locator(".others").inner_text()
+    expect(british.locator(f'.other[data-side="{AXIS}"]')).to_contain_text(
+        "1 sealed line in its RG Purchase Record")
     british.get_by_text("RG you may buy").click()
     british.get_by_role("button", name="Buy I2 entry · 7 CPP").click()
     british.get_by_role("button", name=f"Advance: the {BRITISH} is done with 3.617").click()

@@ -210,11 +210,11 @@ def test_a_confirmation_without_the_sessions_csrf_token_or_from_another_site_is_
 
 @pytest.mark.parametrize(("query", "said"), [
     ({"to_version": "HEAD"}, "there is nothing to undo"),
-    ({"to_version": "abc"}, "to_version is a version number, e.g. 12"),
-    ({"to_version": "99999"}, "to_version is a version from 1 to"),
+    ({"to_version": "abc"}, "“or version” is a version number, e.g. 12"),
+    ({"to_version": "99999"}, "“or version” is a version from 1 to"),
     ({"to_step": "14AM/3.618"}, "step 3.618 of 14AM is not over yet"),
     ({"to_step": "15AM/3.617"}, "the RePh has not done step 3.617 of 15AM"),
-    ({"to_step": "nonsense"}, "to_step is CGDATE/STEP, e.g. 19PM/9.616"),
+    ({"to_step": "nonsense"}, "“Return to” is CGDATE/STEP, e.g. 19PM/9.616"),
 ])
 def test_an_undo_refused_is_a_clear_page_in_the_json_apis_words(
         client: TestClient, campaign: dict[str, Any], query: dict[str, str],
@@ -234,7 +234,7 @@ def test_an_undo_without_a_reason_is_refused_naming_the_field(
     log_in(client, campaign["tokens"]["director"])
     text = text_of(markup.unescape(preview(client, campaign, 422,
                                            to_version=campaign["before_roll"], reason=" ")))
-    assert "an undo gives its reason (field: reason)" in text
+    assert "an undo gives its reason (field: Reason)" in text
 
 
 def test_the_undo_page_without_a_point_asks_where_to_return_to(
@@ -266,3 +266,15 @@ def test_an_ended_campaign_is_refused_an_undo_by_its_rule(
     page = preview(client, campaign, 422, to_version=campaign["before_roll"], reason=REASON)
     assert "the CG has ended and every secret is open: it cannot be undone" in text_of(
         markup.unescape(page))
+
+
+def test_an_undo_of_secret_purchases_says_their_sealed_records_in_asl_words(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    plan = dry_run(client, campaign, 3)  # before the purchases of 3.617
+    assert plan["event_types"].get("PurchasePadded")
+    log_in(client, campaign["tokens"]["director"])
+    text = text_of(markup.unescape(preview(client, campaign, to_version="3", reason=REASON)))
+    times = "\N{MULTIPLICATION SIGN}"
+    count = plan["event_types"]["PurchasePadded"]
+    assert f"{count} {times} Sealed record of a secret purchase (nothing happened)" in text
+    assert "padded" not in text.lower()

@@ -1,6 +1,7 @@
 """The forms pages in a real headless Chromium: a side opens its forms from its home page,
 picks an earlier point, is told a version past the head is none, then compares two points;
-screenshots at desktop and phone width, and as printed, go to test-artifacts/."""
+then opens the charts, each drawn by its image route; screenshots at desktop and phone width,
+and as printed, go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -12,8 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, expect
 
-from tests.helpers.http import send
-from tests.helpers.web import AXIS, secret_step
+from tests.helpers.web import AXIS, strength_rolled
 from tests.web.test_browser import joined, shoot
 
 
@@ -21,10 +21,7 @@ from tests.web.test_browser import joined, shoot
 def campaign(live: str) -> dict[str, Any]:
     """14AM: both sides bought in secret in 3.617, and the Axis rolled its strength DR."""
     with httpx.Client(base_url=live) as api:
-        made = secret_step(api)
-        body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
-        assert send(api, made, made["tokens"]["sides"][AXIS], body).status_code == 200
-        return made
+        return strength_rolled(api)
 
 
 def test_a_side_opens_its_forms_as_of_a_step_and_compares_two_points(
@@ -65,3 +62,16 @@ def test_a_side_opens_its_forms_as_of_a_step_and_compares_two_points(
     shoot(axis, shots, "forms-diff-versions")
     axis.emulate_media(media="print")
     axis.screenshot(path=shots / "forms-diff-print.png", full_page=True)
+    axis.emulate_media(media="screen")
+
+    axis.get_by_role("link", name="Charts", exact=True).click()
+    expect(axis.locator("article.charts h1")).to_have_text("Charts")
+    images = axis.locator("article.charts img")
+    expect(images).to_have_count(4)
+    for index in range(4):  # each chart's route answered an image the browser drew
+        images.nth(index).scroll_into_view_if_needed()
+        expect(images.nth(index)).to_have_js_property("complete", True)
+        assert images.nth(index).evaluate("img => img.naturalWidth") > 0
+    expect(axis.locator(f'table.dice-count[data-side="{AXIS}"][data-kind="DR"] caption')) \
+        .to_contain_text("1 DR: χ² =")
+    shoot(axis, shots, "charts")

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import auth, send
-from tests.helpers.web import AXIS, BRITISH, secret_step, text_of
+from tests.helpers.http import auth
+from tests.helpers.web import AXIS, BRITISH, secret_step, strength_rolled, text_of
 
+LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "To"}
 BAD_POINTS = ["garbage", "0", "99999", "-3", "14AM/", "99ZZ/3.618", "14AM/9.999",
               "1" * 60, "x/" * 30, "14AM/3.617/2", "\u00e9\u00e9/3.618", "1e3",
               "\x00", "\x00/3.618"]
@@ -23,11 +24,7 @@ BAD_POINTS = ["garbage", "0", "99999", "-3", "14AM/", "99ZZ/3.618", "14AM/9.999"
 def campaign(client: TestClient) -> dict[str, Any]:
     """14AM: both sides bought RG in secret in 3.617 (tests/helpers/web.py), then the Axis
     rolled its secret strength DR for line 1 (3.6181): its F/D, units and SW are set."""
-    made = secret_step(client)
-    body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
-    answer = send(client, made, made["tokens"]["sides"][AXIS], body)
-    assert answer.status_code == 200, answer.text
-    return made
+    return strength_rolled(client)
 
 
 def log_in(client: TestClient, token: str) -> None:
@@ -116,13 +113,28 @@ def test_the_diff_says_what_the_strength_dr_changed_and_the_opponent_reads_none_
     for secret in ("4-4-7", "LMG", "I5", "I7", "F/D"):
         assert secret not in page, f"the British reads the Axis's {secret}"
     backwards = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "", "to": "2"})
-    assert "#1 removed the whole line Axis (secret) —" in backwards  # the diff read back
-    assert "#3 removed the whole line Side British; CG Date 14AM; RG I2;" in backwards
+    assert "#1 added the whole line — Axis (secret)" in backwards  # read forwards
+    assert "#3 added the whole line — Side British; CG Date 14AM; RG I2;" in backwards
     since_start = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "1"})
     assert "#1 added the whole line — Axis (secret)" in since_start
     assert "#3 added" in since_start and "I2" in since_start  # its own line, open to it
     for secret in ("I5", "I7", "4-4-7"):
         assert secret not in since_start, f"the British reads the Axis's {secret}"
+
+
+def test_a_diff_asked_from_a_later_point_to_an_earlier_one_is_read_forwards_and_says_so(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "9", "to": "2"})
+    assert "“From” (version 9) came after “To” (version 2)" in page
+    assert "What changed from version 2 to 9" in page
+    assert "#1 added the whole line" in page
+    html = client.get(f"/play/{campaign['id']}/forms/diff", params={"from": "9", "to": "2"})
+    assert 'data-change="removed"' not in html.text
+    assert 'id="from-version" name="from" inputmode="numeric" maxlength="12" ' \
+        'placeholder="e.g. 1" value="2"' in html.text  # the form shows what is shown
+    forwards = read(client, f"/play/{campaign['id']}/forms/diff", **{"from": "2", "to": "9"})
+    assert "came after" not in forwards
 
 
 @pytest.mark.parametrize("point", BAD_POINTS)
@@ -139,8 +151,8 @@ def test_a_bad_point_is_a_clear_refusal_with_the_json_status(
                                       point}).status_code
         assert expected == 422
         page = read(client, f"/play/{campaign['id']}{path}", expected, **params)
-        field = next(iter(params))
-        assert "Refused:" in page and f"(field: {field})" in page, (path, params, page)
+        label = LABELS[next(iter(params))]  # the field as the page's form labels it
+        assert "Refused:" in page and f"(field: {label})" in page, (path, params, page)
 
 
 def test_the_forms_pages_need_a_session_that_opens_the_campaign(

@@ -5,6 +5,7 @@ JSON API's commands (and are refused as it refuses them), CSRF, logout."""
 from __future__ import annotations
 
 import hashlib
+import html as markup
 import re
 from pathlib import Path
 from typing import Any
@@ -144,6 +145,17 @@ def test_each_roles_page_offers_exactly_the_rolls_its_json_guide_lists(
         assert {side: listed(html, side) for side in expected} == expected
         assert all(expected.values())  # each side has its strength DR due: not vacuous
     assert set(in_guide(client, campaign, tokens["director"])) == {AXIS, BRITISH}
+
+
+def test_the_directors_roll_buttons_say_whose_roll_and_a_sides_need_not(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    html = home(client, campaign).text
+    for side in (AXIS, BRITISH):
+        assert f"Roll the {side}'s DR for RG line" in markup.unescape(html)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    own = markup.unescape(home(client, campaign).text)
+    assert "Roll DR for RG line 1" in own and "Roll the Axis's" not in own
 
 
 def test_a_sides_page_shows_its_points_as_its_json_status_does(

@@ -105,15 +105,18 @@ def test_the_british_page_shows_none_of_the_axis_purchases_ways_or_refusals(
     assert {r["rg"] for r in british["sides"][BRITISH]["refused"]} >= {"I1", "G2"}
 
 
-def test_a_purchase_form_tampered_with_is_refused_on_the_page_naming_the_field(
+def test_a_purchase_form_tampered_with_is_refused_on_the_page_naming_its_label(
         client: TestClient, campaign: dict[str, Any]) -> None:
     html = page_of(client, campaign, AXIS)
-    for field, value in (("mode", "teleport"), ("option", "x" * 50)):
+    for field, value, label in (("mode", "teleport", "Buy it as"),
+                                ("option", "x" * 50, "Buy it as (chart note)")):
         form = {"csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9",
                 "kg": "", "mode": "reserve", "option": ""} | {field: value}
         answer = client.post(f"/play/{campaign['id']}/act", data=form, follow_redirects=False)
         assert answer.status_code == 422 and "text/html" in answer.headers["content-type"]
-        assert f"purchase_rg.{field}" in text_of(answer.text)
+        said = text_of(answer.text)
+        assert f"(field: {label})" in said and f"{label}: " in said  # the page's words
+        assert "purchase_rg" not in said
     record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
                         headers=auth(campaign["tokens"]["sides"][AXIS])).json()
     assert record == []
@@ -124,3 +127,53 @@ def test_the_advance_button_comes_after_what_the_side_may_still_buy(
     html = page_of(client, campaign, AXIS)
     assert html.index("RG you may buy") < html.index("RG you may not buy now") < \
         html.index(f"Advance: the {AXIS} is done with 3.617")
+
+
+def test_the_director_buys_for_a_side_with_buttons_that_say_for_which(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director = campaign["tokens"]["director"]
+    assert client.post("/login", data={"token": director},
+                       follow_redirects=False).status_code == 303
+    html = client.get(f"/play/{campaign['id']}").text
+    assert "RG the Axis may buy" in html and "RG the British may buy" in html
+    assert "RG you may buy" not in html
+    axis = re.search(r'<tr data-rg="I9">(.*?)</tr>', html, re.S)
+    assert axis is not None and "Buy I9 for the Axis" in axis.group(1)
+    assert "Buy for the Axis as (CPP)" in html and "Buy for the British as (CPP)" in html
+    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9", "kg": "",
+        "mode": "entry", "option": ""})
+    assert bought.status_code == 303, bought.text  # the contract lets the director act
+    record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                        headers=auth(campaign["tokens"]["sides"][AXIS])).json()
+    assert [(line["side"], line["rg"]) for line in record] == [(AXIS, "I9")]
+    british = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                         headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
+    assert all(line["rg"] is None for line in british)  # sealed from the other side
+
+
+def test_the_side_lists_what_it_bought_this_reph_and_the_opponent_only_that_lines_are_sealed(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    assert "Bought this RePh (14AM)" in html and "Nothing bought yet on 14AM." in html
+    for rg, mode in (("I9", "reserve"), ("F1", "entry")):
+        bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+            "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": rg, "kg": "",
+            "mode": mode, "option": ""})
+        assert bought.status_code == 303, bought.text
+    html = client.get(f"/play/{campaign['id']}").text
+    listed = re.search(r'<div class="bought-now" data-side="Axis">(.*?)</div>', html, re.S)
+    assert listed is not None
+    said = " ".join(text_of(listed.group(1)).split())
+    assert "I9 (Italian MTR Coy) in reserve · 4 CPP line #1" in said
+    assert "F1 (" in said and "line #2" in said and "Nothing bought yet" not in said
+    record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                        headers=auth(campaign["tokens"]["sides"][AXIS])).json()
+    assert f"{sum(line['cpp'] for line in record)} CPP in all" in said
+    british = page_of(client, campaign, BRITISH)
+    assert "Italian MTR Coy" not in british and 'data-side="Axis">' in british
+    assert 'class="bought-now" data-side="Axis"' not in british
+    assert "2 sealed lines in its RG Purchase Record" in text_of(british)
+    their = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                       headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
+    assert [line["hidden"] for line in their] == [True, True]  # what the JSON read says

@@ -1,0 +1,27 @@
+"""A refusal on a page names the field by its label on the page's form, in one place
+(api/web/respond.py): the API's field name stays for `aria-invalid`, the rule stays, and a
+field no label is known for is left as the page's own code words it."""
+
+from __future__ import annotations
+
+from api.web.respond import refusal
+from domain.errors import InvalidCommand
+
+
+def test_a_known_field_is_said_by_its_label_and_keeps_its_rule() -> None:
+    status, said = refusal(InvalidCommand("to_version is a version number, e.g. 12",
+                                          rule="3.6", field="to_version"))
+    assert status == 422 and said["rule"] == "3.6" and said["field"] == "to_version"
+    assert said["label"] == "or version"
+    assert said["message"] == "“or version” is a version number, e.g. 12"
+
+
+def test_a_commands_nested_field_is_said_by_its_last_known_part() -> None:
+    _, said = refusal(InvalidCommand("purchase_rg.mode: Input should be 'entry'",
+                                     field="purchase_rg.mode"))
+    assert (said["label"], said["message"]) == ("Buy it as", "Buy it as: Input should be 'entry'")
+
+
+def test_a_field_with_no_known_label_is_left_as_it_is() -> None:
+    _, said = refusal(InvalidCommand("c_pool: choose one of cpp, fpp", field="c_pool"))
+    assert "label" not in said and said["message"] == "c_pool: choose one of cpp, fpp"
