@@ -65,6 +65,10 @@ class Queries:
         """Every campaign, one line each."""
         return [read.status(meta) for meta in self.views.all_meta()]
 
+    def damaged(self) -> list[read.CampaignStatus]:
+        """The campaigns whose stored history cannot be read, as they stood before it."""
+        return [read.status(meta) for meta in self.views.damaged_meta()]
+
     @exposed("", "Where the campaign stands", "status")
     def status(self, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> read.CampaignStatus:

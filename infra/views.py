@@ -230,6 +230,15 @@ class Views:
         # A campaign whose meta row's seal fails is listed as its events say.
         return found + [_OneRow(self.renewed(UUID(c)).select_rows(META)[0]) for c in unsealed]
 
+    def damaged_meta(self) -> list[RowSource]:
+        """The meta rows of campaigns the fold quarantined and no mend reads again, as
+        they stood before the event that cannot be read (the dashboard lists them,
+        flagged; the admin's JSON list leaves them out); none damaged at its first."""
+        self.up_to_date()
+        return [_OneRow(meta) for meta in self.view.select_all(META, [])
+                if quarantined(meta) is not None and "name" in meta
+                and self._if_mended(UUID(meta[UNREADABLE]["campaign"])) is None]
+
     def _if_mended(self, campaign_id: UUID) -> RowSource | None:
         """A quarantined campaign's rows if it reads now, else None (its reads say why)."""
         try:

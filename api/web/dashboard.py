@@ -118,7 +118,9 @@ def dashboard(refit: Refit, query: Mapping[str, str],
               now: datetime | None = None) -> dict[str, Any]:
     """The page's context: the rows the filters keep, sorted, and the form's state."""
     now = now or datetime.now(UTC)
-    statuses = [Listing.of(status) for status in refit.reads.campaigns()]
+    # a damaged campaign too, which its row flags (the JSON list leaves it out)
+    statuses = [Listing.of(status)
+                for status in refit.reads.campaigns() + refit.reads.damaged()]
     modules = sorted({s.module for s in statuses})
     wanted = filters_of(query, modules)
     kept = [s for s in statuses if _matches(s, wanted)]
