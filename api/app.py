@@ -155,8 +155,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.collect()
             gc.freeze()
         end_streams_on_exit(refit.live)
-        if conf.projection_runner:  # the service's background work: the webhooks' posts too
-            await to_thread.run_sync(refit.webhooks.start, webhook_text)
+        # The chat webhooks' posts, in a thread of their own (never a request's).
+        await to_thread.run_sync(refit.webhooks.start, webhook_text)
         try:
             yield
         finally:

@@ -14,7 +14,8 @@ from uuid import UUID
 from infra.keys import Keys
 from infra.settings import Settings
 from infra.store import CampaignStore
-from infra.webhook_delivery import Compose, Delivery
+from infra.webhook_delivery import Delivery
+from infra.webhook_outbox import Compose
 from infra.webhook_tables import tables_class_for
 from infra.webhook_url import UrlCipher, checked_url, masked
 
