@@ -41,10 +41,14 @@ class Undelivered(Exception):
 
 
 def body_of(text: str) -> str:
-    """The JSON posted: Discord reads `content` and `username`, Slack `text`."""
+    """The JSON posted: Discord reads `content` and `username` (and pings no one, whatever
+    a name or reason in the text says: `allowed_mentions`), Slack `text` (its control
+    characters escaped as Slack asks, so no `<!channel>` in a reason notifies anyone)."""
     if len(text) > MOST_TEXT:
         text = text[:MOST_TEXT - 1] + "…"
-    return json.dumps({"content": text, "text": text, "username": "Refit"})
+    slack = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return json.dumps({"content": text, "text": slack, "username": "Refit",
+                       "allowed_mentions": {"parse": []}})
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):

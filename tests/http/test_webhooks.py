@@ -5,6 +5,7 @@ at once; only the director sets, reads or removes it, and its URL is never shown
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -96,8 +97,9 @@ def test_each_public_event_is_posted_once_in_order_with_its_words_and_receipt(
     assert first.endswith(f"{SITE}/campaigns/{campaign['id']}/proof?version={advanced}")
     assert "British" in last and "T1" in last and "Sgt.Able" in last
     assert last.endswith(f"{SITE}/play/{campaign['id']}/rolls/{rolled}")
-    assert all(body["username"] == "Refit" and body["text"] == body["content"]
-               for body in receiver.bodies)
+    assert all(body["username"] == "Refit" and html.unescape(body["text"]) == body["content"]
+               and body["allowed_mentions"] == {"parse": []} for body in receiver.bodies)
+    assert " -&gt; " in receiver.bodies[-1]["text"]  # Slack's escapes: no `<!channel>`
 
 
 def test_no_sealed_fact_reaches_the_chat(hooked: TestClient, receiver: Receiver) -> None:
