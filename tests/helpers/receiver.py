@@ -5,6 +5,7 @@ Discord does), and that can be down (nothing listening on its port) until starte
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -58,3 +59,10 @@ class Receiver:
                 pass
 
         return Handler
+
+
+def linked_version(text: str) -> int:
+    """The version a post's link names (its receipt's)."""
+    found = re.search(r"(?:version=|rolls/)(\d+)$", text)
+    assert found is not None, text
+    return int(found[1])

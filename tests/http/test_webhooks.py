@@ -6,7 +6,6 @@ at once; only the director sets, reads or removes it, and its URL is never shown
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +16,7 @@ from infra.settings import Settings
 from tests.helpers.http import ADMIN, auth, new_campaign, send, serving
 from tests.helpers.paths import FIXTURE_CHART
 from tests.helpers.processes import until
-from tests.helpers.receiver import TOKEN, Receiver
+from tests.helpers.receiver import TOKEN, Receiver, linked_version
 
 AXIS, BRITISH = "Axis", "British"
 CREDIT = {"type": "credit_cpp", "side": AXIS, "amount": 39, "reason": "Base"}  # sealed (PBr)
@@ -60,13 +59,6 @@ def ok(client: TestClient, campaign: dict[str, Any], role: str, body: dict[str, 
     answer = send(client, campaign, tokens["sides"].get(role) or tokens[role], body)
     assert answer.status_code == 200, answer.text
     return int(answer.json()["version"])
-
-
-def linked_version(text: str) -> int:
-    """The version a post's link names (its receipt's)."""
-    found = re.search(r"(?:version=|rolls/)(\d+)$", text)
-    assert found is not None, text
-    return int(found[1])
 
 
 def all_sent(client: TestClient, campaign: dict[str, Any], version: int) -> bool:

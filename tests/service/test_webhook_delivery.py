@@ -17,9 +17,8 @@ from api.webhook_text import webhook_text
 from infra.application import Refit
 from infra.settings import Settings, backend_of
 from tests.helpers.processes import until
-from tests.helpers.receiver import TOKEN, Receiver
+from tests.helpers.receiver import TOKEN, Receiver, linked_version
 from tests.helpers.story import do, load_fixture_chart
-from tests.http.test_webhooks import linked_version
 from tests.service.test_runner_outage import outage
 
 SITE = "http://refit.test"
