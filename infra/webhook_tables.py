@@ -11,7 +11,7 @@ from typing import Any
 from eventsourcing.persistence import Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
-from psycopg.sql import SQL
+from psycopg.sql import SQL, Literal
 
 HOOKS, OUTBOX = "refit_webhooks", "refit_webhook_outbox"
 FOLLOWER = "refit-webhooks"  # the follower's name in the tracking table
@@ -162,6 +162,14 @@ class PostgresWebhookTables(_Tables, PostgresTrackingRecorder):
         schema = '"' + (datastore.schema or "public").replace('"', '""') + '"'
         self.hooks, self.outbox = f"{schema}.{HOOKS}", f"{schema}.{OUTBOX}"
         self.sql_create_statements.extend(SQL(text).format() for text in self._statements())
+        self._create_lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
+            Literal(f"{schema}.{HOOKS}.create"))
+
+    def _create_table(self, curs: Any) -> None:
+        """The tables, one process at a time (`refit serve --workers N` starts together:
+        PostgreSQL refuses two CREATE TABLE IF NOT EXISTS of one name at once)."""
+        curs.execute(self._create_lock)
+        super()._create_table(curs)
 
 
 def tables_class_for(persistence_module: str) -> type[Any]:
