@@ -129,7 +129,7 @@ class Outbox:
             again = failed.again and tries < ATTEMPTS
             wait = failed.after or min(FIRST_RETRY * 2 ** due.attempts, MOST_RETRY)
             why = failed.why if again else f"{failed.why}; version {due.version} given up " \
-                                              f"after {tries} tries"
+                                              f"after {tries} {'try' if tries == 1 else 'tries'}"
             log.info("webhook of campaign %s, version %s: %s", due.campaign, due.version, why)
             self.tables.failed(due, why, time.time() + wait if again else None)
             return
