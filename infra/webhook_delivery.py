@@ -27,6 +27,7 @@ from infra.webhook_url import UrlCipher
 log = logging.getLogger(__name__)
 IDLE = 0.5  # seconds between two looks at the log without a save told (or NOTIFY'd)
 STANDBY = 1.0  # seconds between a standby's tries of the lock
+LEAST = 0.1  # seconds at least between two looks, however many saves are told
 FIRST_DELAY, MOST_DELAY = 0.2, 5.0  # seconds before a round starts again after a fault
 
 
@@ -108,4 +109,6 @@ class Delivery:
             while self.outbox.follow() and not self.stopping.is_set():
                 pass
             self.outbox.send_due(self.stopping.is_set)
+            # A busy service saves many times a second: one look at a time is enough.
+            self.stopping.wait(LEAST)
             wait()

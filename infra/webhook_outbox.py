@@ -24,6 +24,7 @@ log = logging.getLogger(__name__)
 Compose = Callable[[Happened], str]  # an event's message, in ASL words (api/webhook_text.py)
 BATCH = 500  # notifications read at a time
 FIRST_RETRY, MOST_RETRY = 1.0, 300.0  # seconds before a post's second try; doubled to this
+SKIP_EVERY = 5.0  # seconds: with no webhook set, the position is written this often
 ATTEMPTS = 8  # tries before a post is given up (about eight minutes of a chat down)
 
 
@@ -34,6 +35,7 @@ class Outbox:
                  compose: Compose, base_url: str | None, allow_local: bool) -> None:
         self.store, self.tables, self.cipher, self.compose = store, tables, cipher, compose
         self.base_url, self.allow_local = base_url, allow_local
+        self.skipped_at = 0.0  # when the position last moved on with no webhook to post to
 
     def follow(self) -> int:
         """Queue the posts of the next notifications; how many were read."""
@@ -42,8 +44,10 @@ class Outbox:
         hooked = self.tables.hooked()
         if last is not None and last >= head:
             return 0
-        if not hooked:  # nothing to post: straight on to the head
-            self._enqueue([], head)
+        if not hooked:  # nothing to post: on to the head, a write every few seconds
+            if last is None or time.monotonic() - self.skipped_at > SKIP_EVERY:
+                self._enqueue([], head)
+                self.skipped_at = time.monotonic()
             return 0
         found = self.store.recorder.select_notifications(start=(last or 0) + 1, limit=BATCH,
                                                          stop=head)
