@@ -39,7 +39,9 @@ from api.live import end_streams_on_exit, live_route
 from api.routes_audit import audit_routes
 from api.routes_charts import chart_routes
 from api.routes_proofs import proof_routes
+from api.routes_webhook import webhook_routes
 from api.web import web_routes
+from api.webhook_text import webhook_text
 from domain.campaign import campaign_id
 from domain.errors import RefitError
 from infra.application import Refit
@@ -153,6 +155,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             gc.collect()
             gc.freeze()
         end_streams_on_exit(refit.live)
+        # The chat webhooks' posts, in a thread of their own (never a request's).
+        await to_thread.run_sync(refit.webhooks.start, webhook_text)
         try:
             yield
         finally:
@@ -179,6 +183,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     audit_routes(routes, refit, conf)
     proof_routes(routes, refit)
     chart_routes(routes, refit)
+    webhook_routes(routes, refit)
     app.include_router(routes)
     app.include_router(health_routes(refit))
     web_routes(app, refit, conf.admin_token, conf.max_import_bytes)

@@ -252,7 +252,8 @@ def describe(kind: str, data: Data) -> str:
         return generic(kind, data)
 
 
-def _step_title(phase: Any, step: Any) -> str:
+def step_title(phase: Any, step: Any) -> str:
+    """Where the RePh stands, in words: `RePh step 9.612`, `CG Scenario in play`."""
     if step is None:
         return {"scenario": "CG Scenario in play", "ended": "CG ended"}.get(str(phase),
                                                                              str(phase))
@@ -324,7 +325,7 @@ class _Walk:
             self.date = f"CG Date {data['cg_date']}"
             yield Line("date", self.date, undone=mark)
         if kind in ("Created", "StepAdvanced") and "step" in data:
-            self.step = _step_title(data.get("phase"), data["step"])
+            self.step = step_title(data.get("phase"), data["step"])
             yield Line("step", self.step, undone=mark)
         if kind in ("Created", "CGDateStarted", "StepAdvanced") and version is not None:
             self.marks.append((version, self.date, self.step))

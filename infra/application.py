@@ -4,7 +4,8 @@ object per family (commands, reads, the director's audit, export and import).
 The HTTP service, the command line and the demo each build one Refit and call its
 parts: `refit.commands.execute(...)`, `refit.reads.roster(...)`, `refit.audit.undo(...)`,
 `refit.transfer.export(...)`, `refit.proofs.checkpoint(...)`, `refit.store.campaign(...)`,
-`refit.live.subscribe(...)` (a campaign's new versions, for the live streams).
+`refit.live.subscribe(...)` (a campaign's new versions, for the live streams),
+`refit.webhooks.set(...)` (a campaign's outgoing webhook).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from infra.keys import Keys
     from infra.proofs import Proofs
     from infra.transfer import Transfer
+    from infra.webhooks import Webhooks
 
 T = TypeVar("T")
 
@@ -105,9 +107,19 @@ class Refit:
 
         return Transfer(self.store, self.proofs.signed)
 
+    @part
+    def webhooks(self) -> Webhooks:
+        """Each campaign's outgoing webhook, and its delivery."""
+        from infra.webhooks import Webhooks
+
+        return Webhooks(self.store, self.keys, self.settings)
+
     def close(self) -> None:
-        """Stop the projection runner (if any), then close every connection."""
+        """Stop the projection runner and webhook delivery (if any), then close every
+        connection."""
         try:
+            if "webhooks" in self.__dict__:
+                self.webhooks.close()
             self.live.close()
             self.views.close()
         finally:

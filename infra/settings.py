@@ -61,8 +61,14 @@ class Settings(BaseSettings):
     live_max_streams: int = Field(default=1000, ge=1, le=100_000)
     live_heartbeat: float = Field(default=15.0, gt=0, le=300)
     live_poll: float = Field(default=0.25, gt=0, le=60)
+    # Outgoing webhooks (infra/webhooks.py): the service's address as players open it, for
+    # each post's link (`refit serve` says the one it listens on; unset: posts carry no
+    # link), and whether a webhook may post to this machine over http (tests only).
+    public_url: str | None = Field(default=None, max_length=200, pattern=r"^https?://\S+$")
+    webhook_allow_local: bool = False
 
-    @field_validator("admin_token", "signing_key", "signing_key_file", mode="before")
+    @field_validator("admin_token", "signing_key", "signing_key_file", "public_url",
+                     mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         """An empty REFIT_ADMIN_TOKEN or signing key (as docker-compose passes them) means

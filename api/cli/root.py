@@ -14,6 +14,7 @@ from api.cli import (
     reads,
     service,
     transfer,
+    webhook,
 )
 
 # Plain help, not rich's panels: importing rich costs `refit --help` more than all the rest
@@ -23,7 +24,8 @@ app = typer.Typer(help="Refit: the ASL Campaign Game ledger.", no_args_is_help=T
 # A sub-app without a name (reads, commands, ...) gives its commands to `refit` itself, so
 # `refit roster ID` stays as it was; a named one (campaign, module) is a group. Commands
 # are listed in `refit --help` in the order added.
-for part in (reads, commands, service, transfer, audit, campaigns, modules, cosign, proofs):
+for part in (reads, commands, service, transfer, audit, campaigns, modules, cosign, proofs,
+             webhook):
     app.add_typer(part.app)
 
 

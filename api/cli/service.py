@@ -82,13 +82,16 @@ def serve(
         conf = conf.model_copy(update={"admin_token": token})
     conf = signing_key_said(conf, as_json)
     links_said(conf, host, port, as_json)
+    if conf.public_url is None:  # the webhooks' links (README 'Chat webhooks')
+        conf = conf.model_copy(update={"public_url": served_base(host, port)})
     if workers == 1:
         uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
         return
     make_tables(conf)
     os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
                    "REFIT_ADMIN_TOKEN": cast(str, conf.admin_token),
-                   "REFIT_MODULE_DIR": str(conf.module_dir)}
+                   "REFIT_MODULE_DIR": str(conf.module_dir),
+                   "REFIT_PUBLIC_URL": cast(str, conf.public_url)}
     if conf.signing_key_file is not None:
         os.environ["REFIT_SIGNING_KEY_FILE"] = str(conf.signing_key_file)
     # Each worker ends with this process, even one killed outright (api/workers.py).
@@ -154,10 +157,15 @@ def demo_links(conf: Settings, base: str) -> dict[str, str]:
             for role, token in roles.items() if access.role_of(token) == role}
 
 
+def served_base(host: str, port: int) -> str:
+    """The address the service is opened at on this machine."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+
+
 def links_said(conf: Settings, host: str, port: int, as_json: bool) -> None:
     """Say the address to open, and the demo campaign's join links if there is one."""
-    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
-    base = f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+    base = served_base(host, port)
     links = demo_links(conf, base)
     if as_json:
         typer.echo(json.dumps({"open": f"{base}/", "join": links}))

@@ -39,6 +39,7 @@ from api.web.respond import page_campaign as _ident
 from api.web.rulings_view import ruling_form
 from api.web.verify_view import verify_pages
 from api.web.view import home
+from api.web.webhook_page import webhook_pages
 from domain.errors import RefitError, Unauthorized
 from infra.application import Refit
 
@@ -57,6 +58,7 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
     director_acts(routes, refit)
     verify_pages(routes, refit)
     import_pages(routes, refit, admin_token, import_limit)
+    webhook_pages(routes, refit)
     app.include_router(routes)
 
     @app.exception_handler(LoginNeeded)

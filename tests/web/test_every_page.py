@@ -18,7 +18,7 @@ PHONE = {"width": 390, "height": 844}
 SIDE_PAGES = {"guide": "", "forms": "/forms", "diff": "/forms/diff?from=1",
               "charts": "/charts", "audit": "/rolls/{roll}"}
 DIRECTOR_PAGES = {"guide": "", "undo": "/undo", "preview": "/undo?to={before}&reason=test",
-                  "audit": "/rolls/{roll}"}
+                  "audit": "/rolls/{roll}", "webhook": "/webhook"}
 
 
 @pytest.fixture

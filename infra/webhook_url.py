@@ -1,0 +1,113 @@
+"""A webhook's URL: checked (https, to a public address: no request forged to the service's
+own network), sealed at rest (it carries the chat's token), and shown masked."""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import os
+import socket
+from urllib.parse import urlsplit
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
+from domain.errors import InvalidCommand
+from infra.keys import Keys
+
+MAX_URL = 500  # characters: Discord's and Slack's webhook URLs are under 200
+TAG = "refit-hook1:"  # then base64url(nonce || ciphertext and tag)
+LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def checked_url(url: object, allow_local: bool) -> str:
+    """The URL, if a webhook may post to it; else InvalidCommand naming the field `url`."""
+    if not isinstance(url, str) or not url.strip():
+        raise InvalidCommand("url: give the webhook's URL (https://...)", field="url")
+    url = url.strip()
+    if len(url) > MAX_URL or not url.isascii() or any(c.isspace() for c in url):
+        raise InvalidCommand(f"url: at most {MAX_URL} ASCII characters, no spaces", field="url")
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        parts.port  # noqa: B018  (a port that is not a number is refused here)
+    except ValueError as error:
+        raise InvalidCommand(f"url: cannot be read ({error})", field="url") from None
+    if parts.username is not None or parts.password is not None:
+        raise InvalidCommand("url: no user or password in the URL", field="url")
+    if not host:
+        raise InvalidCommand("url: names no host", field="url")
+    local = host in LOCAL_NAMES
+    if local and not allow_local:
+        raise InvalidCommand("url: a webhook posts to a public address, not to this machine "
+                             "(REFIT_WEBHOOK_ALLOW_LOCAL allows it, for tests)", field="url")
+    if parts.scheme != "https" and not (local and parts.scheme == "http"):
+        raise InvalidCommand("url: a webhook posts over https only (http only to localhost, "
+                             "with REFIT_WEBHOOK_ALLOW_LOCAL)", field="url")
+    if not local and not public_host(host):
+        raise InvalidCommand("url: a private, loopback or link-local address is refused: "
+                             "a webhook posts to a public address", field="url")
+    return url
+
+
+def public_host(host: str) -> bool:
+    """Whether a host is a name or a public (global) IP address: a name is checked again
+    when posting (`public_addresses`), as it may resolve anywhere."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return "." in host and not host.endswith((".local", ".internal", ".localhost"))
+    return address.is_global
+
+
+def refused_addresses(host: str, port: int, allow_local: bool) -> str | None:
+    """Why a host may not be posted to now (what it resolves to), or None if it may."""
+    try:
+        found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
+    except OSError as error:
+        return f"the host {host} does not resolve ({type(error).__name__})"
+    for text in found:
+        address = ipaddress.ip_address(str(text).split("%")[0])
+        if not (address.is_global or (allow_local and address.is_loopback)):
+            return f"the host {host} resolves to a private address: refused"
+    return None
+
+
+def masked(url: str) -> str:
+    """The URL as the director's page shows it: scheme, host and the path's first part;
+    the rest (which holds the chat's token) hidden."""
+    parts = urlsplit(url)
+    first = parts.path.strip("/").split("/")[0]
+    return f"{parts.scheme}://{parts.netloc}/" + (f"{first}/…" if first else "…")
+
+
+class UrlCipher:
+    """URLs sealed with AES-GCM under a key derived from the service's signing key (kept
+    out of the database, as the dice seeds' is: infra/at_rest.py), bound to the campaign."""
+
+    def __init__(self, keys: Keys) -> None:
+        self.keys = keys
+
+    def _cipher(self) -> AESGCM:
+        return AESGCM(self.keys.derived(b"refit webhook url v1"))
+
+    def sealed(self, url: str, campaign: str) -> str:
+        """The URL as stored."""
+        nonce = os.urandom(12)
+        text = nonce + self._cipher().encrypt(nonce, url.encode(), _aad(campaign))
+        return TAG + base64.urlsafe_b64encode(text).decode("ascii")
+
+    def opened(self, stored: str, campaign: str) -> str | None:
+        """The URL stored; None if this service's key does not open it."""
+        if not stored.startswith(TAG):
+            return None
+        try:
+            raw = base64.urlsafe_b64decode(stored[len(TAG):])
+            return self._cipher().decrypt(raw[:12], raw[12:], _aad(campaign)).decode()
+        except (InvalidTag, ValueError):
+            return None
+
+
+def _aad(campaign: str) -> bytes:
+    """What a sealed URL is bound to: its campaign, so it cannot be moved to another."""
+    return b"refit webhook\x00" + campaign.encode()
