@@ -97,10 +97,13 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     axis.get_by_text("RG you may buy").click()
     expect(axis.get_by_text("RG you may not buy now")).to_be_visible()
     shoot(axis, shots, "side-purchase")
+    asked: list[str] = []  # the purchase is confirmed first: only the director undoes one
+    axis.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     axis.get_by_role("button", name="Buy I9 in reserve · 4 CPP").click()
     expect(axis.locator(".points")).to_contain_text("6")  # 10 CPP less the reserve's 4
     expect(axis.locator(f'.bought-now[data-side="{AXIS}"]')).to_contain_text(
         "I9 (Italian MTR Coy) in reserve · 4 CPP")
+    assert asked == ["Buy I9 in reserve for 4 CPP? Only the director can undo a purchase."]
     shoot(axis, shots, "side-bought")
     axis.get_by_role("button", name=f"Advance: the {AXIS} is done with 3.617").click()
     expect(axis.get_by_text("Done with step 3.617")).to_be_visible()
@@ -111,6 +114,7 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     expect(british.locator(f'.other[data-side="{AXIS}"]')).to_contain_text(
         "1 sealed line in its RG Purchase Record")
     british.get_by_text("RG you may buy").click()
+    british.once("dialog", lambda dialog: dialog.accept())
     british.get_by_role("button", name="Buy I2 entry · 7 CPP").click()
     british.get_by_role("button", name=f"Advance: the {BRITISH} is done with 3.617").click()
     # both done: the RePh moves on to 3.618, on both pages
