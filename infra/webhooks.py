@@ -7,9 +7,13 @@ that a chat listens) in every export and read."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 from uuid import UUID
+
+from eventsourcing.persistence import OperationalError
 
 from infra.keys import Keys
 from infra.settings import Settings
@@ -18,6 +22,23 @@ from infra.webhook_delivery import Delivery
 from infra.webhook_outbox import Compose
 from infra.webhook_tables import tables_class_for
 from infra.webhook_url import UrlCipher, checked_url, masked
+
+T = TypeVar("T")
+TRIES = 40  # about 40 s of tries in all: a first fold of a long history has ended by then
+
+
+def made_again(make: Callable[[], T], tries: int = TRIES) -> T:
+    """`make` (which creates tables), tried again while SQLite refuses it at once: in WAL
+    mode a schema write that meets another connection's commit (a runner folding a history
+    on the service's first start) is refused without waiting ("database is locked")."""
+    for attempt in range(1, tries + 1):
+        try:
+            return make()
+        except OperationalError as error:
+            if attempt == tries or "locked" not in str(error):  # an outage: said at once
+                raise
+            time.sleep(0.05 * attempt)
+    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True)
@@ -43,7 +64,8 @@ class Webhooks:
         self.store, self.settings = store, settings
         self.cipher = UrlCipher(keys)
         module = store.env.get("PERSISTENCE_MODULE") or ""
-        self.tables: Any = store.factory.tracking_recorder(tables_class_for(module))
+        self.tables: Any = made_again(
+            lambda: store.factory.tracking_recorder(tables_class_for(module)))
         self.delivery: Delivery | None = None
 
     def set(self, campaign_id: UUID, url: object) -> HookStatus:
