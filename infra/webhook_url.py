@@ -18,6 +18,7 @@ from infra.keys import Keys
 MAX_URL = 500  # characters: Discord's and Slack's webhook URLs are under 200
 TAG = "refit-hook1:"  # then base64url(nonce || ciphertext and tag)
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+NAT64 = ipaddress.ip_network("64:ff9b::/96")  # "global", yet it reaches IPv4 addresses
 
 
 def checked_url(url: object, allow_local: bool) -> str:
@@ -37,6 +38,10 @@ def checked_url(url: object, allow_local: bool) -> str:
         raise InvalidCommand("url: no user or password in the URL", field="url")
     if not host:
         raise InvalidCommand("url: names no host", field="url")
+    try:
+        host.encode("idna")  # an empty label, or one over 63 characters, is no name
+    except UnicodeError:
+        raise InvalidCommand(f"url: {host[:80]!r} is not a host name", field="url") from None
     local = host in LOCAL_NAMES
     if local and not allow_local:
         raise InvalidCommand("url: a webhook posts to a public address, not to this machine "
@@ -60,17 +65,21 @@ def public_host(host: str) -> bool:
     return address.is_global
 
 
-def refused_addresses(host: str, port: int, allow_local: bool) -> str | None:
-    """Why a host may not be posted to now (what it resolves to), or None if it may."""
+def checked_address(host: str, port: int, allow_local: bool) -> tuple[str | None, str | None]:
+    """The address a post to the host connects to (the one checked, so a name that
+    resolves elsewhere a moment later is never reached), or None and why it may not be
+    posted to now (what it resolves to)."""
     try:
-        found = {info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)}
-    except OSError as error:
-        return f"the host {host} does not resolve ({type(error).__name__})"
+        found = [str(info[4][0]) for info in
+                 socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)]
+    except (OSError, UnicodeError) as error:  # a name that is no name: UnicodeError
+        return None, f"the host {host} does not resolve ({type(error).__name__})"
     for text in found:
-        address = ipaddress.ip_address(str(text).split("%")[0])
-        if not (address.is_global or (allow_local and address.is_loopback)):
-            return f"the host {host} resolves to a private address: refused"
-    return None
+        address = ipaddress.ip_address(text.split("%")[0])
+        if not (address.is_global or (allow_local and address.is_loopback)) \
+                or address in NAT64:
+            return None, f"the host {host} resolves to a private address: refused"
+    return (found[0], None) if found else (None, f"the host {host} does not resolve")
 
 
 def masked(url: str) -> str:

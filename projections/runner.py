@@ -9,6 +9,7 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Mapper, Tracking
+from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.projection import Projection
 from pydantic_core import from_json, to_json
 
@@ -280,4 +281,4 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
 def reads_ahead(app: Application[Any]) -> bool:
     """Whether a catch-up reads its next batch in a second thread: on a database server,
     whose reads wait on the network; SQLite's are in-process."""
-    return "sqlite" not in type(app.recorder).__module__
+    return isinstance(app.recorder, PostgresApplicationRecorder)

@@ -110,6 +110,9 @@ def _finding(refit: Refit, ident: UUID, name: str, text: str) -> dict[str, Any]:
         receipt = json.loads(text)
     except json.JSONDecodeError as error:
         raise InvalidCommand(f"{name} is not JSON: {error}", field="receipt") from None
+    except RecursionError:  # nested deeper than any receipt is
+        raise InvalidCommand(f"{name} is not a receipt: nested too deep",
+                             field="receipt") from None
     return receipt_finding(receipt, refit.keys.verifier_keys()[0],
                            stored_leaves(refit.store, ident), name)
 

@@ -319,3 +319,10 @@ def test_a_campaign_of_many_rows_keeps_its_checkpoints_further_apart() -> None:
     for version in range(3500, 9001, 500):
         offer(version, many)
     assert kept == [500, 1000, 1500, 2000, 2500, 3000, 4500, 6000, 7500, 9000]
+
+
+def test_a_catch_up_reads_ahead_in_a_second_thread_on_postgresql_only(refit: Refit) -> None:
+    from projections.runner import reads_ahead
+
+    on_postgres = backend_of(refit.settings.database_url) == "postgres"
+    assert reads_ahead(refit.store) is on_postgres

@@ -5,7 +5,9 @@ webhook deleted) is given up at once, the error kept for the director."""
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -69,3 +71,77 @@ def test_a_chat_whose_webhook_was_deleted_is_given_up_at_once_saying_why(
         assert now.delivered is None and gone.tries == 1
     finally:
         refit.close()
+
+
+def test_a_post_connects_to_the_address_checked_not_to_what_the_name_resolves_to_next(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    chat = Receiver().start()
+    answers = iter(["127.0.0.1", "10.9.9.9"])  # public (here: this machine), then private
+    real = socket.getaddrinfo
+
+    def rebinding(host: str, port: int, *args: Any, **kwargs: Any) -> list[Any]:
+        if host != "chat.example.test":
+            return real(host, port, *args, **kwargs)
+        return resolving_to(next(answers))(host, port)
+    monkeypatch.setattr(socket, "getaddrinfo", rebinding)
+    try:
+        post(f"http://chat.example.test:{chat.port}/api/webhooks/42/{TOKEN}", '{"a": 1}',
+             allow_local=True)
+        assert chat.bodies == [{"a": 1}] and next(answers) == "10.9.9.9"  # asked once
+    finally:
+        chat.stop()
+
+
+def test_a_name_that_is_no_name_is_refused_when_set_and_undelivered_when_posted() -> None:
+    from domain.errors import InvalidCommand
+    from infra.webhook_url import checked_url
+
+    for host in ("a..b.com", "x" * 64 + ".example.com"):
+        with pytest.raises(InvalidCommand, match="not a host name"):
+            checked_url(f"https://{host}/api/webhooks/1/t", allow_local=False)
+        with pytest.raises(Undelivered) as failed:
+            post(f"https://{host}/api/webhooks/1/t", "{}", allow_local=False)
+        assert "does not resolve" in failed.value.why and not failed.value.again
+
+
+@contextmanager
+def answering(respond: Callable[[socket.socket], None]) -> Iterator[int]:
+    """A port on this machine where each connection's request is read, then `respond`ed."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        conn, _ = listener.accept()
+        conn.recv(65536)
+        respond(conn)
+        conn.close()
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.close()
+
+
+def test_an_answer_that_is_not_http_is_a_failed_try_not_a_crash() -> None:
+    garbage = answering(lambda conn: conn.sendall(b"NOT HTTP AT ALL\r\n\r\n"))
+    with garbage as port, pytest.raises(Undelivered) as failed:
+        post(f"http://127.0.0.1:{port}/hook", "{}", allow_local=True)
+    assert failed.value.again and "BadStatusLine" in failed.value.why
+
+
+def test_a_chat_answering_a_byte_at_a_time_is_a_failed_try_within_the_whole_posts_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from infra import webhook_post
+    monkeypatch.setattr(webhook_post, "WHOLE", 0.5)
+    done = threading.Event()
+
+    def dripping(conn: socket.socket) -> None:
+        while not done.wait(0.1):
+            conn.sendall(b"H")  # never a whole status line
+
+    with answering(dripping) as port:
+        try:
+            with pytest.raises(Undelivered) as failed:
+                post(f"http://127.0.0.1:{port}/hook", "{}", allow_local=True)
+        finally:
+            done.set()
+    assert failed.value.again and "within" in failed.value.why

@@ -260,6 +260,9 @@ def test_a_receipt_that_is_not_json_is_refused_naming_the_field(
     answer = client.post(path, data={"csrf": csrf_of(get(client, path)), "pasted": "{nope"})
     assert answer.status_code == 422
     assert "the receipt pasted is not JSON" in markup.unescape(answer.text)
+    deep = client.post(path, data={"csrf": csrf_of(get(client, path)),
+                                   "pasted": "[" * 100_000 + "]" * 100_000})
+    assert deep.status_code == 422 and "nested too deep" in deep.text
 
 
 def test_the_director_downloads_the_export_as_a_named_file(
