@@ -124,7 +124,7 @@ def test_through_an_outage_readiness_says_why_and_after_it_the_service_heals(
             health = Health(service)
             proxy.down()  # the database goes away, and stays away a while
             assert until(lambda: not health.readiness().ok)
-            assert health.readiness().runner != "alive"
+            assert until(lambda: health.readiness().runner != "alive"), health.readiness()
             proxy.up()
             assert until(lambda: health.readiness().ok), health.readiness()
             credit_from_another_process(with_runner, campaign, 7)
