@@ -61,11 +61,21 @@ class ElectedRunner:
         try:
             while not self.is_interrupted.is_set():
                 with datastore.get_connection() as conn:
-                    led = self._lead(conn)
+                    led = self._led(conn)
                 if not led:
                     self.is_interrupted.wait(STANDBY_RETRY)
         except BaseException:
             self.is_interrupted.set()
+            raise
+
+    def _led(self, conn: Connection[Any]) -> bool:
+        """`_lead`; a failure closes the connection, so that its session's lock goes at
+        once: returned to the pool mid-transaction, it would wait for a reset the pool's
+        closing may never make, and a standby would wait for the lock as long."""
+        try:
+            return self._lead(conn)
+        except BaseException:
+            conn.close()
             raise
 
     def _lead(self, conn: Connection[Any]) -> bool:

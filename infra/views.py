@@ -82,9 +82,9 @@ class Views:
         if backend_of(self.store.settings.database_url) != "postgres":
             view_class = view_class_for(env.get("PERSISTENCE_MODULE") or "")
             return local_runner(env, self._sealed(view_class), self.rows_at)
-        # Two connections (not a pool of REFIT_POOL_SIZE): the lock's and LISTEN's, and
-        # one for the log and the view.
-        env |= {"POSTGRES_POOL_SIZE": "2"}
+        # Three connections (not a pool of REFIT_POOL_SIZE): the lock's and LISTEN's, one
+        # for the log and the view, and one for the batch read ahead (projections/prefetch.py).
+        env |= {"POSTGRES_POOL_SIZE": "3"}
         # An undo turns the view back to rows as of a version: the runner reads them here.
         return elected_runner(env, self._sealed(PostgresProjectionView), self.rows_at)
 

@@ -124,6 +124,22 @@ def test_serve_with_two_workers_runs_one_runner(with_runner: Settings, tmp_path:
         assert until(lambda: lock_holders(with_runner) == 1)
 
 
+def test_a_runner_whose_batch_fails_holds_the_lock_no_longer_even_before_it_is_closed(
+        with_runner: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing(*args: object, **kwargs: object) -> int:
+        raise RuntimeError("a batch that fails (not the database: its pool stays open)")
+    monkeypatch.setattr(election, "catch_up", failing)
+    refit = Refit(with_runner.model_copy(update={"projection_runner": False}))
+    try:
+        runner = refit.views._start_runner()  # not supervised: nothing closes it for us
+        with pytest.raises(RuntimeError, match="a batch that fails"):
+            runner.run_forever()
+        assert lock_holders(with_runner) == 0  # its pool still open, the lock gone
+        runner.app.close()
+    finally:
+        refit.close()
+
+
 def test_a_failed_batch_frees_the_lock_for_a_standby_at_once(
         with_runner: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     failing = {"now": False}
