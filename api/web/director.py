@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 
 from api.session import Sessions
-from api.web.director_form import check_director_form
+from api.web.director_form import check_director_form, posted_form
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
 from api.web.undo_view import plan_page, undo_choices
@@ -53,7 +53,7 @@ def director_pages(routes: APIRouter, refit: Refit) -> None:
         """The undo previewed, as the director: refused if the campaign moved on since."""
         ident = page_campaign(campaign)
         who = await run_in_threadpool(visitor, request, refit, ident)
-        form = {key: str(value) for key, value in (await request.form()).items()}
+        form = await posted_form(request)
         point = _point("", form.get("to_version", ""), form.get("to_step", ""))
         try:
             check_director_form(request, refit, who, form, "an undo")

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from api.session import Sessions
 from api.web.audit_view import page_version, roll_page
-from api.web.director_form import check_director_form, run_as
+from api.web.director_form import check_director_form, posted_form, run_as
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
 from api.web.rulings_view import ruling_choices, ruling_of
@@ -31,7 +31,7 @@ def director_acts(routes: APIRouter, refit: Refit) -> None:
         """A ruling on the roll at `version`, as the director records it."""
         ident = page_campaign(campaign)
         who = await run_in_threadpool(visitor, request, refit, ident)
-        form = {key: str(value) for key, value in (await request.form()).items()}
+        form = await posted_form(request)
         try:
             check_director_form(request, refit, who, form, "a ruling")
             await run_in_threadpool(_rule, refit, ident, who, version, form)
@@ -60,7 +60,7 @@ def director_acts(routes: APIRouter, refit: Refit) -> None:
         """The `reveal_seed` command, as the director sends it."""
         ident = page_campaign(campaign)
         who = await run_in_threadpool(visitor, request, refit, ident)
-        form = {key: str(value) for key, value in (await request.form()).items()}
+        form = await posted_form(request)
         try:
             check_director_form(request, refit, who, form, "revealing the seed")
             done = await run_in_threadpool(run_as, refit, ident, who.session,

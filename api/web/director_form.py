@@ -19,6 +19,11 @@ from infra.application import Refit
 from infra.results import CommandResult
 
 
+async def posted_form(request: Request) -> dict[str, str]:
+    """A posted form's fields, as text."""
+    return {key: str(value) for key, value in (await request.form()).items()}
+
+
 def check_director_form(request: Request, refit: Refit, who: Visitor, form: dict[str, str],
                         what: str) -> None:
     """Refuse the form unless the director posted it, from this site, with its CSRF token

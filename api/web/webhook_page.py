@@ -12,9 +12,10 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 
 from api.session import Sessions
+from api.web.director_form import check_director_form, posted_form
 from api.web.login import Visitor, visitor
-from api.web.respond import page, page_campaign, refusal, same_site
-from domain.errors import Forbidden, RefitError
+from api.web.respond import page, page_campaign, refusal
+from domain.errors import RefitError
 from infra.application import Refit
 
 DONE = {"set": "The webhook is set: the events from now on are posted to it.",
@@ -42,12 +43,9 @@ def webhook_pages(routes: APIRouter, refit: Refit) -> None:
         """Set (or replace) the webhook with the form's `url`, or remove it."""
         ident = page_campaign(campaign)
         who = await run_in_threadpool(visitor, request, refit, ident)
-        form = {key: str(value) for key, value in (await request.form()).items()}
+        form = await posted_form(request)
         try:
-            who.caller.require_director("the campaign's webhook")
-            same_site(request)
-            if not Sessions(refit.keys).csrf_holds(who.session, form.get("csrf")):
-                raise Forbidden("this form is out of date: reload the page", field="csrf")
+            check_director_form(request, refit, who, form, "the campaign's webhook")
             done = await run_in_threadpool(_act, refit, ident, form)
         except RefitError as error:
             status, said = refusal(error)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.helpers.http import new_campaign, send
+from tests.helpers.http import auth, new_campaign, send
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -28,6 +28,18 @@ def secret_step(client: Any) -> dict[str, Any]:
         assert answer.status_code == 200, answer.text
     return campaign
 
+
+
+def secret_roll(client: Any) -> dict[str, Any]:
+    """`secret_step`, and the Axis's secret DR for RG line 1 rolled: its version under
+    `rolled`, its command's answer under `answer`."""
+    made = secret_step(client)
+    body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
+    answer = send(client, made, made["tokens"]["sides"][AXIS], body)
+    assert answer.status_code == 200, answer.text
+    rolls = client.get(f"/campaigns/{made['id']}/rolls",
+                       headers=auth(made["tokens"]["director"])).json()
+    return made | {"rolled": rolls[-1]["version"], "answer": answer.json()}
 
 def strength_rolled(client: Any) -> dict[str, Any]:
     """The secret step's campaign after the Axis rolled its secret strength DR for RG line

@@ -14,20 +14,14 @@ from fastapi.testclient import TestClient
 
 from domain.dice import dice_from_seed, effective_seed
 from tests.helpers.http import auth, send
-from tests.helpers.web import AXIS, BRITISH, secret_step, text_of
+from tests.helpers.web import AXIS, BRITISH, secret_roll, text_of
 
 
 @pytest.fixture
 def campaign(client: TestClient) -> dict[str, Any]:
-    """The campaign at 3.618 (tests/helpers/web.py), the Axis's secret DR for RG line 1
-    rolled: its version under `rolled`."""
-    made = secret_step(client)
-    body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
-    answer = send(client, made, made["tokens"]["sides"][AXIS], body)
-    assert answer.status_code == 200, answer.text
-    rolls = client.get(f"/campaigns/{made['id']}/rolls",
-                       headers=auth(made["tokens"]["director"])).json()
-    return made | {"rolled": rolls[-1]["version"]}
+    """The campaign at 3.618, the Axis's secret DR for RG line 1 rolled (its version under
+    `rolled`: tests/helpers/web.py secret_roll)."""
+    return secret_roll(client)
 
 
 def log_in(client: TestClient, token: str) -> None:

@@ -17,9 +17,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from infra.settings import Settings
-from tests.helpers.http import auth, send
+from tests.helpers.http import auth
 from tests.helpers.tamper import edit_event
-from tests.helpers.web import AXIS, BRITISH, csrf_of, secret_step, text_of
+from tests.helpers.web import AXIS, BRITISH, csrf_of, secret_roll, text_of
 from tests.http.test_reports import LOST, Table
 
 REASON = "the Axis rolled 3.6181 with the KG Bonus DRM it does not have"
@@ -27,15 +27,9 @@ REASON = "the Axis rolled 3.6181 with the KG Bonus DRM it does not have"
 
 @pytest.fixture
 def campaign(client: TestClient) -> dict[str, Any]:
-    """The campaign at 3.618 (tests/helpers/web.py), the Axis's secret DR for RG line 1
-    rolled: its version under `rolled`, its command's answer under `answer`."""
-    made = secret_step(client)
-    body = {"type": "roll", "table": "3.6181", "side": AXIS, "subject": "rg:1"}
-    answer = send(client, made, made["tokens"]["sides"][AXIS], body)
-    assert answer.status_code == 200, answer.text
-    rolls = client.get(f"/campaigns/{made['id']}/rolls",
-                       headers=auth(made["tokens"]["director"])).json()
-    return made | {"rolled": rolls[-1]["version"], "answer": answer.json()}
+    """The campaign at 3.618, the Axis's secret DR for RG line 1 rolled (its version under
+    `rolled`: tests/helpers/web.py secret_roll)."""
+    return secret_roll(client)
 
 
 def log_in(client: TestClient, token: str) -> None:
