@@ -63,6 +63,8 @@ def check_as_of(as_of: int | None, head: int) -> None:
     if as_of is not None and not 1 <= as_of <= head:
         raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)", field="as_of")
 
+RUNNER_CONNECT_TIMEOUT = 3  # seconds the runner waits for a connection
+
 
 class Views:
     """The campaigns' materialized view, read your writes, and rows as of any point."""
@@ -84,7 +86,11 @@ class Views:
             return local_runner(env, self._sealed(view_class), self.rows_at)
         # Three connections (not a pool of REFIT_POOL_SIZE): the lock's and LISTEN's, one
         # for the log and the view, and one for the batch read ahead (projections/prefetch.py).
-        env |= {"POSTGRES_POOL_SIZE": "3"}
+        env |= {"POSTGRES_POOL_SIZE": "3",
+                # A connection waited for 3 s, not 10: eventsourcing tries a read 10 times,
+                # so through an outage the runner meets it within about 30 s (not 100)
+                # and its supervisor says so and starts it again.
+                "POSTGRES_CONNECT_TIMEOUT": str(RUNNER_CONNECT_TIMEOUT)}
         # An undo turns the view back to rows as of a version: the runner reads them here.
         return elected_runner(env, self._sealed(PostgresProjectionView), self.rows_at)
 
