@@ -84,7 +84,9 @@ class LedgerMapper(Mapper[UUID]):
         # Only where orjson writes the transcoder's very bytes (same order, no spaces,
         # UTF-8): an event whose one transcoded value is its timestamp, the usual case.
         transcoder = self.transcoder
-        if self.cipher or self.compressor or type(transcoder) is not JSONTranscoder \
+        # (a subclass that only reads differently, infra/transcoder.py, writes the same)
+        if self.cipher or self.compressor or not isinstance(transcoder, JSONTranscoder) \
+                or type(transcoder).encode is not JSONTranscoder.encode \
                 or getattr(type(event), "class_version", 1) != 1:
             return None
         stamp = event.__dict__.get("timestamp")
