@@ -15,6 +15,7 @@ from typing import Any
 from psycopg import Connection
 from psycopg.sql import SQL, Identifier
 
+from projections.held import Holding
 from projections.runner import CampaignLog, CampaignProjection, catch_up
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ class ElectedRunner:
         self.is_interrupted = threading.Event()
         self.leading = threading.Event()  # set while this runner holds the lock
         self.batches = 0  # catch-ups run while leading (tests see it wake)
+        # The rows folded, held from one catch-up to the next: a batch of a few events
+        # (one NOTIFY each) then reads none of them from the view again.
+        self.holding = Holding(self.view, projection.reader)
 
     def __enter__(self) -> ElectedRunner:
         return self
@@ -89,7 +93,7 @@ class ElectedRunner:
         log.info("this process runs the projections (runner lock %s)", self.key)
         try:
             while not self.is_interrupted.is_set():
-                catch_up(self.app, self.projection)
+                catch_up(self.app, self.projection, holding=self.holding)
                 self.batches += 1
                 self._notified_or_idle(conn)
         finally:
@@ -127,7 +131,7 @@ class LocalRunner(ElectedRunner):
         self.leading.set()
         try:
             while not self.is_interrupted.is_set():
-                catch_up(self.app, self.projection)
+                catch_up(self.app, self.projection, holding=self.holding)
                 self.batches += 1
                 self.is_interrupted.wait(IDLE_CHECK)
         except BaseException:

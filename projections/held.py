@@ -64,6 +64,7 @@ class Holding:
         self.checkpoints: list[tuple[str, int, bytes]] = []
         self.at: dict[str, int] = {}  # the version being folded, per campaign
         self.touched: set[str] = set()  # campaigns of this batch
+        self.position: int | None = None  # the tracking its last batch wrote, if known
 
     def campaign(self, campaign: str) -> CampaignRows:
         """One campaign's rows (the fold's Rows)."""
@@ -180,6 +181,7 @@ class Holding:
     def forget(self) -> None:
         """Another writer moved the view on: nothing held is known any more."""
         self.held, self.dirty, self.checkpoints, self.touched = {}, {}, [], set()
+        self.position = None
 
 
 class CampaignRows:

@@ -250,31 +250,37 @@ def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:
             "data": event.__dict__, "sealed": event.sealed}
 
 
-def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH) -> int:
+def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH,
+             holding: Holding | None = None) -> int:
     """Fold every notification up to the log's head as it is now; returns how many. The
-    rows folded are held from one batch to the next (each read from the view once); on a
-    database server, the next batch is read while one is folded (projections/prefetch.py)."""
+    rows folded are held from one batch to the next (each read from the view once), and
+    from one catch-up to the next when given a `holding` (a runner's: while no other
+    writer moves the view on); on a database server, the next batch is read while one is
+    folded (projections/prefetch.py)."""
     head = app.recorder.max_notification_id() or 0
-    holding = Holding(projection.view, projection.reader)
+    holding = Holding(projection.view, projection.reader) if holding is None else holding
     done = raced = 0
-    written: int | None = None  # the tracking this catch-up wrote last
-    with Prefetch(app, head, batch, ahead=reads_ahead(app)) as log:
-        while (last := projection.view.max_tracking_id(app.name) or 0) < head:
-            if written is not None and last != written:
-                holding.forget()  # another process folded on: what it holds is behind
-            notifications, events = log.batch(last + 1)
-            if not notifications:
-                return done
-            try:
-                projection.process_batch(events, Tracking(app.name, notifications[-1].id),
-                                         last, holding)
-            except ViewMovedOn:
-                raced += 1  # another process folded these first: go on from its tracking
-                if raced > MAX_RACES:
-                    raise
-                continue
-            done += len(notifications)
-            written = notifications[-1].id
+    try:
+        with Prefetch(app, head, batch, ahead=reads_ahead(app)) as log:
+            while (last := projection.view.max_tracking_id(app.name) or 0) < head:
+                if holding.position is not None and last != holding.position:
+                    holding.forget()  # another process folded on: what it holds is behind
+                notifications, events = log.batch(last + 1)
+                if not notifications:
+                    return done
+                try:
+                    projection.process_batch(events, Tracking(app.name, notifications[-1].id),
+                                             last, holding)
+                except ViewMovedOn:
+                    raced += 1  # another process folded these first: go on from its tracking
+                    if raced > MAX_RACES:
+                        raise
+                    continue
+                done += len(notifications)
+                holding.position = notifications[-1].id
+    except BaseException:
+        holding.forget()  # a batch that was not written may be half held
+        raise
     return done
 
 
