@@ -108,7 +108,9 @@ class Delivery:
         while not self.stopping.is_set():
             while self.outbox.follow() and not self.stopping.is_set():
                 pass
-            self.outbox.send_due(self.stopping.is_set)
-            # A busy service saves many times a second: one look at a time is enough.
-            self.stopping.wait(LEAST)
+            if not self.outbox.idle:
+                self.outbox.send_due(self.stopping.is_set)
+            # A busy service saves many times a second: one look at a time is enough; with
+            # no webhook set, one look (a query) every IDLE seconds, however busy.
+            self.stopping.wait(IDLE if self.outbox.idle else LEAST)
             wait()

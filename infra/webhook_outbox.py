@@ -36,18 +36,19 @@ class Outbox:
         self.store, self.tables, self.cipher, self.compose = store, tables, cipher, compose
         self.base_url, self.allow_local = base_url, allow_local
         self.skipped_at = 0.0  # when the position last moved on with no webhook to post to
+        self.idle = False  # no webhook was set at the last look: nothing to queue or post
 
     def follow(self) -> int:
         """Queue the posts of the next notifications; how many were read."""
+        hooked = self.tables.hooked()
+        self.idle = not hooked
+        if not hooked:  # nothing to post: on to the head, every few seconds
+            if time.monotonic() - self.skipped_at > SKIP_EVERY:
+                self._skip()
+            return 0
         head = self.store.recorder.max_notification_id() or 0
         last = self.tables.max_tracking_id(FOLLOWER)
-        hooked = self.tables.hooked()
         if last is not None and last >= head:
-            return 0
-        if not hooked:  # nothing to post: on to the head, a write every few seconds
-            if last is None or time.monotonic() - self.skipped_at > SKIP_EVERY:
-                self._enqueue([], head)
-                self.skipped_at = time.monotonic()
             return 0
         found = self.store.recorder.select_notifications(start=(last or 0) + 1, limit=BATCH,
                                                          stop=head)
@@ -63,6 +64,14 @@ class Outbox:
         if found:
             self._enqueue(posts, found[-1].id)
         return len(found)
+
+    def _skip(self) -> None:
+        """The position moved on to the log's head, nothing queued (no webhook is set)."""
+        head = self.store.recorder.max_notification_id() or 0
+        last = self.tables.max_tracking_id(FOLLOWER)
+        if last is None or last < head:
+            self._enqueue([], head)
+        self.skipped_at = time.monotonic()
 
     def _enqueue(self, posts: list[tuple[str, int, str]], position: int) -> None:
         try:
