@@ -65,7 +65,7 @@ class StoreLock:
 
     def __init__(self, env: dict[str, str], size: int, wait: float) -> None:
         conninfo = postgres_conninfo(env)
-        self.wait = wait
+        self.wait, self.size = wait, size
         self.lock_class = lock_class(env.get("POSTGRES_SCHEMA") or "public")
         self.pool: ConnectionPool[Connection[tuple[object, ...]]] = ConnectionPool(
             conninfo, min_size=1, max_size=size, kwargs={"autocommit": True}, open=True,
@@ -80,9 +80,11 @@ class StoreLock:
     def hold(self, campaign_id: UUID) -> Iterator[None]:
         """Hold the campaign's lock (waiting for another process's command to finish)."""
         keys = self.lock_class, lock_key(campaign_id)
-        for fresh in (False, True):
+        # After an outage every pooled connection may be dead: each one found so is
+        # discarded, so the pool's size plus one tries reach a connection made since.
+        for attempt in range(self.size + 1):
             with self.pool.connection() as conn:
-                if not self._locked(conn, keys, last=fresh):
+                if not self._locked(conn, keys, last=attempt == self.size):
                     continue  # a pooled connection an outage dropped: the pool discards it
                 try:
                     yield
