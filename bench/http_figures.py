@@ -30,6 +30,9 @@ READS = {"status": "/campaigns/{id}", "roster": "/campaigns/{id}/roster",
          # with the session cookie a login sets
          "guide_page": "/play/{id}"}
 READERS = 4  # clients reading the big campaign, beside the writers
+# Commands/s offered in all by the writers of P6's second run (open loop): a 500-campaign
+# tournament's burst, everyone rolling in the same minute (docs/scale.md).
+TOURNAMENT_RATE = 150.0
 # Store connections of the service in all (each process its share, and as many again at
 # most for the campaign locks): the shared PostgreSQL allows 100 connections in all, and
 # on 2 cores more threads holding connections at once would not go faster.
@@ -300,6 +303,32 @@ async def everything(base: str, big: dict[str, Any], own: dict[str, Any], comman
     await settled(live, seen.arrivals, max(seen.answered_at, default=0))
 
 
+async def at_a_rate(base: str, big: dict[str, Any], commands: int, seen: Seen) -> None:
+    """Readers of the big campaign while 32 clients write to the others at TOURNAMENT_RATE
+    commands/s in all (open loop)."""
+    done = asyncio.Event()
+    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done))
+               for _ in range(READERS)]
+    started, others = time.perf_counter() + 0.2, seen.others
+    await asyncio.gather(*(
+        # Offsets past the first run's, so no roll repeats a subject it rolled for.
+        load.client(base, others[i % len(others)], commands, (CLIENTS + i) * commands,
+                    seen.latencies, seen.errors, seen.sent,
+                    load.schedule(started, CLIENTS, TOURNAMENT_RATE))
+        for i in range(CLIENTS)))
+    seen.writing_s = time.perf_counter() - started
+    done.set()
+    await asyncio.gather(*readers)
+
+
+def writers(seen: Seen) -> dict[str, Any]:
+    """What the writers beside the readers did."""
+    return {"clients": CLIENTS, "campaigns": len(seen.others),
+            "commands_per_s": round(len(seen.latencies) / seen.writing_s, 1),
+            "p99_ms": load.percentile(seen.latencies, 0.99),
+            "errors": len(seen.errors), "error_samples": seen.errors[:3]}
+
+
 def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
                    runner: bool) -> dict[str, Any]:
     """The measurements on a service that is up, the big campaign in it."""
@@ -310,15 +339,14 @@ def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
     idle = Seen([]).reads
     load.on_one_loop(reading(base, big, idle, 25))
     load.on_one_loop(everything(base, big, own, commands, pairs, seen))
+    paced = Seen(seen.others)
+    load.on_one_loop(at_a_rate(base, big, commands, paced))
     lags = seen.lags
     return {"P6": {"campaign_events": version_of(base, big), "projection_runner": runner,
                    "readers": READERS, "idle": read_figures(idle),
-                   "under_load": read_figures(seen.reads),
-                   "writers": {"clients": CLIENTS, "campaigns": len(seen.others),
-                               "commands_per_s": round(len(seen.latencies) / seen.writing_s,
-                                                       1),
-                               "p99_ms": load.percentile(seen.latencies, 0.99),
-                               "errors": len(seen.errors), "error_samples": seen.errors[:3]}},
+                   "under_load": read_figures(seen.reads), "writers": writers(seen),
+                   "at_tournament_rate": read_figures(paced.reads) | {
+                       "offered_commands_per_s": TOURNAMENT_RATE, "writers": writers(paced)}},
             "P7": {"read_your_writes": {
                 "pairs": len(lags), "visible_at_once": len(lags) - len(seen.late),
                 "lag_ms_when_late": spread([1000 * lag for lag in lags if 0 < lag < 5]),
