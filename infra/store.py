@@ -199,8 +199,7 @@ class CampaignStore(CampaignLog):
         may have appended since); `fresh` reads what was appended since the cached copy."""
         with self.damage_named(campaign_id):
             try:
-                campaign: Campaign = self._at_cached(campaign_id, version) \
-                    or self.repository.get(campaign_id, version=version)
+                campaign: Campaign = self.repository.get(campaign_id, version=version)
             except AggregateNotFoundError:
                 raise CampaignNotFound(f"no campaign {campaign_id}") from None
             if version is None and fresh and self.repository.cache is not None:
@@ -246,16 +245,6 @@ class CampaignStore(CampaignLog):
         except Exception:  # one at this version is kept already: the next interval's will do
             log.warning("no fresh snapshot of campaign %s at version %s", campaign.id,
                         campaign.version, exc_info=True)
-
-    def _at_cached(self, campaign_id: UUID, version: int | None) -> Campaign | None:
-        """The campaign by way of the cache (loaded into it if not there) if it stands at
-        `version`: a read of the version the view is at, most often the head, loads no
-        snapshot again; else None. A version of a campaign is the same whoever appended
-        it, and a cached one is never changed in place (each use changes its own copy)."""
-        if version is None or self.repository.cache is None:
-            return None
-        campaign: Campaign = self.repository.get(campaign_id)
-        return campaign if campaign.version == version else None
 
     def cached(self, campaign_id: UUID) -> Campaign | None:
         """This process's cached copy of a campaign, if it holds one (no I/O)."""
