@@ -149,7 +149,7 @@ class Views:
         if meta and quarantined(meta[0]) is not None:
             return self.mended(campaign_id)
         if meta and meta[0]["version"] >= head:
-            return _ViewRows(self.view, campaign, self.renewed)
+            return _ViewRows(self.view, campaign, self.renewed, meta)
         return self.caught_up(campaign_id, head)
 
     def caught_up(self, campaign_id: UUID, head: int) -> RowSource:
@@ -295,11 +295,15 @@ class _ViewRows:
     folded from the events instead (the view is a cache: it never changes an answer)."""
 
     def __init__(self, view: ProjectionView, campaign: str,
-                 folded: Callable[[UUID], RowSource]) -> None:
+                 folded: Callable[[UUID], RowSource],
+                 meta: list[dict[str, Any]] | None = None) -> None:
         self.view, self.campaign, self.folded = view, campaign, folded
         self.fallback: RowSource | None = None
+        self.meta = meta  # the meta rows read to see the view is at the head: not read again
 
     def select_rows(self, kind: str) -> list[dict[str, Any]]:
+        if kind == META and self.meta is not None:
+            return self.meta
         if self.fallback is None:
             try:
                 return self.view.select_rows(self.campaign, kind)

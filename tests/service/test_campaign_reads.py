@@ -114,3 +114,19 @@ def test_a_stopped_runner_leaves_reads_answering_from_each_campaigns_own_events(
         assert refit.reads.status(second).sides["Axis"]["cpp"] == 7
     finally:
         refit.close()
+
+
+def test_a_read_at_the_head_reads_the_campaigns_meta_row_once(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    first, _ = two_campaigns(refit)
+    credit(refit, first, 3)
+    refit.views.catch_up()
+    view, asked = refit.views.view, []
+    select_rows = view.select_rows
+
+    def counted(campaign: str, kind: str) -> object:
+        asked.append(kind)
+        return select_rows(campaign, kind)
+    monkeypatch.setattr(view, "select_rows", counted)
+    assert refit.reads.status(first).sides["Axis"]["cpp"] == 3
+    assert asked.count("meta") == 1  # the one that says the view is at the head
