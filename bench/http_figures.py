@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ READS = {"status": "/campaigns/{id}", "roster": "/campaigns/{id}/roster",
          # with the session cookie a login sets
          "guide_page": "/play/{id}"}
 READERS = 4  # clients reading the big campaign, beside the writers
+READ_EVERY = 0.1  # seconds between a reader's reads under load: 40 reads/s in all (a
+# 500-campaign tournament reads about 25/s, docs/scale.md); closed-loop readers would
+# measure how many reads the service answers, not how long one takes beside the writers
 # Commands/s offered in all by the writers of P6's second run (open loop): a 500-campaign
 # tournament's burst, everyone rolling in the same minute (docs/scale.md).
 TOURNAMENT_RATE = 150.0
@@ -120,20 +124,25 @@ def session_cookie(base: str, campaign: dict[str, Any]) -> str:
 
 
 async def reading(base: str, big: dict[str, Any], times: dict[str, list[float]],
-                  until: asyncio.Event | int) -> None:
+                  until: asyncio.Event | int, paced: bool = False) -> None:
     """A reader of the big campaign: each read in turn, until `until` is set (or that
-    many rounds); each latency kept by route, a non-200 a failure."""
+    many rounds); each latency kept by route, a non-200 a failure. `paced`: a read due
+    every READ_EVERY seconds (open loop, a random phase, each latency counted from when
+    it was due), as people reading pages do; else one as soon as the last is answered."""
     host, port = base.removeprefix("http://").split(":")
     reader, writer = await asyncio.open_connection(host, int(port))
-    head, rounds = header(base, big["token"], big.get("cookie", "")), 0
+    head, rounds, sent = header(base, big["token"], big.get("cookie", "")), 0, 0
+    due = load.open_loop(READ_EVERY, time.perf_counter() + random.uniform(0, READ_EVERY)) \
+        if paced else None
     try:
         while (until.is_set() is False) if isinstance(until, asyncio.Event) else rounds < until:
             for name, path in READS.items():
-                started = time.perf_counter()
+                started = time.perf_counter() if due is None else await due(sent)
                 status, body = await get(reader, writer, head, path.format(id=big["id"]))
                 if status != 200:
                     raise RuntimeError(f"{name} answered {status}: {body[:200]!r}")
                 times[name].append(time.perf_counter() - started)
+                sent += 1
             rounds += 1
     finally:
         writer.close()
@@ -289,7 +298,7 @@ async def everything(base: str, big: dict[str, Any], own: dict[str, Any], comman
     live = asyncio.ensure_future(watching(f"{base}/campaigns/{own['id']}/live",
                                           opponent(own), seen.arrivals, ready, seen.refused))
     await asyncio.wait_for(ready.wait(), 30)
-    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done))
+    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done, paced=True))
                for _ in range(READERS)]
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(
@@ -307,7 +316,7 @@ async def at_a_rate(base: str, big: dict[str, Any], commands: int, seen: Seen) -
     """Readers of the big campaign while 32 clients write to the others at TOURNAMENT_RATE
     commands/s in all (open loop)."""
     done = asyncio.Event()
-    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done))
+    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done, paced=True))
                for _ in range(READERS)]
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(*(
