@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
 COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
 STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
+RUNNER_CONNECT_TIMEOUT = 3  # seconds the projection runner waits for a connection
 
 
 def parse_point(text: str | int | None, field: str = "as_of") -> int | tuple[str, str] | None:
@@ -62,8 +63,6 @@ def check_as_of(as_of: int | None, head: int) -> None:
     """An `as_of` names a version of the campaign: 1 to its head."""
     if as_of is not None and not 1 <= as_of <= head:
         raise InvalidCommand(f"as_of is a version from 1 to {head} (the head)", field="as_of")
-
-RUNNER_CONNECT_TIMEOUT = 3  # seconds the runner waits for a connection
 
 
 class Views:
