@@ -40,13 +40,15 @@ class Outbox:
 
     def follow(self) -> int:
         """Queue the posts of the next notifications; how many were read."""
+        # The head before the hooks: every event up to it was committed before the hooks
+        # were read, so a hook stored after that read has a `since` past all of them.
+        head = self.store.recorder.max_notification_id() or 0
         hooked = self.tables.hooked()
         self.idle = not hooked
         if not hooked:  # nothing to post: on to the head, every few seconds
             if time.monotonic() - self.skipped_at > SKIP_EVERY:
-                self._skip()
+                self._skip(head)
             return 0
-        head = self.store.recorder.max_notification_id() or 0
         last = self.tables.max_tracking_id(FOLLOWER)
         if last is not None and last >= head:
             return 0
@@ -65,9 +67,8 @@ class Outbox:
             self._enqueue(posts, found[-1].id)
         return len(found)
 
-    def _skip(self) -> None:
-        """The position moved on to the log's head, nothing queued (no webhook is set)."""
-        head = self.store.recorder.max_notification_id() or 0
+    def _skip(self, head: int) -> None:
+        """The position moved on to `head`, nothing queued (no webhook was set)."""
         last = self.tables.max_tracking_id(FOLLOWER)
         if last is None or last < head:
             self._enqueue([], head)

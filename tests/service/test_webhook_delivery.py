@@ -16,6 +16,7 @@ import pytest
 from api.webhook_text import webhook_text
 from infra.application import Refit
 from infra.settings import Settings, backend_of
+from infra.webhook_outbox import Outbox
 from tests.helpers.processes import until
 from tests.helpers.receiver import TOKEN, Receiver, linked_version
 from tests.helpers.story import do, load_fixture_chart
@@ -126,3 +127,28 @@ def test_the_url_is_sealed_at_rest_and_opens_with_the_services_key_only(
     finally:
         other.close()
     assert refit.webhooks.status(campaign).url == "https://chat.example.com/api/…"
+
+
+def test_a_hook_set_while_the_outbox_looks_at_the_hooks_misses_no_event(
+        hooked: Settings, receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+    refit = Refit(hooked)  # not delivering: the test drives the outbox itself
+    try:
+        load_fixture_chart(refit)
+        campaign = refit.commands.create_campaign("pbr", "I", "Merville", "server").id
+        tables = refit.webhooks.tables
+        outbox = Outbox(refit.store, tables, refit.webhooks.cipher, webhook_text, SITE, True)
+        hooks = tables.hooked
+
+        def set_and_played_meanwhile() -> dict[str, int]:
+            found = hooks()  # none yet: then the director sets one, and a side plays
+            refit.webhooks.set(campaign, receiver.url)
+            roll(refit, campaign, "Easy")
+            return found
+        monkeypatch.setattr(tables, "hooked", set_and_played_meanwhile)
+        outbox.follow()  # finds no hook: moves on, but not past the roll
+        monkeypatch.setattr(tables, "hooked", hooks)
+        while outbox.follow():
+            pass
+        assert refit.webhooks.status(campaign).pending == 1
+    finally:
+        refit.close()
