@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from api.cli import app
 from infra.modules import install_file
+from tests.helpers.http import started_and_stopped
 from tests.helpers.paths import FIXTURE_ABTF, FIXTURE_PBR_CGS, ROOT
 
 runner = CliRunner()
@@ -227,7 +228,7 @@ def test_serve_logs_each_request_only_when_asked(
     import uvicorn
 
     started: dict[str, Any] = {}
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: started.update(options))
+    monkeypatch.setattr(uvicorn, "run", started_and_stopped(started))
     if setting is not None:
         monkeypatch.setenv("REFIT_ACCESS_LOG", setting)
     result = runner.invoke(app, ["serve", "--port", "8123",

@@ -26,6 +26,18 @@ def serving(settings: Settings, *files: Path) -> Iterator[TestClient]:
         yield client
 
 
+def started_and_stopped(started: dict[str, Any] | None = None) -> Any:
+    """A stand-in for `uvicorn.run` in tests of `refit serve`: the app started and shut
+    down at once (so its Refit, projection runner and all, is closed), and the options
+    uvicorn was given kept in `started`."""
+    def run(app: Any, **options: Any) -> None:
+        with TestClient(app):
+            pass
+        if started is not None:
+            started.update(options)
+    return run
+
+
 def without_module_data(export: str) -> str:
     """An export's JSON lines without the module data its tail carries (public rules: the
     charts and tables name every RG and table, so a secrecy check reads the rest), nor its

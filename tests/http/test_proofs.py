@@ -20,7 +20,7 @@ from domain import merkle
 from domain.checkpoint import CheckpointInvalid, verify_checkpoint
 from domain.merkle import ConsistencyProof, InclusionProof
 from infra.settings import Settings
-from tests.helpers.http import ADMIN, auth, secrets_played
+from tests.helpers.http import ADMIN, auth, secrets_played, started_and_stopped
 
 PETER_SIGNER = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 PETER_VERIFIER = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
@@ -165,7 +165,7 @@ def test_serve_makes_a_signing_key_beside_the_database_once_and_says_its_verifie
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import uvicorn
 
-    monkeypatch.setattr(uvicorn, "run", lambda app, **options: None)
+    monkeypatch.setattr(uvicorn, "run", started_and_stopped())
     db = f"sqlite:///{tmp_path / 'refit.db'}"
     first = CliRunner().invoke(cli, ["serve", "--db", db, "--json"])
     assert first.exit_code == 0, first.output

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 from api.app import create_app
 from api.cli import app
 from infra.settings import Settings
+from tests.helpers.http import started_and_stopped
 
 runner = CliRunner()
 
@@ -23,7 +24,7 @@ def served(monkeypatch: pytest.MonkeyPatch, db: str) -> str:
     """What `refit serve` prints before it would start uvicorn (not started here)."""
     import uvicorn
 
-    monkeypatch.setattr(uvicorn, "run", lambda *args, **options: None)
+    monkeypatch.setattr(uvicorn, "run", started_and_stopped())
     result = runner.invoke(app, ["serve", "--port", "8123", "--db", db])
     assert result.exit_code == 0, result.output
     return result.output
