@@ -24,10 +24,16 @@ IDLE_CHECK = 0.25  # seconds without a NOTIFY before the log's head is looked at
 STOP_CHECK = 0.02  # seconds a leader waits for a NOTIFY before it looks whether to stop
 
 
-def lock_key(schema: str) -> int:
-    """The advisory lock's key for a schema's views (a signed 64-bit integer)."""
-    digest = hashlib.blake2b(f"refit-projection-runner:{schema}".encode(), digest_size=8)
+def advisory_key(name: str, schema: str) -> int:
+    """The advisory lock key of the one process doing `name`'s work for a schema (a signed
+    64-bit integer)."""
+    digest = hashlib.blake2b(f"{name}:{schema}".encode(), digest_size=8)
     return int.from_bytes(digest.digest(), "big", signed=True)
+
+
+def lock_key(schema: str) -> int:
+    """The advisory lock's key for a schema's views."""
+    return advisory_key("refit-projection-runner", schema)
 
 
 class ElectedRunner:

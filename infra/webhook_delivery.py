@@ -8,7 +8,6 @@ A database fault ends a round: it starts again, with backoff (as infra/superviso
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -18,6 +17,7 @@ from typing import Any
 import psycopg
 from psycopg.sql import SQL, Identifier
 
+from infra.election import advisory_key
 from infra.store import CampaignStore
 from infra.store_lock import postgres_conninfo
 from infra.webhook_outbox import Compose, Outbox
@@ -32,9 +32,8 @@ FIRST_DELAY, MOST_DELAY = 0.2, 5.0  # seconds before a round starts again after 
 
 
 def lock_key(schema: str) -> int:
-    """The advisory lock of a schema's webhook sender (a signed 64-bit integer)."""
-    digest = hashlib.blake2b(f"refit-webhooks:{schema}".encode(), digest_size=8)
-    return int.from_bytes(digest.digest(), "big", signed=True)
+    """The advisory lock of a schema's webhook sender."""
+    return advisory_key("refit-webhooks", schema)
 
 
 class Delivery:

@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 
 from api.session import Sessions
-from api.web.director_form import check_director_form, posted_form
+from api.web.director_form import check_director_form, form_posted
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
 from api.web.undo_view import plan_page, undo_choices
@@ -51,9 +51,7 @@ def director_pages(routes: APIRouter, refit: Refit) -> None:
     @routes.post("/play/{campaign}/undo")
     async def undo_confirmed(request: Request, campaign: str) -> Response:
         """The undo previewed, as the director: refused if the campaign moved on since."""
-        ident = page_campaign(campaign)
-        who = await run_in_threadpool(visitor, request, refit, ident)
-        form = await posted_form(request)
+        ident, who, form = await form_posted(request, refit, campaign)
         point = _point("", form.get("to_version", ""), form.get("to_step", ""))
         try:
             check_director_form(request, refit, who, form, "an undo")

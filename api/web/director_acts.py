@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from api.session import Sessions
 from api.web.audit_view import page_version, roll_page
-from api.web.director_form import check_director_form, posted_form, run_as
+from api.web.director_form import check_director_form, form_posted, run_as
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
 from api.web.rulings_view import ruling_choices, ruling_of
@@ -29,9 +29,7 @@ def director_acts(routes: APIRouter, refit: Refit) -> None:
     @routes.post("/play/{campaign}/rolls/{version}/ruling")
     async def rule(request: Request, campaign: str, version: str) -> Response:
         """A ruling on the roll at `version`, as the director records it."""
-        ident = page_campaign(campaign)
-        who = await run_in_threadpool(visitor, request, refit, ident)
-        form = await posted_form(request)
+        ident, who, form = await form_posted(request, refit, campaign)
         try:
             check_director_form(request, refit, who, form, "a ruling")
             await run_in_threadpool(_rule, refit, ident, who, version, form)
@@ -58,9 +56,7 @@ def director_acts(routes: APIRouter, refit: Refit) -> None:
     @routes.post("/play/{campaign}/seed")
     async def reveal(request: Request, campaign: str) -> Response:
         """The `reveal_seed` command, as the director sends it."""
-        ident = page_campaign(campaign)
-        who = await run_in_threadpool(visitor, request, refit, ident)
-        form = await posted_form(request)
+        ident, who, form = await form_posted(request, refit, campaign)
         try:
             check_director_form(request, refit, who, form, "revealing the seed")
             done = await run_in_threadpool(run_as, refit, ident, who.session,

@@ -7,11 +7,12 @@ from __future__ import annotations
 from uuid import UUID
 
 from fastapi import Request
+from fastapi.concurrency import run_in_threadpool
 
 from api.access import Caller
 from api.session import Session, Sessions
-from api.web.login import Visitor
-from api.web.respond import same_site
+from api.web.login import Visitor, visitor
+from api.web.respond import page_campaign, same_site
 from domain import commands as cmd
 from domain.campaign import Campaign
 from domain.errors import Forbidden, Unauthorized
@@ -22,6 +23,15 @@ from infra.results import CommandResult
 async def posted_form(request: Request) -> dict[str, str]:
     """A posted form's fields, as text."""
     return {key: str(value) for key, value in (await request.form()).items()}
+
+
+async def form_posted(request: Request, refit: Refit,
+                      campaign: str) -> tuple[UUID, Visitor, dict[str, str]]:
+    """What a form posted to a campaign's page brings: the campaign, who posted it (from
+    the session) and its fields."""
+    ident = page_campaign(campaign)
+    who = await run_in_threadpool(visitor, request, refit, ident)
+    return ident, who, await posted_form(request)
 
 
 def check_director_form(request: Request, refit: Refit, who: Visitor, form: dict[str, str],

@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import RedirectResponse
 
 from api.session import Sessions
-from api.web.director_form import check_director_form, posted_form
+from api.web.director_form import check_director_form, form_posted
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
 from domain.errors import RefitError
@@ -41,9 +41,7 @@ def webhook_pages(routes: APIRouter, refit: Refit) -> None:
     @routes.post("/play/{campaign}/webhook")
     async def webhook_form(request: Request, campaign: str) -> Response:
         """Set (or replace) the webhook with the form's `url`, or remove it."""
-        ident = page_campaign(campaign)
-        who = await run_in_threadpool(visitor, request, refit, ident)
-        form = await posted_form(request)
+        ident, who, form = await form_posted(request, refit, campaign)
         try:
             check_director_form(request, refit, who, form, "the campaign's webhook")
             done = await run_in_threadpool(_act, refit, ident, form)

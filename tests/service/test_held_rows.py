@@ -11,13 +11,7 @@ import pytest
 from infra.application import Refit
 from projections.held import Holding
 from projections.runner import catch_up
-from tests.helpers.story import do
-
-
-def credit(refit: Refit, campaign: Any, amount: int) -> None:
-    """The Axis is credited `amount` CPP."""
-    do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
-                         "reason": "replenishment"})
+from tests.service.test_campaign_reads import credit
 
 
 def held_after_a_credit(refit: Refit, name: str) -> tuple[Any, Any, Holding]:
