@@ -50,6 +50,34 @@ def root(hashes: Sequence[bytes]) -> bytes:
     return node_hash(root(hashes[:k]), root(hashes[k:]))
 
 
+class StreamingRoot:
+    """MTH of leaf hashes appended one by one, keeping only the roots of the complete
+    subtrees on the right edge (one node hash a leaf, amortized): a whole log's root in
+    one pass, as an export makes it, without keeping every subtree as MerkleLog does."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self._edge: list[bytes] = []  # complete subtrees' roots, largest first
+
+    def append(self, leaf: bytes) -> None:
+        """Add a leaf hash, merging the subtrees it completes."""
+        edge, node, count = self._edge, leaf, self.size
+        while count & 1:  # a right child: it completes the subtree to its left
+            node = hashlib.sha256(NODE + edge.pop() + node).digest()
+            count >>= 1
+        edge.append(node)
+        self.size += 1
+
+    def root(self) -> bytes:
+        """The root of the tree of every leaf appended (RFC 6962 2.1)."""
+        if not self._edge:
+            return EMPTY_ROOT
+        node = self._edge[-1]
+        for left in reversed(self._edge[:-1]):
+            node = node_hash(left, node)
+        return node
+
+
 @dataclass(frozen=True)
 class InclusionProof:
     """That leaf `leaf_index` is in the tree of `tree_size` leaves whose root is `root`."""

@@ -20,7 +20,6 @@ from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.events import event_record
 from domain.hashing import GENESIS_HASH, canonical, is_plain, sha256_hex, sorted_json
 from domain.history import as_seen, hashed_form
-from domain.merkle_log import MerkleLog
 from domain.pins import PinWatch
 from infra.mapper import LedgerMapper
 from infra.rows import state_rows
@@ -52,6 +51,15 @@ def line_bytes(item: Item) -> bytes:
         except (orjson.JSONEncodeError, RecursionError):
             pass
     return (sorted_json(value) + "\n").encode("utf-8")
+
+
+def iso_text(text: str, moment: datetime) -> str:
+    """`moment.isoformat()`, which is `text` itself when the text is that form already
+    (microseconds and a UTC offset, as the transcoder writes a timestamp): no new string."""
+    if len(text) == 32 and text[4::3][:5] + text[19] + text[29] == "--T::.:" \
+            and text[26] in "+-" and text[20:26] != "000000":
+        return text
+    return moment.isoformat()
 
 
 class RecordReader:
@@ -93,7 +101,8 @@ class RecordReader:
             stamp = fields["timestamp"]
             if type(stamp) is not dict or len(stamp) != 2 or stamp["_type_"] != "datetime_iso":
                 return None
-            moment = datetime.fromisoformat(stamp["_data_"])
+            text = stamp["_data_"]
+            moment = datetime.fromisoformat(text)
             fields["timestamp"] = None  # is_plain: checked as the text it is written as
             if "class_version" in fields or not is_plain(fields):
                 return None
@@ -102,7 +111,7 @@ class RecordReader:
             self.mapper.open_seed(cls, fields)
         except Exception:
             return None
-        return event_record(cls, campaign, version, moment.isoformat(), fields), fields
+        return event_record(cls, campaign, version, iso_text(text, moment), fields), fields
 
     def _class(self, topic: str) -> type | None:
         """The event class of a topic, if it is a campaign event of class version 1."""
@@ -123,7 +132,7 @@ class Export:
     def __init__(self, store: CampaignStore, state: Campaign, viewer: str | None,
                  extra: Extra) -> None:
         self.store, self.state, self.viewer, self.extra = store, state, viewer, extra
-        self.tree, self.pins, self.head = MerkleLog(), PinWatch(), GENESIS_HASH
+        self.tree, self.pins, self.head = merkle.StreamingRoot(), PinWatch(), GENESIS_HASH
 
     def events(self) -> Iterator[Item]:
         """Each event's line as the viewer reads it; its leaf noted for the tail."""
@@ -144,7 +153,7 @@ class Export:
         count = self.tree.size
         tail: dict[str, Any] = {"events": count, "head_hash": self.head}
         if sign is not None and count:
-            tail["checkpoint"] = sign(self.state.id, count, self.tree.root(count))
+            tail["checkpoint"] = sign(self.state.id, count, self.tree.root())
         if self.pins.pins:
             tail["module_data"] = {pin: json.loads(text) for pin in self.pins.pins
                                    if (text := self.store.stored_module_data(pin))

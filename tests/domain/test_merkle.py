@@ -232,3 +232,13 @@ def test_a_co_signature_beside_the_services_is_left_alone() -> None:
     both = note + side.sign(body)[len(body) + 1:]
     assert verify_checkpoint(both, key.verifier_key).size == 3
     assert verify_checkpoint(both, side.verifier_key).size == 3
+
+
+@given(st.integers(min_value=0, max_value=140))
+def test_a_root_made_leaf_by_leaf_is_the_whole_trees_root(count: int) -> None:
+    hashes = [merkle.leaf_hash(str(i).encode()) for i in range(count)]
+    streaming = merkle.StreamingRoot()
+    for leaf in hashes:
+        streaming.append(leaf)
+    assert streaming.size == count
+    assert streaming.root() == merkle.root(hashes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -12,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.hashing import _orjson, canonical, is_plain, sorted_json
+from infra.exporting import iso_text
 from infra.transfer import _loads
 
 ANY_CHAR = st.characters(codec=None, categories=None)  # controls and lone surrogates too
@@ -147,3 +149,17 @@ def test_orjson_writes_a_stored_state_as_the_transcoder_would(value: dict[str, A
             return stdlib(state)
     assert is_plain(value)
     assert outcome(as_the_mapper, value) == outcome(stdlib, value)
+
+
+TIMESTAMPS = st.datetimes(timezones=st.timezones()) | st.datetimes(
+    timezones=st.just(UTC))
+
+
+@given(TIMESTAMPS, st.sampled_from(["iso", "Z", "space", "short"]))
+def test_an_export_writes_a_timestamp_as_isoformat_whatever_text_it_was_read_from(
+        moment: datetime, form: str) -> None:
+    text = moment.isoformat()
+    text = {"iso": text, "Z": text.replace("+00:00", "Z"), "space": text.replace("T", " "),
+            "short": moment.isoformat(timespec="seconds")}[form]
+    read = datetime.fromisoformat(text)
+    assert iso_text(text, read) == read.isoformat()
