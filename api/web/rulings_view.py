@@ -19,6 +19,9 @@ POOLS = tuple(BOUNDS)  # cpp, fpp, elr, san
 STRENGTHS = ("F", "D")
 REASON = 500  # characters of a ruling's reason, as RulingBody takes
 NAME = 200  # characters of a correction's reason (domain.commands.Name)
+# The corrections one ruling's form carries, by their fields' prefix: a ruling that both
+# adjusts a pool and amends a line is one form, not two rulings (the API takes up to 50).
+CORRECTIONS = ("c_", "c2_", "c3_")
 KIND_WORDS = {"adjust": "Adjust a side's CPP, FPP, ELR or SAN",
               "void_roll": "Void this roll (its subject may be rolled again)",
               "amend_purchase": "Amend a line of the RG Purchase Record",
@@ -32,7 +35,8 @@ def ruling_choices(refit: Refit, ident: UUID, table: str) -> dict[str, Any]:
             "sides": list(module.sides), "strengths": STRENGTHS,
             "pools": [(pool, pool.upper()) for pool in POOLS],
             "kinds": [(kind, KIND_WORDS[kind]) for kind in KINDS],
-            "tables": [(t.id, f"{t.id} {t.title}") for t in module.tables], "rgs": _rgs(module)}
+            "tables": [(t.id, f"{t.id} {t.title}") for t in module.tables], "rgs": _rgs(module),
+            "corrections": CORRECTIONS}
 
 
 def results_of(module: Module, table: str) -> list[str]:
@@ -68,32 +72,46 @@ def ruling_of(form: dict[str, str], choices: dict[str, Any]) -> dict[str, Any]:
     drm_value = _number(form, "drm_value", -20, 20)
     drm = None if drm_value is None else [
         {"value": drm_value, "reason": _text(form, "drm_reason", "the ruling's DRM")}]
-    kind = _chosen(form, "c_kind", KINDS)
     return {"verdict": _chosen(form, "verdict", VERDICTS, required=True), "reason": reason,
             "final": _number(form, "final", -100, 100),
             "result": _chosen(form, "result", choices["results"]), "drm": drm,
-            "corrections": [] if kind is None else [_correction(form, kind, choices)],
+            "corrections": _corrections(form, choices),
             "disputed_by": _chosen(form, "disputed_by", choices["sides"])}
 
 
-def _correction(form: dict[str, str], kind: str, choices: dict[str, Any]) -> dict[str, Any]:
-    """The one correction the form carries, with the fields its kind takes."""
-    fix: dict[str, Any] = {"kind": kind, "reason": _text(form, "c_reason", "corrections[0]"),
-                           "rule": form.get("c_rule", "").strip() or None}
+def _corrections(form: dict[str, str], choices: dict[str, Any]) -> list[dict[str, Any]]:
+    """The corrections the form carries, in its order (a blank one's kind: none)."""
+    fixes = []
+    for prefix in CORRECTIONS:
+        kind = _chosen(form, f"{prefix}kind", KINDS)
+        if kind is not None:
+            fixes.append(_correction(form, prefix, kind, choices, len(fixes)))
+    return fixes
+
+
+def _correction(form: dict[str, str], prefix: str, kind: str, choices: dict[str, Any],
+                index: int) -> dict[str, Any]:
+    """One correction the form carries, with the fields its kind takes."""
+    def field(name: str) -> str:
+        return prefix + name
+
+    fix: dict[str, Any] = {"kind": kind,
+                           "reason": _text(form, field("reason"), f"corrections[{index}]"),
+                           "rule": form.get(field("rule"), "").strip() or None}
     if kind in ("adjust", "amend_purchase", "missed_roll"):
-        fix["side"] = _chosen(form, "c_side", choices["sides"], required=True)
+        fix["side"] = _chosen(form, field("side"), choices["sides"], required=True)
     if kind == "adjust":
-        fix |= {"pool": _chosen(form, "c_pool", POOLS, required=True),
-                "amount": _number(form, "c_amount", -1000, 1000, required=True)}
+        fix |= {"pool": _chosen(form, field("pool"), POOLS, required=True),
+                "amount": _number(form, field("amount"), -1000, 1000, required=True)}
     elif kind == "amend_purchase":
-        fix |= {"purchase": _number(form, "c_purchase", 1, 100_000, required=True),
-                "rg": _chosen(form, "c_rg", choices["rgs"]),
-                "cost": _number(form, "c_cost", 0, 1000),
-                "strength": _chosen(form, "c_strength", STRENGTHS)}
+        fix |= {"purchase": _number(form, field("purchase"), 1, 100_000, required=True),
+                "rg": _chosen(form, field("rg"), choices["rgs"]),
+                "cost": _number(form, field("cost"), 0, 1000),
+                "strength": _chosen(form, field("strength"), STRENGTHS)}
     elif kind == "missed_roll":
-        fix |= {"table": _chosen(form, "c_table", [t for t, _ in choices["tables"]],
+        fix |= {"table": _chosen(form, field("table"), [t for t, _ in choices["tables"]],
                                  required=True),
-                "subject": form.get("c_subject", "").strip()[:NAME]}
+                "subject": form.get(field("subject"), "").strip()[:NAME]}
     return fix
 
 

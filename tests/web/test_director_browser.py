@@ -37,7 +37,10 @@ def test_the_director_rules_on_a_roll_reveals_the_seed_and_the_browser_checks_th
     director.get_by_label("The ruling's DRM").fill("-1")
     director.get_by_label("Why that DRM").fill("KG Bonus (9.6181)")
     director.get_by_text("Add a correction applied from the ruling on").click()
-    expect(director.get_by_label("Adjust: amount")).to_be_visible()  # the closed lists
+    first = director.locator("details.correction").first
+    expect(first.get_by_label("Adjust: amount")).to_be_visible()  # the closed lists
+    director.get_by_text("Add a second correction applied from the ruling on").click()
+    expect(director.locator("#r-c2_kind")).to_be_visible()
     shoot(director, shots, "director-ruling-form")
     director.get_by_role("button", name="Record the ruling").click()
     ruling = director.locator("section.rulings article.ruling")

@@ -99,6 +99,39 @@ def test_a_ruling_adjusts_a_sides_cpp_from_the_closed_lists(
     assert json_read(client, campaign, "")["sides"][BRITISH]["cpp"] == before + 2
 
 
+def test_one_ruling_from_the_page_carries_several_corrections_in_their_order(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, roll_path(campaign))
+    assert 'name="c2_kind"' in page and 'name="c3_kind"' in page
+    before = json_read(client, campaign, "")["sides"][BRITISH]
+    form = {"csrf": csrf_of(page), "verdict": "corrected", "reason": "two credits missed",
+            "c_kind": "adjust", "c_side": BRITISH, "c_pool": "cpp", "c_amount": "2",
+            "c_reason": "3.6161 credit short by 2", "c_rule": "3.6161",
+            "c3_kind": "adjust", "c3_side": BRITISH, "c3_pool": "fpp", "c3_amount": "1",
+            "c3_reason": "an FPP not credited"}  # the second left blank: skipped
+    answer = post(client, f"{roll_path(campaign)}/ruling", form)
+    assert answer.status_code == 303, answer.text
+    after = json_read(client, campaign, "")["sides"][BRITISH]
+    assert (after["cpp"], after["fpp"]) == (before["cpp"] + 2, before["fpp"] + 1)
+
+
+def test_a_later_correction_refused_names_its_own_fields_and_records_nothing(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, roll_path(campaign))
+    form = {"csrf": csrf_of(page), "verdict": "corrected", "reason": REASON,
+            "c_kind": "adjust", "c_side": BRITISH, "c_pool": "cpp", "c_amount": "2",
+            "c_reason": "short by 2", "c2_kind": "adjust", "c2_side": AXIS,
+            "c2_pool": "cpp", "c2_amount": "1"}
+    answer = post(client, f"{roll_path(campaign)}/ruling", form)
+    assert answer.status_code == 422, answer.text
+    assert "corrections[1]: give its reason" in markup.unescape(answer.text)
+    assert 'value="short by 2"' in answer.text  # the form again, as filled in
+    assert json_read(client, campaign, f"/rolls/audit?version={campaign['rolled']}"
+                     )["rulings"] == []
+
+
 @pytest.mark.parametrize(("correction", "event"), [
     ({"c_kind": "void_roll"}, "RollVoided"),
     ({"c_kind": "amend_purchase", "c_side": AXIS, "c_purchase": "2", "c_rg": "I5",
