@@ -81,7 +81,7 @@ def ruling_of(form: dict[str, str], choices: dict[str, Any]) -> dict[str, Any]:
 
 def _corrections(form: dict[str, str], choices: dict[str, Any]) -> list[dict[str, Any]]:
     """The corrections the form carries, in its order (a blank one's kind: none)."""
-    fixes = []
+    fixes: list[dict[str, Any]] = []
     for prefix in CORRECTIONS:
         kind = _chosen(form, f"{prefix}kind", KINDS)
         if kind is not None:
