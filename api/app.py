@@ -33,7 +33,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import OUTAGES, headers_of, http_body, outage, status_of
-from api.guard import IMPORT_PAGE, BodyGuard, UTF8Route, gated
+from api.guard import DUPLICATE, IMPORT_PAGE, BodyGuard, UTF8Route, gated
 from api.health import health_routes
 from api.live import end_streams_on_exit, live_route
 from api.routes_audit import audit_routes
@@ -43,6 +43,7 @@ from api.routes_webhook import webhook_routes
 from api.web import web_routes
 from api.webhook_text import webhook_text
 from domain.campaign import campaign_id
+from domain.commands import Strict
 from domain.errors import RefitError
 from infra.application import Refit
 from infra.modules import describe
@@ -52,8 +53,8 @@ from infra.settings import Settings
 log = logging.getLogger(__name__)
 
 
-class NewCampaign(BaseModel):
-    """`POST /campaigns`: which module's CG to start."""
+class NewCampaign(Strict):
+    """`POST /campaigns`: which module's CG to start (a field it does not know refused)."""
 
     module: str = Field(max_length=20)
     cg: str = Field(max_length=10)
@@ -246,11 +247,16 @@ def _errors(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     def malformed(_: Request, error: RequestValidationError) -> JSONResponse:
         first = error.errors()[0]
+        said = str(first.get("ctx", {}).get("error", ""))
+        if first["type"] == "json_invalid" and said.startswith(DUPLICATE):
+            key = said[len(DUPLICATE):].strip().strip("'\"")
+            return JSONResponse({"error": {"code": "invalid_body", "message": said,
+                                           "rule": None, "field": key}}, status_code=400)
         if first["type"] == "json_invalid":  # not JSON at all: README says 400
             return JSONResponse(NOT_JSON, status_code=400)
         if first["type"] == "missing" and tuple(first["loc"]) == ("body",):
             return JSONResponse(NO_BODY, status_code=400)  # nothing to read as JSON either
-        where = ".".join(str(part) for part in first["loc"][1:]) or None
+        where = ".".join(str(part) for part in first["loc"][1:]) or "body"
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             where = "type"
         body = {"error": {"code": "invalid_command", "message": f"{where}: {first['msg']}",

@@ -33,7 +33,7 @@ from api.access import (
     require_token,
     token_of,
 )
-from api.guard import gated, is_json, strict_json
+from api.guard import DuplicateKey, gated, is_json, strict_json
 from domain import commands as cmd
 from domain.campaign import Campaign, campaign_id
 from infra.application import Refit
@@ -118,8 +118,9 @@ def read_command(body: bytes, headers: Headers) -> cmd.Command:
     errors = _header_errors(headers)
     if not errors and headers.get("content-type") == "application/json":
         try:
+            strict_json(body)  # a key given twice is refused, not read as its last value
             return cmd.COMMAND_ADAPTER.validate_json(body)
-        except ValidationError:
+        except (ValidationError, ValueError, RecursionError):
             pass  # read again below, so the refusal is FastAPI's own
     return _as_fastapi_reads(body, headers.get("content-type"), errors)
 
@@ -166,6 +167,10 @@ def _decoded(body: bytes, content_type: str | None) -> Any:
         return body
     try:
         return strict_json(body)
+    except DuplicateKey as error:  # as FastAPI refuses a body json.loads cannot read
+        raise RequestValidationError([{"type": "json_invalid", "loc": ("body", error.pos),
+                                       "msg": "JSON decode error", "input": {},
+                                       "ctx": {"error": error.msg}}]) from error
     except Exception as error:  # not JSON, not UTF-8, too deep to read: 400 (README)
         raise HTTPException(400, "There was an error parsing the body") from error
 

@@ -56,9 +56,21 @@ def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str]
     if scope["method"] == "POST" and not form and not _bearer(headers.get("authorization")):
         return 401, "unauthorized", "give a token: Authorization: Bearer TOKEN"
     has_body = "transfer-encoding" in headers or (length is not None and length != "0")
-    if has_body and not form and scope["path"] not in NOT_JSON and \
-            not is_json(headers.get("content-type")):
+    if has_body and not form and scope["path"] not in NOT_JSON:
+        return _media_refusal(headers.get("content-type"))
+    return None
+
+
+def _media_refusal(content_type: str | None) -> tuple[int, str, str] | None:
+    """415 unless the body is declared JSON, in UTF-8 if a charset is declared at all."""
+    if not is_json(content_type):
         return 415, "unsupported_media_type", "send the body as Content-Type: application/json"
+    message = email.message.Message()
+    message["content-type"] = content_type or ""
+    charset = message.get_param("charset")
+    if isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"):
+        return 415, "unsupported_media_type", (f"a JSON body is UTF-8 (RFC 8259 8.1), not "
+                                               f"charset={charset}")
     return None
 
 
@@ -114,10 +126,29 @@ async def _answer(send: Send, status: int, code: str, message: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+class DuplicateKey(json.JSONDecodeError):
+    """A JSON object that names a key twice: ambiguous (which one counts?), so refused."""
+
+    def __init__(self, key: str, doc: str) -> None:
+        super().__init__(f"{DUPLICATE} {key!r}", doc, 0)
+        self.key = key
+
+
+DUPLICATE = "a JSON object names each key once; this body repeats"
+
+
 def strict_json(body: bytes) -> Any:
-    """A JSON body read as UTF-8 only (json.loads would guess UTF-16 or UTF-32 too); a
-    UnicodeDecodeError or JSONDecodeError is the caller's 400."""
-    return json.loads(body.decode("utf-8-sig"))
+    """A JSON body read as UTF-8 only (json.loads would guess UTF-16 or UTF-32 too), each
+    object's keys once; a UnicodeDecodeError or JSONDecodeError is the caller's refusal."""
+    text = body.decode("utf-8-sig")
+
+    def once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        found = dict(pairs)
+        if len(found) != len(pairs):
+            keys = [key for key, _ in pairs]
+            raise DuplicateKey(next(k for i, k in enumerate(keys) if k in keys[:i]), text)
+        return found
+    return json.loads(text, object_pairs_hook=once)
 
 
 class UTF8Request(Request):

@@ -18,6 +18,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    StrictBool,
     StrictInt,
     TypeAdapter,
     ValidationInfo,
@@ -110,7 +111,7 @@ class Roll(Command):
     subject: str = Field(default="step", max_length=60)
     dice: list[Die] | None = Field(default=None, max_length=2)
     target: StrictInt | None = Field(default=None, ge=-20, le=40)
-    secret: bool = False
+    secret: StrictBool = False
 
 
 class PurchaseRG(Command):
@@ -211,7 +212,7 @@ class ChangeControl(Command):
     rule: str | None = Field(default=None, max_length=30)
     lvp: StrictInt | None = Field(default=None, ge=0, le=1000)  # its LVP (KGP 8.2)
     map_group: str | None = Field(default=None, max_length=20)
-    infantry: bool = False  # Controlled by Infantry (reveals an Objective Hex, KGP 8.2)
+    infantry: StrictBool = False  # Controlled by Infantry (reveals an Objective Hex, KGP 8.2)
 
 
 class ReportAnswer(Command):
@@ -294,7 +295,7 @@ class RecordOnMap(Command):
 
     type: Literal["record_on_map"] = "record_on_map"
     side: Name
-    on_map: bool
+    on_map: StrictBool
 
 
 UnitKind = Literal["squad", "HS", "crew", "leader", "SMC", "SW", "gun", "vehicle"]
@@ -305,7 +306,7 @@ class WithdrawnUnit(Strict):
 
     kind: UnitKind
     count: StrictInt = Field(default=1, ge=1, le=500)
-    captured: bool = False  # a captured SW/vehicle kept with them (not counted, 3.60742)
+    captured: StrictBool = False  # a captured SW/vehicle kept with them (not counted, 3.60742)
     unit: str | None = Field(default=None, max_length=200)  # e.g. "4-6-7", shown only
 
 
@@ -316,7 +317,7 @@ class WithdrawUnits(Command):
     side: Name
     units: list[WithdrawnUnit] = Field(min_length=1, max_length=100)
     rule: str = Field(max_length=30)
-    retained_off_map: bool = False
+    retained_off_map: StrictBool = False
     note: str | None = Field(default=None, max_length=200)  # e.g. "RGs I4 and I5", shown only
 
 
@@ -363,7 +364,7 @@ class HoldUnits(Command):
     side: Name
     entry_area: Name
     units: Name
-    held: bool = True  # False: they leave the Holding Box (enter play)
+    held: StrictBool = True  # False: they leave the Holding Box (enter play)
 
 
 class RemoveRG(Command):
@@ -406,14 +407,14 @@ class RetainedUnit(Strict):
     area: str = Field(min_length=1, max_length=40)  # its Setup/Entry Area ID
     purchase: StrictInt | None = Field(default=None, ge=1, le=100_000)  # its RG line
     hex: str | None = Field(default=None, max_length=20)  # where it set up (Fortifications)
-    fortification: bool = False  # a Fortification (mines, Foxhole, ...): location secret
-    hip: bool = False  # set up using HIP (3.619): secret
-    off_map: bool = False  # Retained off map, in an Entry Area
-    isolated: bool = False  # Isolated (3.6052): Ammunition Shortage in the scenario
+    fortification: StrictBool = False  # a Fortification (mines, Foxhole, ...): location secret
+    hip: StrictBool = False  # set up using HIP (3.619): secret
+    off_map: StrictBool = False  # Retained off map, in an Entry Area
+    isolated: StrictBool = False  # Isolated (3.6052): Ammunition Shortage in the scenario
     shifted_from: str | None = Field(default=None, max_length=40)  # its Area before a Shift
     kind: UnitKind | None = None  # what the limits count (3.619 b, d, 3.61427); None: none
-    elite: bool = False  # an elite squad (3.61427)
-    airborne: bool = False  # an airborne MMC (3.619 d)
+    elite: StrictBool = False  # an elite squad (3.61427)
+    airborne: StrictBool = False  # an airborne MMC (3.619 d)
     weapon: Literal["FT", "DC"] | None = None  # a SW that is an FT or a DC
     usage_dr: StrictInt | None = Field(default=None, ge=2, le=12)  # 3.61427: kept after it
     item: str | None = Field(default=None, max_length=60)  # a Fortification's table item

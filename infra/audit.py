@@ -161,6 +161,7 @@ class Audit:
         if (key is None) == (version is None):
             raise InvalidCommand("name the roll by its key or by its version, one of them",
                                  field="key")
+        named = "key" if key is not None else "version"
         history = list(self.queries.history(campaign_id, viewer))
         if key is None:  # a roll this viewer may read is told by its key, redos and all
             made = next((r for r in history if r["version"] == version
@@ -170,7 +171,7 @@ class Audit:
             self._rolled_at(campaign_id, version, viewer) else None
         if found is None:
             what = f"key {key}" if key is not None else f"version {version}"
-            raise InvalidCommand(f"no roll with {what} is open to this role", field="key")
+            raise InvalidCommand(f"no roll with {what} is open to this role", field=named)
         return found
 
     def _rolled_at(self, campaign_id: UUID, version: int | None, viewer: str | None) -> bool:

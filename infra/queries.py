@@ -13,7 +13,7 @@ from uuid import UUID
 from domain.campaign import reports
 from domain.campaign.guide import due_rolls, guide
 from domain.cosigned import CosignWatch
-from domain.errors import CampaignNotFound, HistoryUnreadable
+from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
 from domain.history import redacted
 from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_records
@@ -95,6 +95,8 @@ class Queries:
         """The rolls due and optional per side, with their DRM, the purchases still open,
         the sides done with the step, and what leaving it does (a side sees its own)."""
         version = self.views.version_at(campaign_id, as_of)
+        if version is not None:  # past the head is refused, as every read's as_of is
+            check_as_of(version, self.store.campaign(campaign_id).version)
         return guide(self.store.campaign(campaign_id, version=version), viewer)
 
     @exposed("/roster", "The CG Roster", "roster")
@@ -194,7 +196,11 @@ class Queries:
     @exposed("/verify", "The hash chain and every revealed server roll, rechecked")
     def verification(self, campaign_id: UUID, as_of: Point = None,
                      viewer: str | None = None) -> dict[str, Any]:
-        """`verify`'s report as JSON (of the whole history: `as_of` is not used)."""
+        """`verify`'s report as JSON, of the whole history (an `as_of` is refused: a
+        verify of part of it would say nothing of the rest)."""
+        if as_of is not None:
+            raise InvalidCommand("verify checks the whole history: it takes no as_of",
+                                 field="as_of")
         return self.verify(campaign_id, viewer).as_dict()
 
     def paper_forms(self, campaign_id: UUID, as_of: Point = None,

@@ -472,4 +472,4 @@ def campaign_id(text: str) -> UUID:
     try:
         return UUID(text)
     except (ValueError, AttributeError, TypeError):
-        raise InvalidCommand(f"{text!r} is not a campaign id", field="id") from None
+        raise InvalidCommand(f"{text!r} is not a campaign id", field="campaign") from None

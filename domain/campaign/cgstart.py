@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain.campaign.purchases import RGReceived
+from domain.errors import InvalidCommand
 from domain.rules import CGParams, Module, OBGroup, RGRow
 
 if TYPE_CHECKING:
@@ -20,6 +21,8 @@ def opening(module: Module, cg: str, start_date: str | None) -> dict[str, Any]:
     """The Created fields a CG's parameters set: where it starts, each side's ELR, SAN and
     levels, and (on the CG's own start date, the Initial Scenario) its CPP and FPP."""
     params = module.cgs[cg]
+    if start_date is not None and all(entry.date != start_date for entry in module.calendar):
+        raise InvalidCommand(f"{start_date!r} is not a CG Date of {module.id}", field="start")
     cg_date = start_date or (params.start if params else module.calendar[0].date)
     module.date(cg_date)
     initial = [s.rule for s in module.steps if s.initial]

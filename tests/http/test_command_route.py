@@ -136,8 +136,8 @@ REFUSED: list[tuple[bytes, dict[str, str], str, int, str, str | None]] = [
     (b'{"type": "advance", "x": 1}', {}, "director", 422, "invalid_command", "advance.x"),
     (b"{nope", {}, "director", 400, "invalid_body", None),
     (b"", {}, "director", 400, "invalid_body", None),  # no body at all (issue 16)
-    (b"null", {}, "director", 422, "invalid_command", None),
-    (b"[1]", {}, "director", 422, "invalid_command", None),
+    (b"null", {}, "director", 422, "invalid_command", "body"),
+    (b"[1]", {}, "director", 422, "invalid_command", "body"),
     (b'{"type": "advance\xc3"}', {}, "director", 400, "invalid_body", None),
     (b"[" * 100_000, {}, "director", 400, "invalid_body", None),
     (CPP, {"If-Match": "99"}, "director", 409, "conflict", None),
