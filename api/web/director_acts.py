@@ -107,8 +107,11 @@ def _refused_ruling(request: Request, refit: Refit, ident: UUID, who: Visitor, v
 def _seed_context(refit: Refit, ident: UUID, who: Visitor) -> dict[str, Any]:
     """What the seed page shows whoever asks: the campaign and its commitment now."""
     status = refit.reads.status(ident, None, who.caller.viewer)
+    # What an early reveal opens to the opponent: the director's page says it, counted
+    secret = refit.store.campaign(ident).dice.sealed_rolls_on_seed \
+        if who.caller.role == "director" else 0
     return {"role": who.caller.role, "campaign": ident, "status": status,
-            "csrf": Sessions(refit.keys).csrf(who.session)}
+            "secret_rolls": secret, "csrf": Sessions(refit.keys).csrf(who.session)}
 
 
 def _revealed(refit: Refit, ident: UUID, text: str) -> dict[str, Any] | None:

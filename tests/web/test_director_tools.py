@@ -224,6 +224,9 @@ def test_the_director_reveals_the_seed_after_a_page_saying_what_it_does(
     page = get(client, f"/play/{ident}/seed")
     committed = json_read(client, campaign, "")["seed_commitment"]
     assert "anyone can recompute every roll made with it" in page and committed in page
+    # the Axis's secret DR was made with this seed: the opponent could compute its dice
+    assert "1 secret roll was made with this seed" in text_of(page)
+    assert "the opponent can compute its dice" in text_of(page)
     answer = post(client, f"/play/{ident}/seed", {"csrf": csrf_of(page)})
     assert answer.status_code == 303, answer.text
     shown = get(client, answer.headers["location"])
