@@ -103,17 +103,18 @@ def describe(module: Module) -> dict[str, Any]:
     return {"id": module.id, "name": module.name, "cgs": sorted(module.cgs),
             "sides": module.sides, "calendar": [d.date for d in module.calendar],
             "steps": [s.model_dump() for s in module.steps],
-            "tables": [describe_table(table) for table in module.tables],
+            "tables": [describe_table(table, module) for table in module.tables],
             "missing_tables": module.missing_tables(),
             "missing_cg_parameters": module.missing_cg_parameters(),
             "data_hash": module_data(module).hash}
 
 
-def describe_table(table: Table) -> dict[str, Any]:
-    """A table's id, rule and roll, each DRM it lists, and for a Game End dr (CG4, CG23)
-    when it is due and the circled numbers the data gives."""
+def describe_table(table: Table, module: Module) -> dict[str, Any]:
+    """A table's id, rule and roll, whether its rolls are sealed to the opponent, each DRM
+    it lists, and for a Game End dr (CG4, CG23) when it is due and the circled numbers
+    the data gives."""
     described = {"id": table.id, "title": table.title, "rule": table.rule,
-                 "roll": table.roll, "secret": table.secret,
+                 "roll": table.roll, "secret": module.seals(table),
                  "drm": [_drm(table, spec) for spec in table.drm]}
     if table.game_end is not None:
         described["game_end"] = table.game_end.model_dump()

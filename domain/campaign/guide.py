@@ -208,7 +208,7 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
     derived, claims = _drm(campaign, table, side, subject)
     work: Work = {"table": table.id, "rule": table.rule, "title": table.title,
                   "roll": table.roll, "subject": subject,
-                  "secret": table.secret or subject.startswith("rg:"),
+                  "secret": campaign.rules.seals(table) or subject.startswith("rg:"),
                   "drm": derived, "claims": claims}
     if table.cpp_cost:  # what the roll costs the side (3.620 Recon)
         work["cpp"] = table.cpp_cost

@@ -96,12 +96,8 @@ def _secret(campaign: Campaign, table: Table, command: cmd.Roll,
     if table.open_roll and command.secret:
         raise InvalidCommand(f"table {table.id} is rolled openly: the opponent learns it",
                              rule=table.rule, field="secret")
-    # A roll for an RG tells of a secret purchase; one that credits CPP tells its amount;
-    # one that only a secret roll's result calls for tells that result (3.613 †).
-    follows = table.follows
-    return table.secret or command.secret or checked.number is not None or \
-        table.credits_cpp or table.credits_roll or \
-        (follows is not None and campaign.rules.table(follows.table).secret)
+    # A roll for an RG tells of a secret purchase (the guide says so alike: guide.py)
+    return campaign.rules.seals(table) or command.secret or checked.number is not None
 
 
 def _credit_and_spend(campaign: Campaign, table: Table, side: str, base: int | None,

@@ -77,6 +77,14 @@ class Module(Strict):
         check_module(self)
         return self
 
+    def seals(self, table: Table) -> bool:
+        """Whether every roll of the table is sealed to the opponent: a secret table, one
+        that credits CPP (the amount is secret, 9.616, 3.6162), or one only a secret roll's
+        result calls for (3.613 †). A roll for an RG line is sealed besides (9.617)."""
+        follows = table.follows
+        return table.secret or table.credits_cpp or table.credits_roll or \
+            (follows is not None and self.table(follows.table).secret)
+
     def table(self, table_id: str) -> Table:
         """The table with this id, or an error naming what is missing."""
         for table in self.tables:

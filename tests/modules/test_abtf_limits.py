@@ -219,7 +219,8 @@ def test_cg4_ex_at_the_end_of_game_turn_6_a_day_scenario_ends_on_3_or_less(
 
 
 def test_cg4_is_data_that_get_modules_shows(refit: Refit) -> None:
-    cg4 = describe_table(refit.store.modules["abtf"].table("CG4"))
+    abtf = refit.store.modules["abtf"]
+    cg4 = describe_table(abtf.table("CG4"), abtf)
     assert cg4["game_end"] | {"doubts": []} == {
         "rule": "CG4", "from_turn": 5, "each": "game_turn", "by": BRITISH,
         "circled": {"6": 3}, "doubts": []}

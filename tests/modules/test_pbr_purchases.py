@@ -147,7 +147,12 @@ def test_3_6162_loss_points_go_to_a_side_that_lost_twice_as_many_and_8_more(
     not_british = refused(refit, at_14am, {"type": "roll", "table": "3.6162",
                                            "side": BRITISH, "dice": [4]})
     assert isinstance(not_british, RuleViolation) and not_british.rule == "3.6162"
-    do(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS, "dice": [4]})
+    offered = refit.reads.guide(at_14am, viewer=AXIS)["sides"][AXIS]["optional"]
+    listed = next(work for work in offered if work.get("table") == "3.6162")
+    done = do(refit, at_14am, {"type": "roll", "table": "3.6162", "side": AXIS, "dice": [4]})
+    # the dr credits CPP, whose amount is the side's secret: the guide says it is sealed
+    rolled = next(e for e in done.events if e["type"] == "DiceRolled")
+    assert listed["secret"] is True and rolled["sealed"] is not None
     advance(refit, at_14am)
     assert refit.store.campaign(at_14am).points.cpp == {AXIS: 29 + 4, BRITISH: 12}
 
