@@ -9,8 +9,10 @@ from domain import commands as cmd
 from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
-ACTIONS = ("roll", "advance", "purchase", "chit", "settle")
+ACTIONS = ("roll", "advance", "purchase", "chit", "settle", "answer", "casualty",
+           "end_scenario")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
+ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -26,6 +28,12 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   "chit": form.get("chit")})
     if action == "settle":
         return cmd.parse_command(_settle(form))
+    if action == "answer":
+        return cmd.parse_command(_answer(form, side))
+    if action == "casualty":
+        return cmd.parse_command(_casualty(form, side))
+    if action == "end_scenario":
+        return cmd.parse_command({"type": "end_scenario"})
     if action == "purchase":
         return cmd.parse_command({"type": "purchase_rg", "side": side, "rg": form.get("rg"),
                                   "kg": form.get("kg") or None,
@@ -53,13 +61,50 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
 def _settle(form: dict[str, Any]) -> dict[str, Any]:
     """The director's settling of a disputed report: confirmed (the record changes) or
     rejected (withdrawn, with the reason; the record stays)."""
-    answer, report = form.get("answer"), str(form.get("report") or "")
+    answer = form.get("answer")
     if answer not in SETTLES:
         raise InvalidCommand(f"a dispute is settled by one of {', '.join(SETTLES)}",
                              field="answer")
-    if not (report.isascii() and report.isdigit() and len(report) <= 6):
-        raise InvalidCommand("report: the report's number, e.g. 1", field="report")
-    body: dict[str, Any] = {"type": answer, "report": int(report)}
+    body: dict[str, Any] = {"type": answer, "report": _report(form)}
     if answer == "withdraw_report":
         body["reason"] = (form.get("reason") or "").strip()
     return body
+
+
+def _report(form: dict[str, Any]) -> int:
+    """The number of the report a form answers."""
+    report = str(form.get("report") or "")
+    if not (report.isascii() and report.isdigit() and len(report) <= 6):
+        raise InvalidCommand("report: the report's number, e.g. 1", field="report")
+    return int(report)
+
+
+def _answer(form: dict[str, Any], side: str | None) -> dict[str, Any]:
+    """A side's answer to the other side's report: confirmed (it counts) or disputed,
+    with the reason (the record stays; the director settles it)."""
+    answer = form.get("answer")
+    if answer not in ANSWERS:
+        raise InvalidCommand(f"a report is answered by one of {', '.join(ANSWERS)}",
+                             field="answer")
+    body: dict[str, Any] = {"type": answer, "report": _report(form), "side": side}
+    if answer == "dispute_report":
+        body["reason"] = (form.get("reason") or "").strip()
+    return body
+
+
+def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:
+    """A unit the side lost in the CG Scenario, with its CVP (A26.2) and, for a unit of
+    an RG, its line of the RG Purchase Record: numbers as typed, refused if none."""
+    body: dict[str, Any] = {"type": "record_casualty", "side": side,
+                            "unit": (form.get("unit") or "").strip(),
+                            "cvp": _whole(form, "cvp")}
+    if (form.get("purchase") or "").strip():
+        body["purchase"] = _whole(form, "purchase")
+    return body
+
+
+def _whole(form: dict[str, Any], field: str) -> int | str:
+    """A whole number as typed (validation names the field if it is out of bounds), or
+    the text itself (refused by the command's schema, naming the field)."""
+    text = str(form.get(field) or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text

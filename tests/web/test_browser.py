@@ -79,8 +79,11 @@ def test_each_role_joins_by_link_a_side_rolls_and_the_opponent_sees_no_secret(
     expect(director.locator(f'li.work.due[data-side="{AXIS}"][data-subject="rg:2"]')) \
         .to_be_visible()
     expect(director.locator(f'section.side[data-side="{BRITISH}"]')).to_be_visible()
+    asked: list[str] = []  # the browser asks first what advancing every side gives up
+    director.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     director.get_by_role("button", name="Advance step 3.618 for every side").click()
     expect(director.get_by_role("alert")).to_contain_text("rule 3.618")  # still due: rg:2
+    assert "optional rolls and purchases not made in it are given up" in asked[0]
     shoot(director, shots, "director")
 
 

@@ -1,0 +1,47 @@
+"""The CG Scenario's end in a real headless Chromium: the Axis reports a casualty from its
+page, the British confirms it on its own page (which shows the report live), and the
+director ends the scenario after the browser asks to confirm. Screenshots go to
+test-artifacts/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import Browser, expect
+
+from tests.helpers.http import ADMIN, auth
+from tests.helpers.web import AXIS, BRITISH
+from tests.web.test_browser import joined, shoot
+
+
+def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
+        browser: Browser, live: str, shots: Path) -> None:
+    with httpx.Client(base_url=live) as api:
+        campaign = api.post("/campaigns", headers=auth(ADMIN),
+                            json={"module": "pbr", "cg": "I", "name": "Ranville"}).json()
+        director = auth(campaign["tokens"]["director"])
+        base = f"/campaigns/{campaign['id']}"
+        while api.get(base, headers=director).json()["phase"] != "scenario":
+            api.post(f"{base}/commands", headers=director, json={"type": "advance"})
+    tokens = campaign["tokens"]
+    axis = joined(browser, live, campaign, tokens["sides"][AXIS])
+    british = joined(browser, live, campaign, tokens["sides"][BRITISH])
+    axis.get_by_label("Unit lost").fill("4-6-8")
+    axis.get_by_label("CVP it is worth").fill("2")
+    shoot(axis, shots, "scenario-side")
+    axis.get_by_role("button", name="Report the casualty").click()
+    confirm = british.get_by_role("button", name="Confirm report 1")
+    expect(confirm).to_be_visible()  # live, without a reload
+    shoot(british, shots, "scenario-report-due")
+    confirm.click()
+    expect(british.get_by_text("Report 1 awaits")).to_have_count(0)
+
+    boss = joined(browser, live, campaign, tokens["director"])
+    shoot(boss, shots, "scenario-director")
+    boss.once("dialog", lambda dialog: dialog.accept())
+    boss.get_by_role("button", name="End the 14AM CG Scenario: the Refit Phase begins").click()
+    expect(boss.get_by_role("button", name="End the 14AM CG Scenario: the Refit Phase begins")
+           ).to_have_count(0)
+    expect(boss.locator("section.where")).not_to_contain_text("CG Scenario")
+    shoot(boss, shots, "scenario-ended")

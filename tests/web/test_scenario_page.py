@@ -1,0 +1,106 @@
+"""The CG Scenario from the pages: a side reports its casualty, the other side confirms or
+disputes it from its own page, the director records one and ends the scenario, and the
+Refit Phase begins; each form is the JSON command's, refused alike."""
+
+from __future__ import annotations
+
+import html as markup
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.helpers.http import auth, new_campaign, send
+from tests.helpers.web import AXIS, BRITISH, csrf_of, text_of
+from tests.web.test_director_tools import get, log_in, post
+
+
+@pytest.fixture
+def campaign(client: TestClient) -> dict[str, Any]:
+    """A PBr CG I campaign whose Initial Scenario is in play."""
+    campaign = new_campaign(client)
+    director = campaign["tokens"]["director"]
+    while status(client, campaign)["phase"] != "scenario":
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    return campaign
+
+
+def status(client: TestClient, campaign: dict[str, Any], path: str = "") -> Any:
+    """A JSON read of the campaign as the director."""
+    answer = client.get(f"/campaigns/{campaign['id']}{path}",
+                        headers=auth(campaign["tokens"]["director"]))
+    assert answer.status_code == 200, answer.text
+    return answer.json()
+
+
+def act(client: TestClient, campaign: dict[str, Any], fields: dict[str, str]) -> Any:
+    """A guide form posted from the session's own page."""
+    page = get(client, f"/play/{campaign['id']}")
+    return post(client, f"/play/{campaign['id']}/act", {"csrf": csrf_of(page)} | fields)
+
+
+def test_a_side_reports_its_casualty_and_the_other_confirms_it_from_its_page(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Report a casualty of the Axis" in page and "of the British" not in page
+    answer = act(client, campaign, {"action": "casualty", "side": AXIS, "unit": "4-6-8",
+                                    "cvp": "2"})
+    assert answer.status_code == 303, answer.text
+    assert status(client, campaign, "/cvp")["totals"] == {AXIS: 0, BRITISH: 0}
+
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Report 1 awaits the British" in page and "Confirm report 1" in page
+    answer = act(client, campaign, {"action": "answer", "side": BRITISH, "report": "1",
+                                    "answer": "confirm_report"})
+    assert answer.status_code == 303, answer.text
+    assert status(client, campaign, "/cvp")["totals"] == {AXIS: 2, BRITISH: 0}
+
+
+def test_a_report_disputed_from_the_page_awaits_the_director_with_its_reason(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    send(client, campaign, campaign["tokens"]["sides"][AXIS],
+         {"type": "record_casualty", "side": AXIS, "unit": "4-6-8", "cvp": 2})
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    answer = act(client, campaign, {"action": "answer", "side": BRITISH, "report": "1",
+                                    "answer": "dispute_report", "reason": "it broke, not died"})
+    assert answer.status_code == 303, answer.text
+    log_in(client, campaign["tokens"]["director"])
+    assert "it broke, not died" in text_of(get(client, f"/play/{campaign['id']}"))
+    assert status(client, campaign, "/cvp")["totals"] == {AXIS: 0, BRITISH: 0}
+
+
+def test_the_director_records_a_casualty_and_ends_the_scenario_from_the_page(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, f"/play/{campaign['id']}")
+    assert "Record a casualty of the British" in text_of(page)
+    assert 'hx-confirm="End the' in page
+    answer = act(client, campaign, {"action": "casualty", "side": BRITISH, "unit": "4-5-7",
+                                    "cvp": "3"})
+    assert answer.status_code == 303, answer.text
+    assert status(client, campaign, "/cvp")["totals"] == {AXIS: 0, BRITISH: 3}
+    answer = act(client, campaign, {"action": "end_scenario"})
+    assert answer.status_code == 303, answer.text
+    assert status(client, campaign)["phase"] == "reph"
+    assert "End the" not in text_of(get(client, f"/play/{campaign['id']}"))
+
+
+@pytest.mark.parametrize(("fields", "said"), [
+    ({"action": "casualty", "side": AXIS, "unit": "4-6-8", "cvp": "lots"}, "cvp"),
+    ({"action": "casualty", "side": AXIS, "unit": "", "cvp": "1"}, "unit"),
+    ({"action": "casualty", "side": BRITISH, "unit": "4-5-7", "cvp": "1"}, "British"),
+    ({"action": "end_scenario"}, "director"),
+    ({"action": "answer", "side": AXIS, "report": "1", "answer": "confirm_report"},
+     "report 1"),
+])
+def test_what_a_side_may_not_send_from_the_page_is_refused_and_appends_nothing(
+        client: TestClient, campaign: dict[str, Any], fields: dict[str, str],
+        said: str) -> None:
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    before = status(client, campaign)["version"]
+    answer = act(client, campaign, fields)
+    assert answer.status_code in (403, 409, 422), answer.text
+    assert said in markup.unescape(answer.text)
+    assert status(client, campaign)["version"] == before
