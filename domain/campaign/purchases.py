@@ -57,6 +57,17 @@ class Purchases(Part):
             raise InvalidCommand(f"purchase #{number} has already left the OB",
                                  field="purchase")
 
+    @staticmethod
+    def check_available(chart: RGChart, row: RGRow, cg: str) -> None:
+        """An RG whose chart gives a maximum of 0 (printed NA) is never bought: said so,
+        not as a maximum reached or a price too high."""
+        if row.cg_max.get(cg) == 0:
+            raise RuleViolation(f"{row.id} ({row.group_type}) is not available in CG {cg} "
+                                "(the chart's CG max is 0)", rule=chart.rule)
+        if row.cg_date_max == 0:
+            raise RuleViolation(f"{row.id} ({row.group_type}) is not available: the "
+                                "chart's CG Date max is 0", rule=chart.rule)
+
     def check_maximums(self, chart: RGChart, row: RGRow, side: str, kg: str | None,
                        cg: str, cg_date: str) -> tuple[int, int | None]:
         """The CG Date and CG maximums (per KG where the chart counts so): this purchase's
@@ -179,6 +190,7 @@ def rg_purchase(campaign: Campaign, side: str, command: cmd.PurchaseRG) -> dict[
         raise RuleViolation(f"{row.id} ({row.group_type}) is bought by rolling table "
                             f"{row.bought_by}, in its step", rule=row.bought_by)
     purchases = campaign.purchases
+    purchases.check_available(chart, row, cg)
     purchases.check_limits(module, chart, side, row, cg, cg_date)
     if (how := chart.modes.get(command.mode)) and how.needs_units_on_map and \
             campaign.scenario.off_map.get(side):

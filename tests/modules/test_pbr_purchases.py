@@ -61,6 +61,18 @@ def at_14am(refit: Refit) -> UUID:
     return campaign
 
 
+def test_an_rg_the_chart_gives_no_maximum_in_this_cg_is_not_available_whatever_cpp_is_left(
+        refit: Refit, at_14am: UUID) -> None:
+    # British G2 (Airlanding AT Pltn): CG Date max NA, CG max 0 in CG I, II and III
+    cpp(refit, at_14am, BRITISH, 1)  # too few for its 8 CPP: the chart is why, not the CPP
+    error = refused_purchase(refit, at_14am, BRITISH, "G2")
+    assert "is not available in CG I (the chart's CG max is 0)" in error.message
+    assert error.rule == "3.617"
+    no = next(r for r in refit.reads.guide(at_14am, viewer=BRITISH)["sides"][BRITISH]
+              ["refused"] if r["rg"] == "G2")
+    assert no["why"] == error.message
+
+
 def test_note_k_an_axis_pioneer_coy_only_after_july_14_pm(refit: Refit,
                                                         at_14am: UUID) -> None:
     cpp(refit, at_14am, AXIS, 39)
