@@ -377,6 +377,7 @@ def _text(line: Line) -> list[str]:
 
 CSS = """
 body{font:10pt/1.35 Georgia,"Times New Roman",serif;margin:1.5em;color:#000;background:#fff}
+body{overflow-wrap:anywhere}
 h1{font-size:16pt;margin:0 0 .5em}
 h2{font-size:13pt;border-bottom:2px solid #000;margin:1.4em 0 .3em}
 h3{font-size:10.5pt;margin:.8em 0 .2em;font-style:italic}
@@ -420,5 +421,6 @@ def history_report(records: Iterable[dict[str, Any]], fmt: Format = "text",
         title = line.text if line.kind == "title" else title
         body.append(_html(line))
     return "\n".join(["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+                      '<meta name="viewport" content="width=device-width, initial-scale=1">',
                       f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
                       *body, "</body></html>", ""])
