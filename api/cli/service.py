@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from projections.read import PurchaseRow, RosterRow
 
 app = typer.Typer()
+# uvicorn's HTTP protocol with a bound on a request's headers (431 past 64 KB): a string,
+# so neither --help nor another subcommand imports uvicorn for it
+HEAD = "api.http_head:BoundedHead"
 
 
 @app.command()
@@ -85,7 +88,8 @@ def serve(
     if conf.public_url is None:  # the webhooks' links (README 'Chat webhooks')
         conf = conf.model_copy(update={"public_url": served_base(host, port)})
     if workers == 1:
-        uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log)
+        uvicorn.run(create_app(conf), host=host, port=port, access_log=conf.access_log,
+                    http=HEAD)
         return
     make_tables(conf)
     os.environ |= {"REFIT_DATABASE_URL": conf.database_url, "REFIT_SHARED_DATABASE": "true",
@@ -97,7 +101,7 @@ def serve(
     # Each worker ends with this process, even one killed outright (api/workers.py).
     os.environ[MASTER_PID] = str(os.getpid())
     uvicorn.run("api.workers:create_worker_app", factory=True, host=host, port=port,
-                workers=workers, access_log=conf.access_log)
+                workers=workers, access_log=conf.access_log, http=HEAD)
 
 
 def signing_key_said(conf: Settings, as_json: bool) -> Settings:

@@ -1,0 +1,63 @@
+"""uvicorn's HTTP protocol with a bound on a request's head (its request line and headers):
+uvicorn sets none with httptools, which read a 20 MB header whole and answered 200. A head
+over MAX_HEAD bytes is answered 431 in the contract's error body and the connection closed,
+having kept at most MAX_HEAD bytes of it and one read (a read that completes the head is
+not counted: it may carry a body too, which has limits of its own, api/guard.py)."""
+
+from __future__ import annotations
+
+import json
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+MAX_HEAD = 64 * 1024  # bytes: nginx's default takes 4 x 8 KB header lines; a browser sends ~1 KB
+LINGER = 5.0  # seconds a refused connection is read and dropped before it is closed
+MESSAGE = f"the request's headers are over the limit of {MAX_HEAD} bytes"
+BODY = json.dumps({"error": {"code": "headers_too_large", "message": MESSAGE, "rule": None,
+                             "field": None}}).encode()
+
+
+class BoundedHead(HttpToolsProtocol):
+    """HttpToolsProtocol, refusing a head over MAX_HEAD bytes with 431."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._in_head, self._head, self._refused = True, 0, False
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # the rest of a refused head: read and dropped until the client closes
+        counting = self._in_head
+        super().data_received(data)
+        if counting and self._in_head:  # this data did not complete the head: it is head
+            self._head += len(data)
+            if self._head > MAX_HEAD:
+                self._refuse()
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head, self._head = True, 0
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._in_head, self._head = True, 0  # the next request on this connection
+
+    def _refuse(self) -> None:
+        """431 in the contract's body, and no more from this side. The rest of the head is
+        read and dropped (closing with it unread would reset the connection, and the
+        client might lose the answer) until the client closes, or LINGER seconds."""
+        if self.transport.is_closing():
+            return
+        self._refused = True
+        self.transport.write(b"".join([
+            b"HTTP/1.1 431 Request Header Fields Too Large\r\n",
+            b"content-type: application/json\r\n",
+            b"content-length: " + str(len(BODY)).encode() + b"\r\n",
+            b"connection: close\r\n\r\n", BODY]))
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(LINGER, self.transport.close)

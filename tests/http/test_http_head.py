@@ -1,0 +1,109 @@
+"""A request whose headers are over 64 KB is answered 431 in the contract's error body and
+its connection closed, by the HTTP protocol `refit serve` runs (uvicorn with httptools set
+no bound: a 20 MB header was read whole); a large body after small headers still reaches
+the app, and a second request on a kept-alive connection is bounded alike."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+
+from api.http_head import MAX_HEAD
+
+HEAD = "api.http_head:BoundedHead"  # as api/cli/service.py names it to uvicorn
+
+
+async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """Reads the whole body and answers how many bytes it had."""
+    if scope["type"] != "http":
+        return
+    size, more = 0, True
+    while more:
+        message = await receive()
+        size += len(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = json.dumps({"read": size}).encode()
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
+
+
+@pytest.fixture
+def port() -> Iterator[int]:
+    """uvicorn serving `app` with the bounded protocol on a free local port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        free = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free, http=HEAD,
+                                           log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert server.started, "uvicorn did not start"
+    yield free
+    server.should_exit = True
+    thread.join(10)
+
+
+def exchange(port: int, *requests: bytes) -> bytes:
+    """Send the requests on one connection; everything answered until it closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        for request in requests:
+            try:
+                conn.sendall(request)
+            except (BrokenPipeError, ConnectionResetError):
+                break  # refused before all of it was sent: its answer is read below
+        answer = b""
+        try:
+            conn.shutdown(socket.SHUT_WR)
+            while chunk := conn.recv(65536):
+                answer += chunk
+        except ConnectionResetError:  # closed with the rest of the head unread: a reset
+            pass
+    return answer
+
+
+def get(extra: bytes = b"", close: bool = True) -> bytes:
+    return (b"GET / HTTP/1.1\r\nHost: x\r\n" + extra +
+            (b"Connection: close\r\n" if close else b"") + b"\r\n")
+
+
+def test_headers_over_the_limit_are_answered_431_in_the_error_body(port: int) -> None:
+    answer = exchange(port, get(b"X-Big: " + b"a" * (MAX_HEAD * 4) + b"\r\n"))
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ")
+    assert json.loads(body)["error"]["code"] == "headers_too_large"
+
+
+def test_headers_under_the_limit_and_a_large_body_reach_the_app(port: int) -> None:
+    body = b"x" * (MAX_HEAD * 3)  # sent at once with its headers: a body is not headers
+    request = (b"POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: " +
+               str(len(body)).encode() + b"\r\nX-Some: " + b"a" * 1000 + b"\r\n\r\n" + body)
+    answer = exchange(port, request)
+    assert answer.startswith(b"HTTP/1.1 200 ")
+    assert json.loads(answer.partition(b"\r\n\r\n")[2]) == {"read": len(body)}
+
+
+def test_a_second_request_on_a_kept_alive_connection_is_bounded_too(port: int) -> None:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(get(close=False))
+        first = conn.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 ")
+        answer = b""
+        try:
+            conn.sendall(get(b"X-Big: " + b"a" * (MAX_HEAD * 4) + b"\r\n"))
+            while chunk := conn.recv(65536):
+                answer += chunk
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before all of it was sent, or closed with some unread
+    assert answer.startswith(b"HTTP/1.1 431 ")
