@@ -102,12 +102,16 @@ def _proved(version: Any, leaf: Any, proof: Any, point: Checkpoint) -> None:
     """One version's inclusion proof leads from its leaf hash to the checkpoint's root."""
     if type(version) is not int or not isinstance(proof, dict):
         raise ReceiptInvalid(f"version {version!r} has no inclusion proof")
+    missing = [name for name in ("hashes", "leaf_index", "tree_size") if name not in proof]
+    if missing:
+        raise ReceiptInvalid(f"version {version}'s proof has no {', '.join(missing)}")
     try:
         leaf_hash = bytes.fromhex(leaf)
         path = [bytes.fromhex(h) for h in proof["hashes"]]
         index, size = proof["leaf_index"], proof["tree_size"]
-    except (TypeError, ValueError, KeyError) as error:
-        raise ReceiptInvalid(f"version {version}'s proof is malformed: {error!r}") from None
+    except (TypeError, ValueError):
+        raise ReceiptInvalid(f"version {version}'s proof is malformed: its leaf hash and "
+                             "path are hex SHA-256 hashes") from None
     if (index, size, proof.get("leaf_hash")) != (version - 1, point.size, leaf):
         raise ReceiptInvalid(f"version {version}'s proof is of another leaf or tree")
     if merkle.root_from_inclusion(index, size, leaf_hash, path) != point.root:

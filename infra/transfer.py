@@ -154,9 +154,12 @@ class Transfer:
         unless it verifies, naming where."""
         try:
             report, cosigns = verify_cosigned_export(self._rebuildable(lines, kept, rebuild))
-        except (KeyError, TypeError, AttributeError, ValueError, OverflowError,
+        except KeyError as error:
+            raise ImportRefused(f"the export is malformed: a line has no {error.args[0]!r}",
+                                field="export") from None
+        except (TypeError, AttributeError, ValueError, OverflowError,
                 RecursionError) as error:
-            raise ImportRefused(f"the export is malformed: {error!r}", field="export") from None
+            raise ImportRefused(f"the export is malformed: {error}", field="export") from None
         if not report.ok:
             where = f" at version {report.first_bad_version}" if report.first_bad_version else ""
             raise ImportRefused(f"the export does not verify{where}: {report.problem}",
@@ -187,10 +190,13 @@ class Transfer:
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> UUID:
-        if header.get("view", "director") != "director":
-            raise ImportRefused(f"this is the {header['view']}'s redacted export: only the "
-                                "director's complete export rebuilds a campaign",
-                                field="export")
+        view = header.get("view", "director")
+        if view != "director":
+            whose = f"the {view}'s" if isinstance(view, str) and view else "a"
+            raise ImportRefused(f"this is {whose} redacted export: only the director's "
+                                "complete export rebuilds a campaign", field="view")
+        if type(header.get("private_seed", False)) is not bool:
+            raise ImportRefused("the header's private_seed is true or false", field="private_seed")
         schema = header.get("schema_version")
         if type(schema) is not int:
             raise ImportRefused("the header's schema_version is not a number",
@@ -225,7 +231,7 @@ class Transfer:
                                 field="type")
         fields: dict[str, Any] = dict(line["data"])
         fields |= {"originator_id": ident, "originator_version": line["version"],
-                   "timestamp": datetime.fromisoformat(line["timestamp"]),
+                   "timestamp": _moment(line),
                    "prev_hash": line["prev_hash"], "sealed": line["sealed"],
                    "salt": line["salt"]}
         if line.get("neutral") is True:  # sealed neutrally (unset on an older event)
@@ -233,9 +239,9 @@ class Transfer:
         fields |= _hidden(kind, line, staged)
         try:
             event = cls(**fields)
-        except TypeError as error:
+        except TypeError:
             raise ImportRefused(f"version {line['version']} ({kind}) cannot be rebuilt: "
-                                f"{error}", field="data") from None
+                                f"{_misfit(cls, fields)}", field="data") from None
         for name in _unset(cls, fields):  # as the store keeps an event older than the field
             del event.__dict__[name]
         # Checked once, in the verifying pass. Values are carried as they are (true stays
@@ -268,6 +274,29 @@ def _hidden(kind: str, line: dict[str, Any], staged: Staging | None) -> dict[str
     for event in staged.events(lte=target):
         before = event.mutate(before)
     return undo_state(before) | {"redo_dice": dice_of(staged.events(gt=target))}
+
+
+def _moment(line: dict[str, Any]) -> datetime:
+    """An event's timestamp, refused naming its version unless it is ISO 8601 text."""
+    try:
+        return datetime.fromisoformat(line["timestamp"])
+    except (TypeError, ValueError):
+        raise ImportRefused(f"version {line['version']}: its timestamp "
+                            f"{line['timestamp']!r} is not an ISO 8601 time",
+                            field="timestamp") from None
+
+
+def _misfit(cls: type[Any], fields: dict[str, Any]) -> str:
+    """Why an event's data does not make its class: the fields it has that the class does
+    not take, or those the class needs that it lacks."""
+    known = {f.name: f for f in dataclasses.fields(cls)}
+    extra = sorted(name for name in fields if name not in known)
+    if extra:
+        return f"its data has {', '.join(extra)}, which a {cls.__name__} does not"
+    lacking = sorted(name for name, f in known.items() if name not in fields and f.init
+                     and f.default is dataclasses.MISSING
+                     and f.default_factory is dataclasses.MISSING)
+    return f"its data lacks {', '.join(lacking) or 'a field its type needs'}"
 
 
 def _unset(cls: type[Any], fields: dict[str, Any]) -> list[str]:

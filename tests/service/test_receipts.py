@@ -82,6 +82,21 @@ def test_a_receipt_with_one_flipped_hash_byte_fails_naming_the_version(
         found["problem"]
 
 
+@pytest.mark.parametrize(("change", "said"), [
+    (lambda proof: proof.pop("hashes"), "version 5's proof has no hashes"),
+    (lambda proof: proof.update(hashes=["zz"]), "version 5's proof is malformed: its leaf "
+                                                "hash and path are hex SHA-256 hashes"),
+])
+def test_a_receipt_whose_proof_is_malformed_fails_saying_what_is_wrong(
+        refit: Refit, tmp_path: Path, change: Any, said: str) -> None:
+    _, kept = played(refit, tmp_path)
+    receipt = json.loads(kept.read_text())
+    change(receipt["proofs"][1])
+    kept.write_text(json.dumps(receipt))
+    code, found = verify_receipt(kept, "--key", refit.keys.verifier_keys()[0])
+    assert code == 1 and said in found["problem"] and "Error(" not in found["problem"]
+
+
 def test_a_receipt_checked_with_another_key_fails_on_the_signature(
         refit: Refit, tmp_path: Path) -> None:
     _, kept = played(refit, tmp_path)

@@ -121,6 +121,37 @@ def test_a_sides_redacted_export_cannot_rebuild_a_campaign(refit: Refit, other: 
         other.transfer.import_export(lines_of(exported(refit, campaign, viewer="British")))
 
 
+def edited(lines: list[str], at: int, change: Any) -> bytes:
+    """The export with line `at` changed by `change` (a JSON object in, one out)."""
+    lines = list(lines)
+    lines[at] = json.dumps(change(json.loads(lines[at])))
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.parametrize(("line", "change", "said", "field"), [
+    (0, lambda h: h | {"view": None}, "this is a redacted export", "view"),
+    (0, lambda h: h | {"private_seed": "zz"}, "private_seed is true or false",
+     "private_seed"),
+    (1, lambda r: r | {"timestamp": "yesterday"},
+     "version 1: its timestamp 'yesterday' is not an ISO 8601 time", "timestamp"),
+    (1, lambda r: r | {"data": r["data"] | {"amount": 3}},
+     "version 1 (Created) cannot be rebuilt: its data has amount, which a Created does not",
+     "data"),
+    (1, lambda r: {k: v for k, v in r.items() if k != "prev_hash"},
+     "version 1 is not an event record: it has no 'prev_hash'", "export"),
+])
+def test_a_malformed_export_is_refused_in_words_naming_the_field(
+        refit: Refit, other: Refit, line: int, change: Any, said: str, field: str) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Odd", "server").id
+    lines = exported(refit, campaign).decode().splitlines()
+    with pytest.raises(ImportRefused) as refused:
+        other.transfer.import_export(lines_of(edited(lines, line, change)))
+    assert said in refused.value.message and refused.value.field == field
+    assert "Error(" not in refused.value.message and "__init__" not in refused.value.message
+    with pytest.raises(CampaignNotFound):
+        other.store.campaign(campaign)
+
+
 def test_a_campaign_already_here_is_not_imported_again(refit: Refit) -> None:
     campaign = refit.commands.create_campaign("pbr", "I", "Twice", "server").id
     head = refit.store.campaign(campaign).version
