@@ -17,6 +17,7 @@ from fastapi.templating import Jinja2Templates
 from api.errors import error_body, status_of
 from api.report import mode_words
 from api.web.login import LoginNeeded
+from api.web.rulings_view import CORRECTIONS
 from api.web.view import signed, subject_label
 from domain.campaign import campaign_id
 from domain.errors import Forbidden, RefitError
@@ -28,7 +29,21 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "reason": "Reason", "token": "Token", "dice": "Your dice", "unit": "Unit",
           "subject": "Unit", "drm": "DRM", "rg": "RG", "kg": "KG", "mode": "Buy it as",
           "option": "Buy it as (chart note)", "side": "Side", "chit": "Initiative chit",
-          "csrf": "this page's form", "action": "this page's form"}
+          "csrf": "this page's form", "action": "this page's form",
+          # the ruling form's (api/web/templates/ruling_form.html)
+          "verdict": "Verdict", "final": "Final roll", "result": "Result",
+          "drm_value": "The ruling's DRM", "drm_reason": "Why that DRM",
+          "disputed_by": "Disputed by",
+          # the CG Scenario's forms on the guide
+          "cvp": "CVP it is worth", "purchase": "Its RG line #"}
+CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
+                     "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
+                     "rg": "Amend: RG", "cost": "Amend: cost (CPP)",
+                     "strength": "Amend: strength", "table": "Missed roll: table",
+                     "subject": "Missed roll: subject", "reason": "Why", "rule": "Rule"}
+LABELS |= {f"{prefix}{name}": f"{label} (correction {number})"
+           for number, prefix in enumerate(CORRECTIONS, 1)
+           for name, label in CORRECTION_LABELS.items()}
 templates = Jinja2Templates(directory=HERE / "templates")
 # a purchase's mode (3.6175) in the words the history report uses
 templates.env.filters |= {"subject": subject_label, "signed": signed,

@@ -71,7 +71,7 @@ def ruling_of(form: dict[str, str], choices: dict[str, Any]) -> dict[str, Any]:
         raise InvalidCommand(f"a reason is at most {REASON} characters", field="reason")
     drm_value = _number(form, "drm_value", -20, 20)
     drm = None if drm_value is None else [
-        {"value": drm_value, "reason": _text(form, "drm_reason", "the ruling's DRM")}]
+        {"value": drm_value, "reason": _text(form, "drm_reason")}]
     return {"verdict": _chosen(form, "verdict", VERDICTS, required=True), "reason": reason,
             "final": _number(form, "final", -100, 100),
             "result": _chosen(form, "result", choices["results"]), "drm": drm,
@@ -85,18 +85,17 @@ def _corrections(form: dict[str, str], choices: dict[str, Any]) -> list[dict[str
     for prefix in CORRECTIONS:
         kind = _chosen(form, f"{prefix}kind", KINDS)
         if kind is not None:
-            fixes.append(_correction(form, prefix, kind, choices, len(fixes)))
+            fixes.append(_correction(form, prefix, kind, choices))
     return fixes
 
 
-def _correction(form: dict[str, str], prefix: str, kind: str, choices: dict[str, Any],
-                index: int) -> dict[str, Any]:
+def _correction(form: dict[str, str], prefix: str, kind: str,
+                choices: dict[str, Any]) -> dict[str, Any]:
     """One correction the form carries, with the fields its kind takes."""
     def field(name: str) -> str:
         return prefix + name
 
-    fix: dict[str, Any] = {"kind": kind,
-                           "reason": _text(form, field("reason"), f"corrections[{index}]"),
+    fix: dict[str, Any] = {"kind": kind, "reason": _text(form, field("reason")),
                            "rule": form.get(field("rule"), "").strip() or None}
     if kind in ("adjust", "amend_purchase", "missed_roll"):
         fix["side"] = _chosen(form, field("side"), choices["sides"], required=True)
@@ -140,11 +139,11 @@ def _number(form: dict[str, str], field: str, low: int, high: int,
     return int(text)
 
 
-def _text(form: dict[str, str], field: str, what: str) -> str:
-    """A correction's or DRM's reason: free text, required."""
+def _text(form: dict[str, str], field: str) -> str:
+    """A correction's or DRM's reason: free text, required (the page says its label)."""
     text = form.get(field, "").strip()
     if not text or len(text) > NAME:
-        raise InvalidCommand(f"{what}: give its reason, at most {NAME} characters",
+        raise InvalidCommand(f"{field}: give the reason, at most {NAME} characters",
                              field=field)
     return text
 

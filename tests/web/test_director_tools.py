@@ -126,7 +126,7 @@ def test_a_later_correction_refused_names_its_own_fields_and_records_nothing(
             "c2_pool": "cpp", "c2_amount": "1"}
     answer = post(client, f"{roll_path(campaign)}/ruling", form)
     assert answer.status_code == 422, answer.text
-    assert "corrections[1]: give its reason" in markup.unescape(answer.text)
+    assert "Why (correction 2): give the reason" in markup.unescape(answer.text)
     assert 'value="short by 2"' in answer.text  # the form again, as filled in
     assert json_read(client, campaign, f"/rolls/audit?version={campaign['rolled']}"
                      )["rulings"] == []
@@ -151,11 +151,11 @@ def test_a_ruling_voids_the_roll_or_amends_a_purchase_line(
 
 
 @pytest.mark.parametrize(("change", "said"), [
-    ({"verdict": "overruled"}, "verdict: choose one of upheld, corrected"),
-    ({"result": "Elite"}, "result: choose one of"),
-    ({"final": "seven"}, "final: a whole number from -100 to 100"),
+    ({"verdict": "overruled"}, "Verdict: choose one of upheld, corrected"),
+    ({"result": "Elite"}, "Result: choose one of"),
+    ({"final": "seven"}, "Final roll: a whole number from -100 to 100"),
     ({"c_kind": "adjust", "c_side": AXIS, "c_pool": "morale", "c_amount": "1",
-      "c_reason": "x"}, "c_pool: choose one of cpp, fpp, elr, san"),
+      "c_reason": "x"}, "Adjust: which (correction 1): choose one of cpp, fpp, elr, san"),
     ({"reason": ""}, "a ruling gives its reason"),
     ({"verdict": "upheld", "final": "3"}, "an upheld roll keeps its Final roll"),
 ])
