@@ -33,7 +33,7 @@ from api.access import (
 )
 from api.command_route import command_route, document_commands
 from api.errors import OUTAGES, headers_of, http_body, outage, status_of
-from api.guard import DUPLICATE, IMPORT_PAGE, BodyGuard, UTF8Route, gated
+from api.guard import DUPLICATE, IMPORT_PAGE, BodyGuard, HeadAsGet, UTF8Route, gated
 from api.health import health_routes
 from api.live import end_streams_on_exit, live_route
 from api.routes_audit import audit_routes
@@ -174,6 +174,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyGuard, limit=conf.max_body_bytes,
                        limits={"/campaigns/import": conf.max_import_bytes,
                                IMPORT_PAGE: conf.max_import_bytes})
+    app.add_middleware(HeadAsGet)  # last added: the outermost
     _offline_docs(app)
     _error_schemas(app)
     # every route documents the contract's errors, and reads its JSON body as UTF-8 only

@@ -47,6 +47,19 @@ class BodyGuard:
         await self.app(scope, _counted(receive, limit), send)
 
 
+class HeadAsGet:
+    """HEAD answered as GET is, without the body (RFC 9110 9.3.2): FastAPI's routes take
+    GET only, so monitors that send HEAD got 405. The server leaves the body out."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "HEAD":
+            scope = dict(scope, method="GET")
+        await self.app(scope, receive, send)
+
+
 def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str] | None:
     """Why this request is refused before its body is read (status, code, message)."""
     length = headers.get("content-length")

@@ -46,6 +46,18 @@ class BoundedHead(HttpToolsProtocol):
         super().on_message_complete()
         self._in_head, self._head = True, 0  # the next request on this connection
 
+    def send_400_response(self, msg: str) -> None:
+        """A request the parser cannot read (a malformed request line, an overlong URL):
+        400 in the contract's error body, as every other refusal, not uvicorn's text."""
+        body = json.dumps({"error": {"code": "invalid_request", "message": "the request "
+                                     "cannot be read as HTTP/1.1", "rule": None,
+                                     "field": None}}).encode()
+        self.transport.write(b"".join([
+            b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n",
+            b"content-length: " + str(len(body)).encode() + b"\r\n",
+            b"connection: close\r\n\r\n", body]))
+        self.transport.close()
+
     def _refuse(self) -> None:
         """431 in the contract's body, and no more from this side. The rest of the head is
         read and dropped (closing with it unread would reset the connection, and the

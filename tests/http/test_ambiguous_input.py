@@ -120,3 +120,14 @@ def test_a_campaign_id_that_is_none_is_refused_naming_the_campaign(
         client: TestClient) -> None:
     answer = client.get("/campaigns/xyz/live", headers=auth(ADMIN))
     assert refusal(answer)[:2] == (422, "campaign")
+
+
+def test_head_is_answered_as_get_is(client: TestClient) -> None:
+    campaign = new_campaign(client)
+    director = auth(campaign["tokens"]["director"])
+    got = client.get(f"/campaigns/{campaign['id']}", headers=director)
+    head = client.head(f"/campaigns/{campaign['id']}", headers=director)
+    assert (head.status_code, head.headers["content-type"]) == (200, "application/json")
+    assert head.headers["content-length"] == got.headers["content-length"]
+    assert client.head("/readyz").status_code == 200
+    assert client.head(f"/campaigns/{campaign['id']}").status_code == 401  # as GET is

@@ -107,3 +107,10 @@ def test_a_second_request_on_a_kept_alive_connection_is_bounded_too(port: int) -
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused before all of it was sent, or closed with some unread
     assert answer.startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_request_the_parser_cannot_read_is_refused_400_in_the_error_body(port: int) -> None:
+    answer = exchange(port, b"GET /" + b"%zz" * 10 + b" HTTP/1.1 junk\r\n\r\n")
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert json.loads(body)["error"]["code"] == "invalid_request"

@@ -23,5 +23,5 @@ def test_a_commands_nested_field_is_said_by_its_last_known_part() -> None:
 
 
 def test_a_field_with_no_known_label_is_left_as_it_is() -> None:
-    _, said = refusal(InvalidCommand("c_pool: choose one of cpp, fpp", field="c_pool"))
-    assert "label" not in said and said["message"] == "c_pool: choose one of cpp, fpp"
+    _, said = refusal(InvalidCommand("some_field: choose one of cpp, fpp", field="some_field"))
+    assert "label" not in said and said["message"] == "some_field: choose one of cpp, fpp"
