@@ -15,7 +15,7 @@ from api.session import Sessions
 from api.web.director_form import check_director_form, form_posted
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
-from domain.errors import RefitError
+from domain.errors import InvalidCommand, RefitError
 from infra.application import Refit
 
 DONE = {"set": "The webhook is set: the events from now on are posted to it.",
@@ -56,10 +56,13 @@ def webhook_pages(routes: APIRouter, refit: Refit) -> None:
 
 
 def _act(refit: Refit, ident: UUID, form: dict[str, str]) -> str:
-    """The form's action, done: `set` or `removed`."""
-    if form.get("action") == "remove":
+    """The form's action, done: `set` or `removed` (any other refused, naming it)."""
+    action = form.get("action", "set")
+    if action == "remove":
         refit.webhooks.remove(ident)
         return "removed"
+    if action != "set":
+        raise InvalidCommand("the page sends set or remove", field="action")
     refit.webhooks.set(ident, form.get("url", ""))
     return "set"
 

@@ -64,6 +64,15 @@ def test_a_url_refused_is_said_on_the_page_naming_the_field(
     assert "field: url" in text_of(refused.text) and "No webhook" in text_of(refused.text)
 
 
+def test_an_action_the_page_does_not_send_is_refused_naming_it(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    refused = post_form(client, campaign, action="bogus", url=URL)
+    assert refused.status_code == 422
+    said = text_of(refused.text)
+    assert "the page sends set or remove" in said and "No webhook" in said
+
+
 def test_a_form_from_another_site_sets_nothing(client: TestClient,
                                                campaign: dict[str, Any]) -> None:
     log_in(client, campaign["tokens"]["director"])
