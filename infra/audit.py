@@ -69,7 +69,8 @@ class Audit:
         if to_step is None:
             return cast(int, to_version)
         if STEP_POINT.match(to_step) is None:
-            raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
+            raise InvalidCommand("to_step is CGDATE/STEP, e.g. 14AM/3.617 (PBr) or 19PM/9.616 "
+                                 "(ABtF)", field="to_step")
         target = cast(int, self.views.version_at(campaign_id, to_step, field="to_step"))
         if target >= self.store.campaign(campaign_id).version:
             raise InvalidCommand(f"the campaign stands just after step {to_step}: there is "

@@ -48,8 +48,8 @@ def parse_point(text: str | int | None, field: str = "as_of") -> int | tuple[str
         return int(text)
     found = STEP_POINT.match(text)
     if found is None:
-        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 19PM/9.616)",
-                             field=field)
+        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 14AM/3.617 "
+                             "in PBr, 19PM/9.616 in ABtF)", field=field)
     return found["date"], found["step"]
 
 

@@ -25,7 +25,7 @@ Db = Annotated[str | None,
 Json = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 Id = Annotated[str, typer.Argument(help="Campaign id.")]
 AsOf = Annotated[str | None, typer.Option(
-    "--as-of", help="Answer as of a version, or after a step: CGDATE/STEP, e.g. 19PM/9.616.")]
+    "--as-of", help="Answer as of a version, or after a step: CGDATE/STEP, e.g. 14AM/3.617.")]
 By = Annotated[str, typer.Option("--by", help="Who is acting (recorded in the event).")]
 Viewer = Annotated[str | None, typer.Option(
     "--as", help="A side: as that side may read it (the other side's secrets kept).")]

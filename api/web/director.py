@@ -98,7 +98,8 @@ def _target(point: dict[str, str]) -> tuple[int | None, str | None]:
                                     and len(version) <= 10):
         raise InvalidCommand("to_version is a version number, e.g. 12", field="to_version")
     if step is not None and len(step) > 40:
-        raise InvalidCommand("to_step is CGDATE/STEP, e.g. 19PM/9.616", field="to_step")
+        raise InvalidCommand("to_step is CGDATE/STEP, e.g. 14AM/3.617 (PBr) or 19PM/9.616 "
+                             "(ABtF)", field="to_step")
     return (None if version is None else int(version)), step
 
 

@@ -214,7 +214,8 @@ def test_a_confirmation_without_the_sessions_csrf_token_or_from_another_site_is_
     ({"to_version": "99999"}, "“or version” is a version from 1 to"),
     ({"to_step": "14AM/3.618"}, "step 3.618 of 14AM is not over yet"),
     ({"to_step": "15AM/3.617"}, "the RePh has not done step 3.617 of 15AM"),
-    ({"to_step": "nonsense"}, "“Return to” is CGDATE/STEP, e.g. 19PM/9.616"),
+    ({"to_step": "nonsense"},
+     "“Return to” is CGDATE/STEP, e.g. 14AM/3.617 (PBr) or 19PM/9.616 (ABtF)"),
 ])
 def test_an_undo_refused_is_a_clear_page_in_the_json_apis_words(
         client: TestClient, campaign: dict[str, Any], query: dict[str, str],
