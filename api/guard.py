@@ -49,15 +49,21 @@ class BodyGuard:
 
 class HeadAsGet:
     """HEAD answered as GET is, without the body (RFC 9110 9.3.2): FastAPI's routes take
-    GET only, so monitors that send HEAD got 405. The server leaves the body out."""
+    GET only, so monitors that send HEAD got 405. The server leaves the body out. A live
+    stream never ends, so its HEAD stays 405: run as GET it would go on, unread, and hold
+    the connection's next request."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "HEAD":
+        if scope["type"] == "http" and scope["method"] == "HEAD" and \
+                not scope["path"].endswith(LIVE):
             scope = dict(scope, method="GET")
         await self.app(scope, receive, send)
+
+
+LIVE = "/live"  # GET /campaigns/{id}/live: Server-Sent Events (api/live.py)
 
 
 def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str] | None:

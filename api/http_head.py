@@ -17,12 +17,17 @@ BODY = json.dumps({"error": {"code": "headers_too_large", "message": MESSAGE, "r
                              "field": None}}).encode()
 
 
+class HeadTooLarge(Exception):
+    """Raised in a parser callback: the head is over MAX_HEAD bytes."""
+
+
 class BoundedHead(HttpToolsProtocol):
     """HttpToolsProtocol, refusing a head over MAX_HEAD bytes with 431."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._in_head, self._head, self._refused = True, 0, False
+        self._parsed = 0  # the head's bytes the parser has handed over, exactly
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -34,21 +39,29 @@ class BoundedHead(HttpToolsProtocol):
             if self._head > MAX_HEAD:
                 self._refuse()
 
-    def on_message_begin(self) -> None:
-        super().on_message_begin()
-        self._in_head, self._head = True, 0
+    # What the parser has read of the head is counted exactly as it hands it over: the
+    # read that completes a head is not counted above (it may carry a body), so a head
+    # sent as 64 KB and then the rest in one read is caught here.
+    def on_url(self, url: bytes) -> None:
+        self._parsed_more(len(url))
+        super().on_url(url)
 
-    def on_headers_complete(self) -> None:
-        self._in_head = False
-        super().on_headers_complete()
+    def on_header(self, name: bytes, value: bytes) -> None:
+        self._parsed_more(len(name) + len(value) + 4)  # ": " and CRLF
+        super().on_header(name, value)
 
-    def on_message_complete(self) -> None:
-        super().on_message_complete()
-        self._in_head, self._head = True, 0  # the next request on this connection
+    def _parsed_more(self, size: int) -> None:
+        self._parsed += size
+        if self._parsed > MAX_HEAD:
+            raise HeadTooLarge  # the parser stops; uvicorn then calls send_400_response
 
     def send_400_response(self, msg: str) -> None:
         """A request the parser cannot read (a malformed request line, an overlong URL):
-        400 in the contract's error body, as every other refusal, not uvicorn's text."""
+        400 in the contract's error body, as every other refusal, not uvicorn's text; a
+        head found too large as it was parsed: 431."""
+        if self._parsed > MAX_HEAD:
+            self._refuse()
+            return
         body = json.dumps({"error": {"code": "invalid_request", "message": "the request "
                                      "cannot be read as HTTP/1.1", "rule": None,
                                      "field": None}}).encode()
@@ -58,11 +71,23 @@ class BoundedHead(HttpToolsProtocol):
             b"connection: close\r\n\r\n", body]))
         self.transport.close()
 
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head, self._head, self._parsed = True, 0, 0
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        super().on_message_complete()
+        self._in_head, self._head = True, 0  # the next request on this connection
+
     def _refuse(self) -> None:
         """431 in the contract's body, and no more from this side. The rest of the head is
         read and dropped (closing with it unread would reset the connection, and the
         client might lose the answer) until the client closes, or LINGER seconds."""
-        if self.transport.is_closing():
+        if self._refused or self.transport.is_closing():
             return
         self._refused = True
         self.transport.write(b"".join([

@@ -19,6 +19,7 @@ from domain.merkle_log import MerkleLog, path_ranges
 
 FIELDS = {"origin": str, "tree_size": int, "versions": list, "leaf_hashes": list,
           "checkpoint": str, "proofs": list, "keys": list}
+KINDS = {str: "text", int: "whole number", list: "list"}  # a field's type, said in words
 
 
 class ReceiptInvalid(ValueError):
@@ -79,7 +80,7 @@ def receipt_of(body: Any) -> dict[str, Any]:
         raise ReceiptInvalid("a receipt is a JSON object (or a command's answer holding one)")
     for name, kind in FIELDS.items():
         if not isinstance(body.get(name), kind) or isinstance(body.get(name), bool):
-            raise ReceiptInvalid(f"the receipt's {name} is missing or not a {kind.__name__}")
+            raise ReceiptInvalid(f"the receipt's {name} is missing or not a {KINDS[kind]}")
     return body
 
 

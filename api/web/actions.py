@@ -107,4 +107,5 @@ def _whole(form: dict[str, Any], field: str) -> int | str:
     """A whole number as typed (validation names the field if it is out of bounds), or
     the text itself (refused by the command's schema, naming the field)."""
     text = str(form.get(field) or "").strip()
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 6 else text
+    digits = text[1:] if text[:1] == "-" else text
+    return int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 6 else text

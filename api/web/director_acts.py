@@ -18,7 +18,7 @@ from api.web.audit_view import page_version, roll_page
 from api.web.director_form import check_director_form, form_posted, run_as
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
-from api.web.rulings_view import ruling_choices, ruling_of
+from api.web.rulings_view import relocated, ruling_choices, ruling_of
 from domain import commands as cmd
 from domain.errors import InvalidCommand, RefitError
 from infra.application import Refit
@@ -80,8 +80,11 @@ def _rule(refit: Refit, ident: UUID, who: Visitor, version: str,
     if found["roll"] is None:
         raise InvalidCommand(f"no roll was made at version {number}", field="version")
     asked = ruling_of(form, ruling_choices(refit, ident, found["roll"].table))
-    refit.audit.record_ruling(ident, found["audit"].key, asked.pop("verdict"),
-                              asked.pop("reason"), who.caller.role, **asked)
+    try:
+        refit.audit.record_ruling(ident, found["audit"].key, asked.pop("verdict"),
+                                  asked.pop("reason"), who.caller.role, **asked)
+    except RefitError as error:  # the API's corrections[N], said as the page's fields
+        raise relocated(error, form) from None
 
 
 def _refused_ruling(request: Request, refit: Refit, ident: UUID, who: Visitor, version: str,

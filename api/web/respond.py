@@ -35,7 +35,7 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "drm_value": "The ruling's DRM", "drm_reason": "Why that DRM",
           "disputed_by": "Disputed by",
           # the CG Scenario's forms on the guide
-          "cvp": "CVP it is worth", "purchase": "Its RG line #"}
+          "cvp": "CVP it is worth", "purchase": "RG line #", "report": "Report"}
 CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
                      "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
                      "rg": "Amend: RG", "cost": "Amend: cost (CPP)",

@@ -6,6 +6,7 @@ other rule a ruling meets is the domain's (domain/campaign/rulings.py)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from uuid import UUID
 
@@ -77,6 +78,18 @@ def ruling_of(form: dict[str, str], choices: dict[str, Any]) -> dict[str, Any]:
             "result": _chosen(form, "result", choices["results"]), "drm": drm,
             "corrections": _corrections(form, choices),
             "disputed_by": _chosen(form, "disputed_by", choices["sides"])}
+
+
+def relocated(error: RefitError, form: dict[str, str]) -> RefitError:
+    """A ruling's refusal naming `corrections[N]` (the API's N-th correction) said as the
+    page's field of that correction (its form's c_, c2_ or c3_ fields, blanks skipped)."""
+    found = re.match(r"corrections\[(\d+)\](?:\.(\w+))?", error.field or "")
+    used = [prefix for prefix in CORRECTIONS if form.get(f"{prefix}kind")]
+    if found is None or int(found[1]) >= len(used):
+        return error
+    field = used[int(found[1])] + (found[2] or "kind")
+    message = error.message.removeprefix(f"{found[0]}: ")
+    return type(error)(f"{field}: {message}", field=field, rule=error.rule)
 
 
 def _corrections(form: dict[str, str], choices: dict[str, Any]) -> list[dict[str, Any]]:

@@ -215,7 +215,8 @@ class Campaign(Aggregate):
     def check_side(self, side: str) -> str:
         """One of the campaign's sides."""
         if side not in self.sides:
-            raise InvalidCommand(f"this campaign's sides are {self.sides}, not {side!r}",
+            raise InvalidCommand(f"this campaign's sides are {' and '.join(self.sides)}, not "
+                                 f"{side!r}",
                                  field="side")
         return side
 

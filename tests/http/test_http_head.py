@@ -114,3 +114,18 @@ def test_a_request_the_parser_cannot_read_is_refused_400_in_the_error_body(port:
     head, _, body = answer.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400 ")
     assert json.loads(body)["error"]["code"] == "invalid_request"
+
+
+def test_a_head_sent_in_two_reads_the_second_completing_it_is_bounded_too(port: int) -> None:
+    request = get(b"X-A: " + b"a" * (MAX_HEAD * 2) + b"\r\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(request[:MAX_HEAD - 500])
+        time.sleep(0.3)  # the server reads the first part alone
+        answer = b""
+        try:
+            conn.sendall(request[MAX_HEAD - 500:])
+            while chunk := conn.recv(65536):
+                answer += chunk
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+    assert answer.startswith(b"HTTP/1.1 431 ")

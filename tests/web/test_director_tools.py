@@ -132,6 +132,19 @@ def test_a_later_correction_refused_names_its_own_fields_and_records_nothing(
                      )["rulings"] == []
 
 
+def test_a_correction_the_rules_refuse_is_named_by_its_own_fields_on_the_page(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, roll_path(campaign))
+    form = {"csrf": csrf_of(page), "verdict": "corrected", "reason": REASON,
+            "c3_kind": "amend_purchase", "c3_side": AXIS, "c3_purchase": "99",
+            "c3_reason": "ruled at the table"}  # the third alone: a line there is not
+    answer = post(client, f"{roll_path(campaign)}/ruling", form)
+    assert answer.status_code == 422, answer.text
+    said = text_of(answer.text)
+    assert "Amend: purchase line # (correction 3): " in said and "corrections[" not in said
+
+
 @pytest.mark.parametrize(("correction", "event"), [
     ({"c_kind": "void_roll"}, "RollVoided"),
     ({"c_kind": "amend_purchase", "c_side": AXIS, "c_purchase": "2", "c_rg": "I5",
