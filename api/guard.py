@@ -82,11 +82,10 @@ def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str]
 
 def _media_refusal(content_type: str | None) -> tuple[int, str, str] | None:
     """415 unless the body is declared JSON, in UTF-8 if a charset is declared at all."""
-    if not is_json(content_type):
+    media = _media(content_type or "")
+    if not content_type or not _is_json(media):
         return 415, "unsupported_media_type", "send the body as Content-Type: application/json"
-    message = email.message.Message()
-    message["content-type"] = content_type or ""
-    charset = message.get_param("charset")
+    charset = media.get_param("charset")
     if isinstance(charset, str) and charset.lower() not in ("utf-8", "utf8"):
         return 415, "unsupported_media_type", (f"a JSON body is UTF-8 (RFC 8259 8.1), not "
                                                f"charset={charset}")
@@ -126,12 +125,19 @@ def _bearer(authorization: str | None) -> bool:
 
 def is_json(content_type: str | None) -> bool:
     """application/json or application/*+json, with any parameters."""
-    if not content_type:
-        return False
+    return content_type is not None and _is_json(_media(content_type))
+
+
+def _media(content_type: str) -> email.message.Message:
+    """A Content-Type header read as email reads one: its type and parameters."""
     message = email.message.Message()
     message["content-type"] = content_type
-    subtype = message.get_content_subtype()
-    return message.get_content_maintype() == "application" and \
+    return message
+
+
+def _is_json(media: email.message.Message) -> bool:
+    subtype = media.get_content_subtype()
+    return media.get_content_maintype() == "application" and \
         (subtype == "json" or subtype.endswith("+json"))
 
 

@@ -12,9 +12,22 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 MAX_HEAD = 64 * 1024  # bytes: nginx's default takes 4 x 8 KB header lines; a browser sends ~1 KB
 LINGER = 5.0  # seconds a refused connection is read and dropped before it is closed
-MESSAGE = f"the request's headers are over the limit of {MAX_HEAD} bytes"
-BODY = json.dumps({"error": {"code": "headers_too_large", "message": MESSAGE, "rule": None,
-                             "field": None}}).encode()
+
+
+def answer(status: bytes, code: str, message: str) -> bytes:
+    """A whole response, written before the app ever sees the request: the status line,
+    the contract's error body, and the connection closed after it."""
+    body = json.dumps({"error": {"code": code, "message": message, "rule": None,
+                                 "field": None}}).encode()
+    return b"".join([b"HTTP/1.1 ", status, b"\r\ncontent-type: application/json\r\n",
+                     b"content-length: ", str(len(body)).encode(), b"\r\n",
+                     b"connection: close\r\n\r\n", body])
+
+
+TOO_LARGE = answer(b"431 Request Header Fields Too Large", "headers_too_large",
+                   f"the request's headers are over the limit of {MAX_HEAD} bytes")
+UNREADABLE = answer(b"400 Bad Request", "invalid_request",
+                    "the request cannot be read as HTTP/1.1")
 
 
 class HeadTooLarge(Exception):
@@ -62,13 +75,7 @@ class BoundedHead(HttpToolsProtocol):
         if self._parsed > MAX_HEAD:
             self._refuse()
             return
-        body = json.dumps({"error": {"code": "invalid_request", "message": "the request "
-                                     "cannot be read as HTTP/1.1", "rule": None,
-                                     "field": None}}).encode()
-        self.transport.write(b"".join([
-            b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\n",
-            b"content-length: " + str(len(body)).encode() + b"\r\n",
-            b"connection: close\r\n\r\n", body]))
+        self.transport.write(UNREADABLE)
         self.transport.close()
 
     def on_message_begin(self) -> None:
@@ -90,11 +97,7 @@ class BoundedHead(HttpToolsProtocol):
         if self._refused or self.transport.is_closing():
             return
         self._refused = True
-        self.transport.write(b"".join([
-            b"HTTP/1.1 431 Request Header Fields Too Large\r\n",
-            b"content-type: application/json\r\n",
-            b"content-length: " + str(len(BODY)).encode() + b"\r\n",
-            b"connection: close\r\n\r\n", BODY]))
+        self.transport.write(TOO_LARGE)
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(LINGER, self.transport.close)

@@ -14,7 +14,7 @@ from infra.commands import Commands
 from infra.queries import Queries
 from infra.results import CommandResult
 from infra.store import CampaignStore
-from infra.views import STEP_POINT, Views
+from infra.views import STEP_EXAMPLE, STEP_POINT, Views
 from projections.audit import RollAudit, UndoPlan, roll_audit, undo_plan
 from projections.diff import Change, diff
 from projections.rows import ROLL
@@ -69,8 +69,7 @@ class Audit:
         if to_step is None:
             return cast(int, to_version)
         if STEP_POINT.match(to_step) is None:
-            raise InvalidCommand("to_step is CGDATE/STEP, e.g. 14AM/3.617 (PBr) or 19PM/9.616 "
-                                 "(ABtF)", field="to_step")
+            raise InvalidCommand(f"to_step is CGDATE/STEP, {STEP_EXAMPLE}", field="to_step")
         target = cast(int, self.views.version_at(campaign_id, to_step, field="to_step"))
         if target >= self.store.campaign(campaign_id).version:
             raise InvalidCommand(f"the campaign stands just after step {to_step}: there is "

@@ -94,9 +94,7 @@ class Queries:
               viewer: str | None = None) -> dict[str, Any]:
         """The rolls due and optional per side, with their DRM, the purchases still open,
         the sides done with the step, and what leaving it does (a side sees its own)."""
-        version = self.views.version_at(campaign_id, as_of)
-        if version is not None:  # past the head is refused, as every read's as_of is
-            check_as_of(version, self.store.campaign(campaign_id).version)
+        version = self.views.checked_version(campaign_id, as_of)
         return guide(self.store.campaign(campaign_id, version=version), viewer)
 
     @exposed("/roster", "The CG Roster", "roster")

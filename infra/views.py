@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
 COMMAND_EVENTS = 256  # more events than any one command records (an advance: a few dozen)
 STEP_POINT = re.compile(r"^(?P<date>[^/\s]{1,12})/(?P<step>[^/\s]{1,20})$")
+STEP_EXAMPLE = "e.g. 14AM/3.617 (PBr) or 19PM/9.616 (ABtF)"  # said by every refusal of one
 RUNNER_CONNECT_TIMEOUT = 3  # seconds the projection runner waits for a connection
 
 
@@ -48,8 +49,8 @@ def parse_point(text: str | int | None, field: str = "as_of") -> int | tuple[str
         return int(text)
     found = STEP_POINT.match(text)
     if found is None:
-        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP (e.g. 14AM/3.617 "
-                             "in PBr, 19PM/9.616 in ABtF)", field=field)
+        raise InvalidCommand(f"{text!r} is neither a version nor CGDATE/STEP, {STEP_EXAMPLE}",
+                             field=field)
     return found["date"], found["step"]
 
 
@@ -190,11 +191,15 @@ class Views:
 
     def rows(self, campaign_id: UUID, as_of: Point = None) -> RowSource:
         """A campaign's projection rows: live from the view, or folded as of a point."""
+        version = self.checked_version(campaign_id, as_of)
+        return self.live(campaign_id) if version is None else self.rows_at(campaign_id, version)
+
+    def checked_version(self, campaign_id: UUID, as_of: Point) -> int | None:
+        """The version an `as_of` names (None: now), refused past the campaign's head."""
         version = self.version_at(campaign_id, as_of)
         if version is not None:
             check_as_of(version, self.store.campaign(campaign_id).version)
-            return self.rows_at(campaign_id, version)
-        return self.live(campaign_id)
+        return version
 
     def mended(self, campaign_id: UUID) -> RowSource:
         """The rows of a campaign the view quarantined (an event it could not read), folded

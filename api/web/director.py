@@ -19,6 +19,7 @@ from api.web.respond import page, page_campaign, refusal
 from api.web.undo_view import plan_page, undo_choices
 from domain.errors import InvalidCommand, RefitError, VersionConflict
 from infra.application import Refit
+from infra.views import STEP_EXAMPLE
 
 REASON = 500  # characters of a reason, as the JSON API's UndoBody takes
 
@@ -98,8 +99,7 @@ def _target(point: dict[str, str]) -> tuple[int | None, str | None]:
                                     and len(version) <= 10):
         raise InvalidCommand("to_version is a version number, e.g. 12", field="to_version")
     if step is not None and len(step) > 40:
-        raise InvalidCommand("to_step is CGDATE/STEP, e.g. 14AM/3.617 (PBr) or 19PM/9.616 "
-                             "(ABtF)", field="to_step")
+        raise InvalidCommand(f"to_step is CGDATE/STEP, {STEP_EXAMPLE}", field="to_step")
     return (None if version is None else int(version)), step
 
 
