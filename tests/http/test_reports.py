@@ -87,6 +87,12 @@ class Table:
 @pytest.fixture
 def table(client: TestClient) -> Table:
     """14AM: the Axis bought an I5 (line 1) with its own token; the scenario is in play."""
+    return an_i5_bought(client)
+
+
+def an_i5_bought(client: TestClient) -> Table:
+    """A new campaign where the Axis bought an I5 (its secret line 1) at 14AM, its Initial
+    Scenario now in play."""
     table = Table(client)
     table.ok("director", {"type": "credit_cpp", "side": AXIS, "amount": 39,
                           "reason": "3.6161"})

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from tests.helpers.http import auth, new_campaign, send
 from tests.helpers.web import AXIS, BRITISH, csrf_of, text_of
+from tests.http.test_reports import an_i5_bought
 from tests.web.test_director_tools import get, log_in, post
 
 
@@ -56,6 +57,23 @@ def test_a_side_reports_its_casualty_and_the_other_confirms_it_from_its_page(
                                     "answer": "confirm_report"})
     assert answer.status_code == 303, answer.text
     assert status(client, campaign, "/cvp")["totals"] == {AXIS: 2, BRITISH: 0}
+
+
+def test_the_rg_line_of_a_casualty_reported_from_the_page_stays_off_the_opponents_pages(
+        client: TestClient) -> None:
+    campaign = an_i5_bought(client).campaign  # the Axis's secret line 1: an I5
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    answer = act(client, campaign, {"action": "casualty", "side": AXIS, "unit": "4-6-8",
+                                    "cvp": "2", "purchase": "1"})
+    assert answer.status_code == 303, answer.text
+    for token in (campaign["tokens"]["sides"][BRITISH], campaign["tokens"]["observer"]):
+        log_in(client, token)
+        page = get(client, f"/play/{campaign['id']}")
+        shown = text_of(page)
+        assert "the Axis lost 4-6-8 (2 CVP)" in shown  # a casualty is public (A26.2)
+        assert "RGCasualty" not in page and "line #1" not in shown and "RG #1" not in shown
+        forms = text_of(get(client, f"/play/{campaign['id']}/forms"))
+        assert "4-6-8" not in forms.split("RG Purchase Record", 1)[-1].split("CVP", 1)[0]
 
 
 def test_a_report_disputed_from_the_page_awaits_the_director_with_its_reason(
