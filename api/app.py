@@ -32,7 +32,7 @@ from api.access import (
     token_of,
 )
 from api.command_route import command_route, document_commands
-from api.errors import OUTAGES, headers_of, http_body, outage, status_of
+from api.errors import headers_of, http_body, outage, outages, status_of
 from api.guard import DUPLICATE, IMPORT_PAGE, BodyGuard, HeadAsGet, UTF8Route, gated
 from api.health import health_routes
 from api.live import end_streams_on_exit, live_route
@@ -232,7 +232,7 @@ def _errors(app: FastAPI) -> None:
 
     # The drivers' outages by class too: an exception only the catch-all handles is
     # answered all the same but raised again to the server, as an unexpected one is.
-    for kind in (RefitError, ValidationError, PersistenceError, *OUTAGES):
+    for kind in (RefitError, ValidationError, PersistenceError, *outages(every=True)):
         app.add_exception_handler(kind, refused)
     app.add_exception_handler(Exception, refused)  # never a bare 500: the same body
 

@@ -2,24 +2,26 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
-import psycopg
 from eventsourcing import persistence
 from pydantic import ValidationError
 
 from domain.errors import CampaignNotFound, RefitError
+from infra.drivers import outage_errors
 
 STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
           "history_unreadable": 409, "busy": 503, "streams_full": 503}
 # A database that does not answer now (down, restarting, its connections cut, a file
 # locked or unopenable): eventsourcing's wrappers and the drivers' own errors, which the
 # advisory lock (infra/store_lock.py) and the views' SQL raise unwrapped. AdminShutdown,
-# PoolTimeout and "database is locked" are among their subclasses or instances.
-OUTAGES: tuple[type[Exception], ...] = (
-    persistence.OperationalError, persistence.InterfaceError, psycopg.OperationalError,
-    psycopg.InterfaceError, sqlite3.OperationalError)
+# PoolTimeout and "database is locked" are among their subclasses or instances. psycopg's
+# are named once it is imported (every=True: all of them), as nothing else raises them.
+def outages(every: bool = False) -> tuple[type[Exception], ...]:
+    """The errors of a database that does not answer now."""
+    return persistence.OperationalError, persistence.InterfaceError, *outage_errors(every)
+
+
 RETRY_AFTER = 2  # seconds: a restarting database is back in a few; a turn frees sooner
 OUTAGE_MESSAGE = ("cannot use the database now: it is not answering; try again (after "
                   "Retry-After seconds). "
@@ -32,7 +34,7 @@ def outage(error: BaseException) -> bool:
     seen: set[int] = set()
     found: BaseException | None = error
     while found is not None and id(found) not in seen:
-        if isinstance(found, OUTAGES):
+        if isinstance(found, outages()):
             return True
         seen.add(id(found))
         found = found.__cause__ or found.__context__

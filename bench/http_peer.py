@@ -45,7 +45,7 @@ def peer_app() -> Any:
 
     # Refit's settings from the same environment (REFIT_DATABASE_URL, REFIT_POOL_SIZE,
     # REFIT_THREADS): the same database, pool, aggregate cache and recorder (its one-
-    # statement insert, infra/recorder.py), as bench/run.py's bare baseline has them, and
+    # statement insert, infra/recorder_postgres.py), as bench/run.py's bare baseline has them, and
     # as many threads as Refit's routes. PEER_RECORDER=eventsourcing: eventsourcing's own.
     conf = Settings()
     env = conf.eventsourcing_env()

@@ -10,13 +10,13 @@ import hashlib
 import logging
 import threading
 from time import monotonic
-from typing import Any
-
-from psycopg import Connection
-from psycopg.sql import SQL, Identifier
+from typing import TYPE_CHECKING, Any
 
 from projections.held import Holding
 from projections.runner import CampaignLog, CampaignProjection, catch_up
+
+if TYPE_CHECKING:  # psycopg itself only where PostgreSQL is used (issue 17, item 6)
+    from psycopg import Connection
 
 log = logging.getLogger(__name__)
 STANDBY_RETRY = 0.5  # seconds between a standby's tries of the lock: the failover delay
@@ -90,6 +90,8 @@ class ElectedRunner:
 
     def _lead(self, conn: Connection[Any]) -> bool:
         """Fold while holding the lock on this connection; False if another holds it."""
+        from psycopg.sql import SQL, Identifier
+
         found = conn.execute("SELECT pg_try_advisory_lock(%s) AS won", (self.key,)).fetchone()
         if not found or not found["won"]:
             return False

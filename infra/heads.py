@@ -1,6 +1,6 @@
 """Which campaigns other processes have saved to, read from the events table: each new
 row's campaign and its last version, after the last row seen (the notification id, in
-commit order: infra/recorder.py holds the table's lock for each insert)."""
+commit order: infra/recorder_postgres.py holds the table's lock for each insert)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,6 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 from uuid import UUID
-
-import psycopg
-from psycopg.sql import SQL, Identifier
-
-from infra.store_lock import postgres_conninfo
 
 Saved = list[tuple[UUID, int]]  # campaigns saved to, each at its last version
 Follow = Callable[[float], Saved]  # wait up to so many seconds, then what was saved
@@ -73,9 +68,11 @@ class SQLiteHeads:
 
 class PostgresHeads:
     """PostgreSQL notifies the events table's channel at each insert (eventsourcing's
-    and infra/recorder.py's insert do): one listening connection per process."""
+    and infra/recorder_postgres.py's insert do): one listening connection per process."""
 
     def __init__(self, conninfo: str, schema: str, table: str, channel: str) -> None:
+        from psycopg.sql import SQL, Identifier  # psycopg only where PostgreSQL is used
+
         self.conninfo = conninfo
         self.listen = SQL("LISTEN {0}").format(Identifier(channel))
         where = Identifier(schema), Identifier(table)
@@ -87,6 +84,8 @@ class PostgresHeads:
 
     @contextlib.contextmanager
     def following(self) -> Iterator[Follow]:
+        import psycopg
+
         with psycopg.connect(self.conninfo, autocommit=True) as connection:
             connection.execute(self.listen)  # before the first look: no save falls between
             self.since.start(connection.cursor())
@@ -101,6 +100,8 @@ def heads_of(env: dict[str, str], recorder: Any) -> Heads | None:
     """How to follow the database a store's persistence environment names (None: an
     in-memory SQLite database, which no other process can write)."""
     if env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres":
+        from infra.store_lock import postgres_conninfo
+
         return PostgresHeads(postgres_conninfo(env), recorder.datastore.schema or "public",
                              recorder.events_table_name, recorder.channel_name)
     path = env.get("SQLITE_DBNAME", ":memory:")

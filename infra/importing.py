@@ -6,24 +6,22 @@ transaction."""
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
-import psycopg
 from eventsourcing.persistence import StoredEvent
 
 from domain.campaign import Campaign
 from domain.errors import ImportRefused, RefitError
 from domain.hashing import GENESIS_HASH
+from infra.drivers import database_errors
 from infra.recorder import Pin
 from infra.staging import Staging
 from infra.store import CampaignStore
 
 PAGE = 1000  # events staged at a time: an import runs in constant memory
 # The database's own failures are an outage, never the export's fault: they pass as they are.
-DATABASE = (psycopg.Error, sqlite3.Error)
 EventOf = Callable[[UUID, dict[str, Any], Staging | None], Any]  # a line's domain event
 
 
@@ -73,7 +71,7 @@ class Rebuild:
             self._flush()
         try:
             self._fold(line, event)
-        except DATABASE:
+        except database_errors():
             raise
         except Exception as error:
             self.failed = line["version"], error

@@ -5,14 +5,17 @@ already notifies; SQLite: a poll of the log's last row, REFIT_LIVE_POLL seconds 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import threading
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from uuid import UUID
 
 from infra.heads import Heads, heads_of
+
+if TYPE_CHECKING:  # asyncio only once a live stream waits (the command line never does)
+    import asyncio
 
 log = logging.getLogger(__name__)
 RETRY_MAX = 10.0  # seconds between two tries to reach the database again, at most
@@ -24,6 +27,8 @@ class Subscription:
     def __init__(self, campaign_id: UUID, loop: asyncio.AbstractEventLoop) -> None:
         self.campaign_id, self.loop = campaign_id, loop
         self.closed = False
+        import asyncio
+
         self._woken = asyncio.Event()
 
     def wake(self) -> None:
@@ -34,6 +39,8 @@ class Subscription:
     async def woken(self, timeout: float) -> bool:
         """Wait for a wake-up, at most `timeout` seconds; whether one came. Cleared before
         the caller reads the store, so a version saved meanwhile wakes it again."""
+        import asyncio
+
         try:
             await asyncio.wait_for(self._woken.wait(), timeout)
         except TimeoutError:

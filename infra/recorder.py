@@ -1,7 +1,7 @@
-"""eventsourcing's application recorders (PostgreSQL's insert one statement the server
-commits), with the table of module data pinned by campaigns: a document per content hash,
-written in the transaction of the events that pin it (README, 'Module data pinned per
-campaign')."""
+"""eventsourcing's SQLite application recorder, with the table of module data pinned by
+campaigns: a document per content hash, written in the transaction of the events that pin
+it (README, 'Module data pinned per campaign'). PostgreSQL's is infra/recorder_postgres.py,
+which the command line on SQLite never imports."""
 
 from __future__ import annotations
 
@@ -9,11 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder, SQLiteCursor
-from psycopg import Cursor
-from psycopg.rows import DictRow
-from psycopg.sql import SQL, Identifier, Literal
 
 MODULE_DATA = "refit_module_data"  # hash -> module id and document (canonical JSON text)
 Pin = tuple[str, str, str]  # hash, module id, document
@@ -41,83 +37,3 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
             c.execute(f"SELECT doc FROM {MODULE_DATA} WHERE hash=?", (pin,))
             row = c.fetchone()
         return None if row is None else str(row["doc"])
-
-# The body of eventsourcing's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS), with the
-# table lock its two-step insert takes. Without the lock, notification ids could commit
-# out of order and a reader of the log (the views' catch-up) could pass over one.
-_FUNCTION = (
-    "CREATE OR REPLACE FUNCTION {schema}.{name}(events {schema}.{event}[]) "
-    "RETURNS SETOF bigint LANGUAGE plpgsql AS $BODY$ "
-    "BEGIN "
-    "SET LOCAL lock_timeout = '{lock_timeout}s'; "
-    "LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; "
-    "NOTIFY {channel}; "
-    "RETURN QUERY INSERT INTO {schema}.{table} AS t "
-    "(originator_id, originator_version, topic, state) "
-    "SELECT originator_id, originator_version, topic, state FROM unnest(events) "
-    "RETURNING notification_id; "
-    "END; $BODY$"
-)
-
-
-class LedgerRecorder(PostgresApplicationRecorder):
-    """eventsourcing's application recorder, inserting through a function that takes the
-    events table's lock, so that each save is one autocommit statement.
-
-    eventsourcing's own insert holds that lock from the insert until the client has read
-    the result and sent COMMIT; in a busy service that client is a thread waiting for
-    Python's GIL, and every other save waits behind it. Here the server commits as the
-    statement ends, so the lock is held for the insert and the commit only.
-    """
-
-    def __init__(self, datastore: Any, **kwargs: Any) -> None:
-        super().__init__(datastore, **kwargs)
-        self.pg_function_name_insert_events = f"refit_insert_events_{datastore.originator_id_type}"
-        schema = Identifier(datastore.schema)
-        name = Identifier(self.pg_function_name_insert_events)
-        self.sql_invoke_pg_function_insert_events = SQL("SELECT * FROM {0}.{1}((%s))").format(
-            schema, name)
-        self.sql_create_statements[self.create_insert_function_statement_index] = SQL(
-            _FUNCTION).format(schema=schema, name=name,
-                              event=Identifier(self.stored_event_type_name),
-                              lock_timeout=datastore.lock_timeout,
-                              table=Identifier(self.events_table_name),
-                              channel=Identifier(self.channel_name))
-        self._create_lock = SQL("SELECT pg_advisory_xact_lock(hashtext({0}))").format(
-            Literal(f"{datastore.schema}.{self.events_table_name}.create"))
-        data = Identifier(datastore.schema), Identifier(MODULE_DATA)
-        self.sql_create_statements.append(SQL(
-            "CREATE TABLE IF NOT EXISTS {0}.{1} (hash text PRIMARY KEY, module text NOT NULL, "
-            "doc text NOT NULL)").format(*data))
-        self._insert_data = SQL(
-            "INSERT INTO {0}.{1} VALUES (%s, %s, %s) ON CONFLICT (hash) DO NOTHING").format(*data)
-        self._select_data = SQL("SELECT doc FROM {0}.{1} WHERE hash=%s").format(*data)
-
-    def insert_events(self, stored_events: Sequence[StoredEvent],
-                      **kwargs: Any) -> Sequence[int] | None:
-        """The events; with module data to keep, that data and the events in one
-        transaction (a campaign's creation, an upgrade, an import's first page)."""
-        pins: list[Pin] = kwargs.get("module_data") or []
-        if not pins:
-            return super().insert_events(stored_events, **kwargs)
-        events = [self.construct_pg_stored_event(e.originator_id, e.originator_version,
-                                                 e.topic, e.state) for e in stored_events]
-        with self.datastore.get_connection() as conn, conn.transaction(), \
-                conn.cursor() as curs:
-            curs.executemany(self._insert_data, pins)
-            curs.execute(self.sql_invoke_pg_function_insert_events, (events,))
-            return [r[self.pg_function_name_insert_events] for r in curs.fetchall()]
-
-    def select_module_data(self, pin: str) -> str | None:
-        """The document stored for a hash, as stored (None if there is none)."""
-        with self.datastore.get_connection() as conn, conn.cursor() as curs:
-            curs.execute(self._select_data, (pin,))
-            row = curs.fetchone()
-        return None if row is None else str(row["doc"])
-
-    def _create_table(self, curs: Cursor[DictRow]) -> None:
-        """eventsourcing's, one process at a time: processes starting together (`--jobs`,
-        `refit serve --workers`) would otherwise replace the insert function at once, which
-        PostgreSQL refuses ("tuple concurrently updated")."""
-        curs.execute(self._create_lock)
-        super()._create_table(curs)

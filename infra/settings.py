@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
 
-from pydantic import Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 DEFAULT_DATABASE_URL = "sqlite:///./refit.db"
+PREFIX = "refit_"
 
 
-class Settings(BaseSettings):
-    """REFIT_* environment variables (CONTRACT 'Configuration')."""
+class Settings(BaseModel):
+    """REFIT_* environment variables (CONTRACT 'Configuration'), below what is passed."""
 
-    model_config = SettingsConfigDict(env_prefix="REFIT_", extra="ignore")
+    model_config = ConfigDict(extra="ignore")
 
     database_url: str = DEFAULT_DATABASE_URL
     admin_token: str | None = None
@@ -67,6 +69,18 @@ class Settings(BaseSettings):
     public_url: str | None = Field(default=None, max_length=200, pattern=r"^https?://\S+$")
     webhook_allow_local: bool = False
 
+    @model_validator(mode="before")
+    @classmethod
+    def _environment(cls, given: Any) -> Any:
+        """Each field not given from its REFIT_ variable, named in any case. Read here, not
+        by pydantic-settings, whose import alone cost a command line start 66 ms (issue 17,
+        item 6) for what these lines do."""
+        if not isinstance(given, dict):
+            return given
+        found = {name.lower()[len(PREFIX):]: value for name, value in os.environ.items()
+                 if name.lower().startswith(PREFIX)}
+        return {name: found[name] for name in cls.model_fields if name in found} | given
+
     @field_validator("admin_token", "signing_key", "signing_key_file", "public_url",
                      mode="before")
     @classmethod
@@ -84,13 +98,13 @@ class Settings(BaseSettings):
             # again on the stored campaign (infra/commands.py, Commands._attempts).
             env |= {"AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache),
                     "AGGREGATE_CACHE_FASTFORWARD": "n"}
-        # The module data table beside the events (infra/recorder.py).
+        # The module data table beside the events (infra/recorder_postgres.py).
         env["APPLICATION_RECORDER_TOPIC"] = "infra.recorder:SQLiteLedgerRecorder"
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
             env |= {"POSTGRES_POOL_SIZE": str(self.pool_size),
                     "POSTGRES_MAX_OVERFLOW": str(self.max_overflow),
-                    # Each save one statement the server commits (infra/recorder.py).
-                    "APPLICATION_RECORDER_TOPIC": "infra.recorder:LedgerRecorder",
+                    # Each save one statement the server commits (infra/recorder_postgres.py).
+                    "APPLICATION_RECORDER_TOPIC": "infra.recorder_postgres:LedgerRecorder",
                     "POSTGRES_ENABLE_DB_FUNCTIONS": "y"}
         return env
 

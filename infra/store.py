@@ -7,13 +7,11 @@ import contextlib
 import copy
 import json
 import logging
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
-import psycopg
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import (
     EventStore,
@@ -23,6 +21,7 @@ from eventsourcing.persistence import (
     StoredEvent,
     Transcoder,
 )
+from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from domain.campaign import Campaign, CampaignEvent
 from domain.campaign.access import Access
@@ -33,18 +32,16 @@ from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand, R
 from domain.hashing import canonical, data_hash
 from domain.rules import Module
 from infra.at_rest import SealedDiceTranscoding, SeedCipher, private_database
+from infra.drivers import database_errors
 from infra.mapper import LedgerMapper, decoded, plain_fields
 from infra.modules import load_modules, module_data, read_module_data
 from infra.seal import CacheSeal, SealedSnapshots
 from infra.settings import Settings
-from infra.staging import Staging, staging
+from infra.staging import Staging, sqlite_staging
 from infra.transcoder import ShallowJSONTranscoder
 from projections.runner import CampaignLog
 
 log = logging.getLogger(__name__)
-# Failures that say nothing of a stored event's damage: a refusal, the database's own.
-NOT_DAMAGE = (RefitError, PersistenceError, AggregateNotFoundError, psycopg.Error,
-              sqlite3.Error)
 PAGE = 1000  # events read at a time: a campaign's history is read in constant memory
 
 
@@ -188,7 +185,13 @@ class CampaignStore(CampaignLog):
         """An import's staging: its events staged as they come, then switched in with the
         module data they pin and the snapshot, all or nothing (infra/staging.py)."""
         assert self.snapshots is not None
-        return staging(self.recorder, self.snapshots.recorder, campaign_id, self.mapper)
+        if isinstance(self.recorder, SQLiteApplicationRecorder):
+            return sqlite_staging(self.recorder, self.snapshots.recorder, campaign_id,
+                                  self.mapper)
+        from infra.staging_postgres import postgres_staging  # psycopg only where it is used
+
+        return postgres_staging(self.recorder, self.snapshots.recorder, campaign_id,
+                                self.mapper)
 
     # -- loading ----------------------------------------------------------------
 
@@ -221,7 +224,7 @@ class CampaignStore(CampaignLog):
         outage, a refusal) as it is."""
         try:
             yield
-        except NOT_DAMAGE:
+        except not_damage():
             raise
         except Exception as error:
             damaged: list[tuple[int, str]] = []
@@ -340,7 +343,8 @@ class CampaignStore(CampaignLog):
                 record = event.record()
             except StopIteration:
                 return
-            except NOT_DAMAGE:  # a database that does not answer damages nothing
+            # a database that does not answer damages nothing
+            except not_damage():
                 raise
             except Exception as error:  # any damage at all is the finding, not a crash
                 damaged.append((last + 1, str(error)))
@@ -358,7 +362,7 @@ class CampaignStore(CampaignLog):
                 event = cast(CampaignEvent, next(events))
             except StopIteration:
                 break
-            except NOT_DAMAGE:
+            except not_damage():
                 raise
             except Exception:  # the damage: the roles as they stood before it
                 break
@@ -378,3 +382,8 @@ def dice_of(events: Iterable[Any]) -> dict[str, list[int]]:
 def pin_row(data: ModuleData) -> tuple[str, str, str]:
     """Module data as its table stores it: hash, module id, canonical JSON text."""
     return data.hash, data.module_id, canonical(data.doc).decode("utf-8")
+
+
+def not_damage() -> tuple[type[Exception], ...]:
+    """Failures that say nothing of a stored event's damage: a refusal, the database's."""
+    return RefitError, PersistenceError, AggregateNotFoundError, *database_errors()

@@ -31,7 +31,7 @@ from projections.runner import (
     spaced,
 )
 from projections.sealed import RowUnsealed
-from projections.view import PostgresProjectionView, ProjectionView, encode, view_class_for
+from projections.view import ProjectionView, encode, view_class_for
 
 log = logging.getLogger(__name__)
 Point = int | str | None  # a version, or CGDATE/STEP: after that step (e.g. 19PM/9.616)
@@ -92,7 +92,8 @@ class Views:
                 # and its supervisor says so and starts it again.
                 "POSTGRES_CONNECT_TIMEOUT": str(RUNNER_CONNECT_TIMEOUT)}
         # An undo turns the view back to rows as of a version: the runner reads them here.
-        return elected_runner(env, self._sealed(PostgresProjectionView), self.rows_at)
+        view_class = view_class_for("eventsourcing.postgres")
+        return elected_runner(env, self._sealed(view_class), self.rows_at)
 
     def _sealed(self, view_class: type[Any]) -> type[Any]:
         """The view class with this service's seal: its rows and checkpoints are MACed."""

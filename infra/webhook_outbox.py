@@ -15,7 +15,7 @@ from eventsourcing.persistence import IntegrityError, Tracking
 
 from domain.campaign import CampaignEvent
 from domain.history import as_seen
-from infra.store import NOT_DAMAGE, CampaignStore
+from infra.store import CampaignStore, not_damage
 from infra.webhook_post import TIMEOUT, Happened, Undelivered, body_of, post
 from infra.webhook_tables import FOLLOWER, Post
 from infra.webhook_url import UrlCipher
@@ -85,7 +85,7 @@ class Outbox:
         verify name it), not holding up every other campaign's posts."""
         try:
             return self._body(states, notification)
-        except NOT_DAMAGE:
+        except not_damage():
             raise
         except Exception as error:
             states.pop(notification.originator_id, None)

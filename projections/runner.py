@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -9,7 +10,6 @@ from uuid import UUID
 
 from eventsourcing.application import Application
 from eventsourcing.persistence import IntegrityError, JSONTranscoder, Mapper, Tracking
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.projection import Projection
 from pydantic_core import from_json, to_json
 
@@ -286,5 +286,9 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
 
 def reads_ahead(app: Application[Any]) -> bool:
     """Whether a catch-up reads its next batch in a second thread: on a database server,
-    whose reads wait on the network; SQLite's are in-process."""
-    return isinstance(app.recorder, PostgresApplicationRecorder)
+    whose reads wait on the network; SQLite's are in-process. PostgreSQL's module is
+    looked up, not imported: its recorder cannot exist unless it was, and the command line
+    on SQLite never imports it (issue 17, item 6)."""
+    postgres = sys.modules.get("eventsourcing.postgres")
+    return postgres is not None and isinstance(app.recorder,
+                                                postgres.PostgresApplicationRecorder)

@@ -8,7 +8,6 @@ from typing import Any, Protocol
 
 from eventsourcing.persistence import Tracking, TrackingRecorder
 
-from projections.view_postgres import PostgresProjectionView
 from projections.view_sql import (
     ANY,
     CHECKPOINTS,
@@ -24,8 +23,8 @@ from projections.view_sql import (
 )
 from projections.view_sqlite import SQLiteProjectionView
 
-__all__ = ["ANY", "CHECKPOINTS", "TABLE", "Checkpoints", "Encoded", "PostgresProjectionView",
-           "ProjectionView", "RowKey", "RowValue", "SQLiteProjectionView", "ViewMovedOn",
+__all__ = ["ANY", "CHECKPOINTS", "TABLE", "Checkpoints", "Encoded", "ProjectionView",
+           "RowKey", "RowValue", "SQLiteProjectionView", "ViewMovedOn",
            "check_after", "encode", "split", "view_class_for"]
 
 
@@ -95,7 +94,10 @@ class ProjectionView(Protocol):
 
 
 def view_class_for(persistence_module: str) -> type[TrackingRecorder]:
-    """The view class for eventsourcing's persistence module."""
+    """The view class for eventsourcing's persistence module (PostgreSQL's imported only
+    for it: psycopg is no part of SQLite's command line, issue 17 item 6)."""
     if persistence_module == "eventsourcing.postgres":
+        from projections.view_postgres import PostgresProjectionView
+
         return PostgresProjectionView
     return SQLiteProjectionView

@@ -75,11 +75,11 @@ def refusals() -> tuple[type[Exception], ...]:
     from eventsourcing.persistence import PersistenceError
     from pydantic import ValidationError
 
-    from api.errors import OUTAGES
+    from api.errors import outages
     from domain.errors import ModuleFileError, RefitError
 
     return (RefitError, ValidationError, ModuleFileError, ValueError, PersistenceError,
-            *OUTAGES)
+            *outages())
 
 
 def guarded(as_json: bool, action: Callable[[], T]) -> T:

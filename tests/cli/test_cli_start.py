@@ -66,3 +66,17 @@ def test_a_read_imports_no_http_stack_nor_the_command_path(tmp_path: Path) -> No
     assert "infra.queries" in loaded  # it did read
     assert not tops(loaded) & set(HTTP), sorted(tops(loaded) & set(HTTP))
     assert not loaded & set(COMMAND_PATH), sorted(loaded & set(COMMAND_PATH))
+    # On SQLite, neither PostgreSQL's driver nor eventsourcing's module for it
+    assert not tops(loaded) & {"psycopg", "psycopg_pool"}, sorted(tops(loaded))
+    assert "eventsourcing.postgres" not in loaded
+
+
+def test_a_refused_read_on_sqlite_imports_no_postgresql_driver(tmp_path: Path) -> None:
+    env = {"REFIT_DATABASE_URL": f"sqlite:///{tmp_path / 'refit.db'}",
+           "REFIT_MODULE_DIR": str(tmp_path / "modules")}
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", SCRIPT.replace("(0, None)", "(2,)"),
+                           str(out), "status", "0" * 32], cwd=ROOT, capture_output=True,
+                          text=True, env=os.environ | env, timeout=120, check=True)
+    assert "refused: no campaign" in done.stderr
+    assert "psycopg" not in tops(set(json.loads(out.read_text())))

@@ -229,12 +229,12 @@ def test_services_sharing_postgres_take_turns_instead_of_conflicting(
 
 
 def test_a_save_on_postgres_waits_for_the_events_table_lock(settings: Settings) -> None:
-    """Saves commit in the order their notification ids were drawn (infra/recorder.py)."""
+    """Saves commit in the order their notification ids were drawn (infra/recorder_postgres.py)."""
     if backend_of(settings.database_url) == "sqlite":
         pytest.skip("SQLite has one writer at a time: there is no table lock to take")
     import psycopg
 
-    from infra.recorder import LedgerRecorder
+    from infra.recorder_postgres import LedgerRecorder
 
     refit = Refit(settings)
     try:

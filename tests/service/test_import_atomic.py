@@ -29,7 +29,8 @@ from domain import commands as cmd
 from domain.errors import CampaignExists, CampaignNotFound
 from infra.application import Refit
 from infra.settings import Settings
-from infra.staging import PostgresStaging, SQLiteStaging
+from infra.staging import SQLiteStaging
+from infra.staging_postgres import PostgresStaging
 from infra.transfer import dump_line, parse_lines
 from tests.helpers.databases import fresh_database
 
@@ -39,7 +40,8 @@ EVENTS = 4000  # four pages of the import's thousand: a kill by time lands while
 # only, so the command itself carries no hook.
 PAUSED = """
 import sys, time
-from infra.staging import PostgresStaging, SQLiteStaging
+from infra.staging import SQLiteStaging
+from infra.staging_postgres import PostgresStaging
 method, nth = sys.argv[1], int(sys.argv[2])
 del sys.argv[1:3]
 calls = []

@@ -15,7 +15,7 @@ from eventsourcing.projection import ProjectionRunner
 from infra.application import Refit
 from infra.settings import Settings, backend_of
 from projections.runner import CampaignLog, CampaignProjection
-from projections.view import PostgresProjectionView
+from projections.view_postgres import PostgresProjectionView
 from tests.helpers.databases import PG_URL
 from tests.helpers.story import do
 

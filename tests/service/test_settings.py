@@ -60,3 +60,20 @@ def test_the_gil_switch_interval_is_a_positive_number_of_ms(
     monkeypatch.setenv("REFIT_SWITCH_INTERVAL_MS", "0")
     with pytest.raises(ValidationError, match="switch_interval_ms"):
         Settings()
+
+
+def test_a_value_passed_wins_over_the_environment_and_a_lower_case_name_counts(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFIT_THREADS", "3")
+    monkeypatch.setenv("refit_pool_size", "7")
+    conf = Settings(threads=4)
+    assert (conf.threads, conf.pool_size) == (4, 7)
+
+
+def test_an_unknown_refit_variable_is_ignored_and_a_bad_one_is_named(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("REFIT_NO_SUCH_SETTING", "x")
+    assert Settings().threads == 8
+    monkeypatch.setenv("REFIT_SNAPSHOT_INTERVAL", "often")
+    with pytest.raises(ValidationError, match="snapshot_interval"):
+        Settings()

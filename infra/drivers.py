@@ -1,0 +1,30 @@
+"""The database drivers' errors, without importing a driver not in use: the command line
+on SQLite never imports psycopg (about 90 ms of each start, issue 17 item 6), and an error
+of a driver never imported cannot have been raised."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+
+def _psycopg(load: bool) -> object | None:
+    if load:
+        import psycopg
+        return psycopg
+    return sys.modules.get("psycopg")
+
+
+def database_errors(every: bool = False) -> tuple[type[Exception], ...]:
+    """Each driver's base error (psycopg's once imported, or always with every)."""
+    psycopg = _psycopg(every)
+    return (sqlite3.Error, psycopg.Error) if psycopg else (sqlite3.Error,)  # type: ignore[attr-defined]
+
+
+def outage_errors(every: bool = False) -> tuple[type[Exception], ...]:
+    """Each driver's errors of a database that does not answer now."""
+    psycopg = _psycopg(every)
+    if psycopg is None:
+        return (sqlite3.OperationalError,)
+    return (sqlite3.OperationalError, psycopg.OperationalError,  # type: ignore[attr-defined]
+            psycopg.InterfaceError)  # type: ignore[attr-defined]
