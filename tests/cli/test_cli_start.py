@@ -80,3 +80,14 @@ def test_a_refused_read_on_sqlite_imports_no_postgresql_driver(tmp_path: Path) -
                           text=True, env=os.environ | env, timeout=120, check=True)
     assert "refused: no campaign" in done.stderr
     assert "psycopg" not in tops(set(json.loads(out.read_text())))
+
+
+def test_a_read_run_in_the_reads_app_alone_answers_as_the_whole_app(tmp_path: Path) -> None:
+    whole = "from api.cli.root import app; app(prog_name='refit')"
+    env = os.environ | {"COLUMNS": "100", "REFIT_DATABASE_URL": f"sqlite:///{tmp_path}/r.db"}
+    for args in (["status", "--help"], ["roster", "not-an-id"], ["rolls"]):
+        alone, through_all = (subprocess.run([sys.executable, *how, *args], cwd=ROOT, env=env,
+                                             capture_output=True, text=True, timeout=120)
+                              for how in (["-m", "api.cli"], ["-c", whole]))
+        assert (alone.returncode, alone.stdout, alone.stderr) == (
+            through_all.returncode, through_all.stdout, through_all.stderr), args
