@@ -21,6 +21,7 @@ from api.cli.core import (
     guarded,
     print_receipt,
     query,
+    starting,
 )
 
 if TYPE_CHECKING:
@@ -83,11 +84,12 @@ def _command(command: str, summary: str) -> None:
     operator) sees it, or as one side does."""
     def read_it(campaign: Id, as_of: AsOf = None, side: Side = None, db: Db = None,
                 as_json: Json = False) -> None:
-        from api.render import TEXT
+        with starting():  # a read is over before the collector would find anything
+            from api.render import TEXT
 
-        which = declared(command)
-        answer: Any = query(db, as_json, lambda refit: refit.reads.answer(
-            which, campaign_key(campaign), as_of, viewer_side(refit, campaign, side)))
+            which = declared(command)
+            answer: Any = query(db, as_json, lambda refit: refit.reads.answer(
+                which, campaign_key(campaign), as_of, viewer_side(refit, campaign, side)))
         emit(as_json, answer, lambda: typer.echo(TEXT[which.name](answer)))
     app.command(command, cls=ReadCommand, short_help=summary)(read_it)
 

@@ -11,6 +11,7 @@ from api.cli import (
     audit,
     campaigns,
     commands,
+    core,
     cosign,
     modules,
     proofs,
@@ -48,5 +49,6 @@ def main() -> None:
     # first model: 20-30 ms of each start (issue 17, item 6) for plugins Refit does not use.
     # An operator who does use one sets the variable to a list, and this leaves it so.
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    core.Process.one_command = True
     args = sys.argv[1:2]
     (reads_only if args and args[0] in reads.READ_COMMANDS else app)(prog_name="refit")

@@ -3,12 +3,16 @@ imported. The time itself is measured by bench/cli_start.py, not asserted here."
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from api.cli import app
 from tests.helpers.demo import play_the_demo
 from tests.helpers.paths import ROOT
 
@@ -91,3 +95,17 @@ def test_a_read_run_in_the_reads_app_alone_answers_as_the_whole_app(tmp_path: Pa
                               for how in (["-m", "api.cli"], ["-c", whole]))
         assert (alone.returncode, alone.stdout, alone.stderr) == (
             through_all.returncode, through_all.stdout, through_all.stderr), args
+
+
+def test_a_read_in_a_process_that_runs_many_leaves_the_collector_on_and_nothing_frozen(
+        tmp_path: Path) -> None:
+    played = play_the_demo(tmp_path)
+    db = played.refit.settings.database_url
+    played.refit.close()
+    frozen, runner = gc.get_freeze_count(), CliRunner()
+    read = runner.invoke(app, ["status", str(played.campaign), "--db", db])
+    assert read.exit_code == 0 and "CG Date" in read.output, read.output
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    refused = runner.invoke(app, ["roster", "0" * 32, "--db", db])
+    assert refused.exit_code == 2 and "no campaign" in refused.output, refused.output
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
