@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Any, cast, get_type_hints
 
-from anyio import to_thread
+from anyio import CapacityLimiter, to_thread
 from eventsourcing.persistence import PersistenceError
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -143,10 +143,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     refit = Refit(conf)
 
     @asynccontextmanager
-    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(served: FastAPI) -> AsyncIterator[None]:
         # Sync routes run on anyio's threads: a few threads spend less CPU contending
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
+        # Commands have as many of their own (api/command_route.py): the reads' threads
+        # are never all taken by commands waiting for their campaign or the database.
+        served.state.command_threads = CapacityLimiter(conf.threads)
         if conf.switch_interval_ms is not None:  # an operator's choice (README, Configuration)
             sys.setswitchinterval(conf.switch_interval_ms / 1000)
         # What start-up made (modules, rule tables, the app) lives as long as the service:

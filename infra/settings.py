@@ -38,7 +38,8 @@ class Settings(BaseModel):
     # Other processes write to this database too (refit serve --workers N, or several
     # services): each command reads the store first instead of trusting the cache.
     shared_database: bool = False
-    threads: int = Field(default=8, ge=1, le=1000)  # threads serving the HTTP routes
+    # Threads serving the HTTP routes, and as many for commands alone (api/command_route.py)
+    threads: int = Field(default=8, ge=1, le=1000)
     # Seconds a command waits for its campaign's turn (another command on it, here or in
     # another process) before it is answered 503 `busy`: a stuck one never holds it forever.
     turn_wait: float = Field(default=10.0, gt=0, le=3600)
