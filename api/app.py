@@ -40,6 +40,7 @@ from api.routes_audit import audit_routes
 from api.routes_charts import chart_routes
 from api.routes_proofs import proof_routes
 from api.routes_webhook import webhook_routes
+from api.turns import Turns
 from api.web import web_routes
 from api.webhook_text import webhook_text
 from domain.campaign import campaign_id
@@ -147,9 +148,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Sync routes run on anyio's threads: a few threads spend less CPU contending
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
-        # Commands have as many of their own (api/command_route.py): the reads' threads
-        # are never all taken by commands waiting for their campaign or the database.
-        served.state.command_threads = CapacityLimiter(conf.threads)
+        # Commands have their own, fewer (api/command_route.py): the reads' threads are
+        # never taken by commands, and a read waits behind fewer busy threads for the GIL.
+        served.state.command_threads = CapacityLimiter(conf.command_threads)
+        served.state.turns = Turns(conf.turn_wait)
         if conf.switch_interval_ms is not None:  # an operator's choice (README, Configuration)
             sys.setswitchinterval(conf.switch_interval_ms / 1000)
         # What start-up made (modules, rule tables, the app) lives as long as the service:

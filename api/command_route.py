@@ -71,12 +71,17 @@ def command_route(routes: APIRouter, refit: Refit) -> None:
         headers = request.headers
         body = read_command(await _body(request), headers)
         token = token_of(await bearer(request))
-        run = partial(execute, refit, campaign_id(campaign), token, body,
+        ident = campaign_id(campaign)
+        run = partial(execute, refit, ident, token, body,
                       expected_version(headers.get("if-match")), headers.get("idempotency-key"))
-        # On the commands' own threads (api/app.py, lifespan): a read never waits for a
-        # thread behind the commands of 32 busy writers (issue 17, item 4).
-        return await to_thread.run_sync(run, limiter=getattr(request.app.state,
-                                                             "command_threads", None))
+        # On the commands' own threads (api/app.py, lifespan), once the campaign's turn
+        # has come (api/turns.py): a read never waits for a thread behind commands, nor
+        # does one campaign's command behind another campaign's queue (issue 17, item 4).
+        state = request.app.state
+        if not hasattr(state, "turns"):  # an app served without its lifespan (tests)
+            return await to_thread.run_sync(run)
+        async with state.turns.turn(ident):
+            return await to_thread.run_sync(run, limiter=state.command_threads)
 
 
 def document_commands(app: FastAPI) -> None:
