@@ -32,7 +32,8 @@ class Turns:
         if lock is None:
             lock = self._locks[campaign_id] = asyncio.Lock()
         try:
-            await asyncio.wait_for(lock.acquire(), self.wait)
+            async with asyncio.timeout(self.wait):  # no task of its own, as wait_for makes
+                await lock.acquire()
         except TimeoutError:
             raise CampaignBusy(f"another command has held this campaign for {self.wait:g} s; "
                                "try again") from None
