@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import sqlite3
 import sys
+from types import ModuleType
 
 
-def _psycopg(load: bool) -> object | None:
+def _psycopg(load: bool) -> ModuleType | None:
     if load:
         import psycopg
         return psycopg
@@ -18,7 +19,7 @@ def _psycopg(load: bool) -> object | None:
 def database_errors(every: bool = False) -> tuple[type[Exception], ...]:
     """Each driver's base error (psycopg's once imported, or always with every)."""
     psycopg = _psycopg(every)
-    return (sqlite3.Error, psycopg.Error) if psycopg else (sqlite3.Error,)  # type: ignore[attr-defined]
+    return (sqlite3.Error, psycopg.Error) if psycopg else (sqlite3.Error,)
 
 
 def outage_errors(every: bool = False) -> tuple[type[Exception], ...]:
@@ -26,5 +27,4 @@ def outage_errors(every: bool = False) -> tuple[type[Exception], ...]:
     psycopg = _psycopg(every)
     if psycopg is None:
         return (sqlite3.OperationalError,)
-    return (sqlite3.OperationalError, psycopg.OperationalError,  # type: ignore[attr-defined]
-            psycopg.InterfaceError)  # type: ignore[attr-defined]
+    return sqlite3.OperationalError, psycopg.OperationalError, psycopg.InterfaceError
