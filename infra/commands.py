@@ -10,7 +10,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError
@@ -22,7 +22,9 @@ from domain.hashing import sha256_hex
 from domain.history import record_hash
 from infra.results import CommandResult, Tokens
 from infra.store import CampaignStore
-from infra.store_lock import StoreLock
+
+if TYPE_CHECKING:  # psycopg's pool only for a shared PostgreSQL database
+    from infra.store_lock import StoreLock
 
 MAX_RETRIES = 10
 Authorize = Callable[[Campaign], str]  # the caller's role on the campaign as loaded
@@ -82,9 +84,12 @@ class Commands:
         self._locks: weakref.WeakValueDictionary[UUID, _Lock] = weakref.WeakValueDictionary()
         self._locks_guard = threading.Lock()
         postgres = store.env.get("PERSISTENCE_MODULE") == "eventsourcing.postgres"
-        self.store_lock = StoreLock(store.env, conf.pool_size + conf.max_overflow,
-                                    conf.turn_wait) \
-            if conf.shared_database and postgres else None
+        self.store_lock: StoreLock | None = None
+        if conf.shared_database and postgres:
+            from infra.store_lock import StoreLock
+
+            self.store_lock = StoreLock(store.env, conf.pool_size + conf.max_overflow,
+                                        conf.turn_wait)
 
     def close(self) -> None:
         """Close the cross-process lock's connections."""

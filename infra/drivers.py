@@ -13,7 +13,8 @@ def _psycopg(load: bool) -> ModuleType | None:
     if load:
         import psycopg
         return psycopg
-    return sys.modules.get("psycopg")
+    found = sys.modules.get("psycopg")  # not one another thread is still importing
+    return found if found is not None and hasattr(found, "InterfaceError") else None
 
 
 def database_errors(every: bool = False) -> tuple[type[Exception], ...]:

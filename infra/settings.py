@@ -102,7 +102,7 @@ class Settings(BaseModel):
             # again on the stored campaign (infra/commands.py, Commands._attempts).
             env |= {"AGGREGATE_CACHE_MAXSIZE": str(self.aggregate_cache),
                     "AGGREGATE_CACHE_FASTFORWARD": "n"}
-        # The module data table beside the events (infra/recorder_postgres.py).
+        # The module data table beside the events (infra/recorder.py).
         env["APPLICATION_RECORDER_TOPIC"] = "infra.recorder:SQLiteLedgerRecorder"
         if env["PERSISTENCE_MODULE"] == "eventsourcing.postgres":
             env |= {"POSTGRES_POOL_SIZE": str(self.pool_size),

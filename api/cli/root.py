@@ -45,10 +45,12 @@ for part in (reads, commands, service, transfer, audit, campaigns, modules, cosi
 
 def main() -> None:
     """Console entry point."""
+    args = sys.argv[1:2]
     # pydantic looks for plugins in every installed package's metadata when it builds its
     # first model: 20-30 ms of each start (issue 17, item 6) for plugins Refit does not use.
-    # An operator who does use one sets the variable to a list, and this leaves it so.
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    # Not for the service, whose start is once and where an operator may use one; one
+    # who does elsewhere sets the variable to a list, and this leaves it so.
+    if args != ["serve"]:
+        os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     core.Process.one_command = True
-    args = sys.argv[1:2]
     (reads_only if args and args[0] in reads.READ_COMMANDS else app)(prog_name="refit")

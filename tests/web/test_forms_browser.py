@@ -51,6 +51,9 @@ def test_a_side_opens_its_forms_as_of_a_step_and_compares_two_points(
     axis.get_by_label("From", exact=True).select_option("14AM/3.617")
     axis.get_by_label("To", exact=True).select_option("")
     axis.get_by_role("button", name="Compare", exact=True).click()
+    # The comparison's own page, not the one before it (which may already show a change):
+    # typing into the page the navigation is about to replace would be lost.
+    expect(axis).to_have_url(re.compile(r"[?&]from=14AM%2F3\.617"))
     changed = axis.locator('#diff-purchase_record tr[data-change="changed"]')
     expect(changed.first).to_contain_text("#1")
     shoot(axis, shots, "forms-diff")
