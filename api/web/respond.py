@@ -34,8 +34,9 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "verdict": "Verdict", "final": "Final roll", "result": "Result",
           "drm_value": "The ruling's DRM", "drm_reason": "Why that DRM",
           "disputed_by": "Disputed by",
-          # the CG Scenario's forms on the guide
-          "cvp": "CVP it is worth", "purchase": "RG line #", "report": "Report"}
+          # the CG Scenario's forms on the guide (a field two forms share, by its command)
+          "cvp": "CVP it is worth", "purchase": "RG line #", "report": "Report",
+          "record_casualty.unit": "Unit lost"}
 CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
                      "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
                      "rg": "Amend: RG", "cost": "Amend: cost (CPP)",
@@ -76,7 +77,10 @@ def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
 
 def field_label(field: str) -> str | None:
     """A field the API names, as the page's form labels it: `purchase_rg.mode` is the
-    purchase's `Buy it as`, `roll.dice.0` the roll's `Your dice` (None: no label known)."""
+    purchase's `Buy it as`, `roll.dice.0` the roll's `Your dice`, `record_casualty.unit` the
+    casualty's `Unit lost` (None: no label known)."""
+    if field in LABELS:  # named with its command: the label of that command's form
+        return LABELS[field]
     known = next((part for part in reversed(field.split(".")) if part in LABELS), None)
     return LABELS[known] if known else None
 
