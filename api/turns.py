@@ -35,8 +35,7 @@ class Turns:
             async with asyncio.timeout(self.wait):  # no task of its own, as wait_for makes
                 await lock.acquire()
         except TimeoutError:
-            raise CampaignBusy(f"another command has held this campaign for {self.wait:g} s; "
-                               "try again") from None
+            raise CampaignBusy.after(self.wait) from None
         try:
             yield
         finally:

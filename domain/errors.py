@@ -80,6 +80,11 @@ class CampaignBusy(RefitError):
 
     code = "busy"
 
+    @classmethod
+    def after(cls, wait: float, holder: str = "another command") -> CampaignBusy:
+        """The refusal once the turn has not come within `wait` seconds."""
+        return cls(f"{holder} has held this campaign for {wait:g} s; try again")
+
 
 class StreamsFull(RefitError):
     """This process already holds REFIT_LIVE_MAX_STREAMS live streams open."""

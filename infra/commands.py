@@ -68,8 +68,7 @@ class _Lock:
 
     def __enter__(self) -> None:
         if not self._lock.acquire(timeout=self.wait):
-            raise CampaignBusy(f"another command has held this campaign for {self.wait:g} s; "
-                               "try again")
+            raise CampaignBusy.after(self.wait)
 
     def __exit__(self, *_: object) -> None:
         self._lock.release()

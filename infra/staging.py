@@ -28,10 +28,6 @@ from infra.recorder import MODULE_DATA, Pin
 
 STAGE = "refit_import"  # the temporary table: version, topic, state
 PAGE = 1000  # staged events read back at a time
-# PostgreSQL ends a session idle in a transaction after 5 s (eventsourcing's default), lest
-# it hold locks; staging holds none that others wait for, and between two pages the
-# import works out the next: it may wait longer, though not for ever.
-IDLE_WHILE_STAGING_S = 60
 
 
 class Staging(ABC):

@@ -14,7 +14,12 @@ from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg.sql import SQL, Identifier
 
 from infra.recorder import MODULE_DATA, Pin
-from infra.staging import IDLE_WHILE_STAGING_S, PAGE, STAGE, Staging
+from infra.staging import PAGE, STAGE, Staging
+
+# PostgreSQL ends a session idle in a transaction after 5 s (eventsourcing's default), lest
+# it hold locks; staging holds none that others wait for, and between two pages the
+# import works out the next: it may wait longer, though not for ever.
+IDLE_WHILE_STAGING_S = 60
 
 
 class PostgresStaging(Staging):

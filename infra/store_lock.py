@@ -99,8 +99,7 @@ class StoreLock:
         try:
             conn.execute("SELECT pg_advisory_lock(%s, %s)", keys)
         except errors.LockNotAvailable:
-            raise CampaignBusy(f"another process's command has held this campaign for "
-                               f"{self.wait:g} s; try again") from None
+            raise CampaignBusy.after(self.wait, "another process's command") from None
         except (errors.OperationalError, errors.InterfaceError):
             if last or not conn.broken:
                 raise
