@@ -81,7 +81,8 @@ def error_body(error: Exception) -> dict[str, Any]:
         field = ".".join(str(part) for part in first["loc"]) or None
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             field = "type"
-        message = f"{field}: {first['msg']}" if field else first["msg"]
+        said = _words(first)
+        message = f"{field}: {said}" if field else said
         return _body("invalid_command", message, None, field)
     if isinstance(error, ValueError):  # bad input read by hand (e.g. the CLI's JSON)
         return _body("invalid", str(error), None, None)
@@ -89,6 +90,14 @@ def error_body(error: Exception) -> dict[str, Any]:
         # owns the database: the driver's reason is theirs to read (never the HTTP caller's)
         return _body("storage", f"cannot use the database: {error}", None, None)
     return INTERNAL  # never the exception's own text
+
+
+def _words(first: Any) -> str:
+    """pydantic's message, but for an empty text (blank once trimmed, as the pages send
+    it), which says what is missing rather than counting characters."""
+    if first["type"] == "string_too_short" and first.get("ctx", {}).get("min_length") == 1:
+        return "left empty"
+    return str(first["msg"])
 
 
 def _body(code: str, message: str, rule: str | None, field: str | None) -> dict[str, Any]:

@@ -27,6 +27,12 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
     tokens = campaign["tokens"]
     axis = joined(browser, live, campaign, tokens["sides"][AXIS])
     british = joined(browser, live, campaign, tokens["sides"][BRITISH])
+    axis.get_by_label("Unit lost").fill("   ")  # passes the browser's `required`, not ours
+    axis.get_by_label("CVP it is worth").fill("2")
+    axis.get_by_role("button", name="Report the casualty").click()
+    expect(axis.get_by_role("alert")).to_contain_text("Unit lost: left empty")
+    shoot(axis, shots, "scenario-refused")
+    axis.goto(f"{live}/play/{campaign['id']}")
     axis.get_by_label("Unit lost").fill("4-6-8")
     axis.get_by_label("CVP it is worth").fill("2")
     shoot(axis, shots, "scenario-side")

@@ -107,7 +107,7 @@ def test_the_director_records_a_casualty_and_ends_the_scenario_from_the_page(
 
 @pytest.mark.parametrize(("fields", "said"), [
     ({"action": "casualty", "side": AXIS, "unit": "4-6-8", "cvp": "lots"}, "CVP it is worth: "),
-    ({"action": "casualty", "side": AXIS, "unit": "", "cvp": "1"}, "Unit lost: String should"),
+    ({"action": "casualty", "side": AXIS, "unit": "", "cvp": "1"}, "Unit lost: left empty"),
     ({"action": "casualty", "side": BRITISH, "unit": "4-5-7", "cvp": "1"}, "British"),
     ({"action": "end_scenario"}, "director"),
     ({"action": "answer", "side": AXIS, "report": "1", "answer": "confirm_report"},
