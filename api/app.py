@@ -11,7 +11,7 @@ from contextlib import asynccontextmanager
 from dataclasses import asdict
 from typing import Any, cast, get_type_hints
 
-from anyio import CapacityLimiter, to_thread
+from anyio import to_thread
 from eventsourcing.persistence import PersistenceError
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -148,10 +148,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         # Sync routes run on anyio's threads: a few threads spend less CPU contending
         # for the GIL than anyio's default 40 (see bench/load.py).
         to_thread.current_default_thread_limiter().total_tokens = conf.threads
-        # Commands have their own, fewer (api/command_route.py): the reads' threads are
+        # Commands have their own, fewer (api/turns.py): the reads' threads are
         # never taken by commands, and a read waits behind fewer busy threads for the GIL.
-        served.state.command_threads = CapacityLimiter(conf.command_threads)
-        served.state.turns = Turns(conf.turn_wait)
+        served.state.turns = Turns(conf.turn_wait, conf.command_threads)
         if conf.switch_interval_ms is not None:  # an operator's choice (README, Configuration)
             sys.setswitchinterval(conf.switch_interval_ms / 1000)
         # What start-up made (modules, rule tables, the app) lives as long as the service:

@@ -81,7 +81,7 @@ def command_route(routes: APIRouter, refit: Refit) -> None:
         if not hasattr(state, "turns"):  # an app served without its lifespan (tests)
             return await to_thread.run_sync(run)
         async with state.turns.turn(ident):
-            return await to_thread.run_sync(run, limiter=state.command_threads)
+            return await to_thread.run_sync(run, limiter=state.turns.limiter)
 
 
 def document_commands(app: FastAPI) -> None:

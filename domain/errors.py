@@ -76,7 +76,8 @@ class Forbidden(RefitError):
 
 
 class CampaignBusy(RefitError):
-    """Another command has held the campaign's turn for longer than REFIT_TURN_WAIT."""
+    """Another command has held the campaign's turn, or commands every command thread,
+    for longer than REFIT_TURN_WAIT."""
 
     code = "busy"
 
@@ -84,6 +85,12 @@ class CampaignBusy(RefitError):
     def after(cls, wait: float, holder: str = "another command") -> CampaignBusy:
         """The refusal once the turn has not come within `wait` seconds."""
         return cls(f"{holder} has held this campaign for {wait:g} s; try again")
+
+    @classmethod
+    def threads_taken(cls, wait: float) -> CampaignBusy:
+        """The refusal once no command thread came free within `wait` seconds."""
+        return cls(f"the service's commands have held every command thread for {wait:g} s; "
+                   "try again")
 
 
 class StreamsFull(RefitError):

@@ -110,3 +110,28 @@ def test_a_command_that_waits_past_the_turn_wait_is_answered_busy_and_appends_no
         assert "0.5 s" in late.json()["error"]["message"]
         answer = client.get(f"/campaigns/{campaign['id']}", headers=auth(director))
         assert answer.json()["version"] == 2  # the first command's event alone
+
+
+def test_a_command_that_finds_no_command_thread_within_the_turn_wait_is_answered_busy(
+        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    conf = settings.model_copy(update={"command_threads": 1, "turn_wait": 0.5})
+    for client in serving(conf, FIXTURE_CHART):
+        held, waiting = new_campaign(client), new_campaign(client, name="Breville")
+        holding, release = held_commands(monkeypatch)
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(send, client, held, held["tokens"]["director"], CREDIT)
+            assert holding.acquire(timeout=30)  # the one command thread is taken
+            try:
+                late = send(client, waiting, waiting["tokens"]["director"], CREDIT)
+            finally:
+                release.set()
+            assert first.result(timeout=60).status_code == 200
+        assert late.status_code == 503, late.text
+        assert late.json()["error"]["code"] == "busy"
+        assert "every command thread for 0.5 s" in late.json()["error"]["message"]
+        assert late.headers["retry-after"]
+        director = waiting["tokens"]["director"]
+        assert client.get(f"/campaigns/{waiting['id']}",
+                          headers=auth(director)).json()["version"] == 1
+        # the thread and the campaign's turn were both given back: it is answered now
+        assert send(client, waiting, director, CREDIT).status_code == 200
