@@ -161,7 +161,7 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         except (RefitError, ValidationError) as error:  # a form's field tampered with too
             status, said = refusal(error)
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
-                                           who.caller, None, status, said)
+                                           who.caller, None, status, said, posted=fields)
         said = {"roll": f"?rolled={first}-{last}", "purchase": f"?bought={first}"}
         return RedirectResponse(f"/play/{ident}{said.get(fields.get('action') or '', '')}",
                                 status_code=303)
@@ -185,10 +185,10 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
 
 def _guide(request: Request, refit: Refit, ident: UUID, session: Session, caller: Caller,
            rolled: range | None, code: int = 200, error: dict[str, Any] | None = None,
-           bought: int | None = None) -> Response:
-    """The guide page for the caller, with a refused form's error if one was."""
+           bought: int | None = None, posted: dict[str, str] | None = None) -> Response:
+    """The guide page for the caller, with a refused form's error and fields if one was."""
     context = home(refit, ident, caller, rolled, bought)
-    return page(request, "guide.html", code, role=caller.role, error=error,
+    return page(request, "guide.html", code, role=caller.role, error=error, posted=posted,
                 csrf=Sessions(refit.keys).csrf(session), campaign=ident, **context)
 
 

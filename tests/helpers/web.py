@@ -4,6 +4,7 @@ step where both sides roll in secret, a login by join link, pages read as text."
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 from typing import Any
 
 from tests.helpers.http import auth, new_campaign, send
@@ -66,3 +67,29 @@ def csrf_of(html: str) -> str:
 def text_of(html: str) -> str:
     """A page's HTML without its tags: what a person reads (and attribute values)."""
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
+
+
+def inputs_of(html: str, form_class: str) -> dict[str, dict[str, str | None]]:
+    """The inputs of the page's first form of that class: each one's attributes, by name,
+    as a browser reads them (entities decoded)."""
+    class Inputs(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inside, self.done = False, False
+            self.inputs: dict[str, dict[str, str | None]] = {}
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            named = dict(attrs)
+            if tag == "form" and not self.done:
+                self.inside = form_class in (named.get("class") or "").split()
+            elif tag == "input" and self.inside and named.get("name"):
+                self.inputs[str(named["name"])] = named
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "form" and self.inside:
+                self.inside, self.done = False, True
+
+    parser = Inputs()
+    parser.feed(html)
+    assert parser.inputs, f"the page has no form of class {form_class!r} with inputs"
+    return parser.inputs

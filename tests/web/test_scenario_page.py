@@ -11,7 +11,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.helpers.http import auth, new_campaign, send
-from tests.helpers.web import AXIS, BRITISH, csrf_of, text_of
+from tests.helpers.web import AXIS, BRITISH, csrf_of, inputs_of, text_of
 from tests.http.test_reports import an_i5_bought
 from tests.web.test_director_tools import get, log_in, post
 
@@ -122,3 +122,20 @@ def test_what_a_side_may_not_send_from_the_page_is_refused_and_appends_nothing(
     assert answer.status_code in (403, 409, 422), answer.text
     assert said in markup.unescape(answer.text)
     assert status(client, campaign)["version"] == before
+
+
+@pytest.mark.parametrize(("fields", "marked"), [
+    ({"unit": "", "cvp": "3", "purchase": "2"}, "unit"),
+    ({"unit": "Lt. Braun \"Bruno\"", "cvp": "lots", "purchase": ""}, "cvp"),
+])
+def test_a_refused_casualty_comes_back_as_typed_with_the_refused_field_marked(
+        client: TestClient, campaign: dict[str, Any], fields: dict[str, str],
+        marked: str) -> None:
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    answer = act(client, campaign, {"action": "casualty", "side": AXIS} | fields)
+    assert answer.status_code == 422, answer.text
+    inputs = inputs_of(answer.text, "casualty")
+    for name, typed in fields.items():
+        assert inputs[name]["value"] == typed, name  # the quotes escaped, and read back
+        assert (inputs[name].get("aria-invalid") == "true") is (name == marked), name
+    assert inputs[marked]["aria-describedby"] == "error"
