@@ -1,15 +1,17 @@
 """eventsourcing's PostgreSQL application recorder, whose insert is one statement the
-server commits, with the module data table (infra/recorder.py has SQLite's)."""
+server commits, with the module data table (infra/recorder.py has SQLite's), and a page of
+one campaign's rows for reads of a whole history (infra/rows.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
 from psycopg import Cursor
-from psycopg.rows import DictRow
+from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL, Identifier, Literal
 
 from infra.recorder import MODULE_DATA, Pin
@@ -93,3 +95,18 @@ class LedgerRecorder(PostgresApplicationRecorder):
         PostgreSQL refuses ("tuple concurrently updated")."""
         curs.execute(self._create_lock)
         super()._create_table(curs)
+
+
+def state_page(recorder: PostgresApplicationRecorder, campaign_id: UUID, gt: int,
+               lte: int | None, limit: int) -> list[tuple[int, str, bytes]]:
+    """A page of the campaign's rows (version, topic, state) after `gt`, up to `lte`, for
+    infra/rows.py's reads of a whole history."""
+    statement = SQL("SELECT originator_version, topic, state FROM {0}.{1} WHERE "
+                    "originator_id=%s AND originator_version>%s AND originator_version<=%s "
+                    "ORDER BY originator_version LIMIT %s").format(
+        Identifier(recorder.datastore.schema), Identifier(recorder.events_table_name))
+    top = lte if lte is not None else 2**62
+    with recorder.datastore.get_connection() as conn, \
+            conn.cursor(row_factory=tuple_row) as cursor:
+        cursor.execute(statement, (campaign_id, gt, top, limit), prepare=True)
+        return [(version, topic, bytes(state)) for version, topic, state in cursor.fetchall()]

@@ -1,17 +1,16 @@
 """One campaign's stored rows read straight from the events table, a page at a time:
 (version, topic, state) without eventsourcing's StoredEvent and id conversion per row,
-for the passes that read a whole history (an export)."""
+for the passes that read a whole history (an export). PostgreSQL's query is
+infra/recorder_postgres.py's, imported only where PostgreSQL is used."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
-from psycopg.rows import tuple_row
-from psycopg.sql import SQL, Identifier
 
 Row = tuple[int, str, bytes]
 PAGE = 5000  # rows a query reads: a page is a few MB at most, each its own short read
@@ -21,10 +20,13 @@ def state_rows(recorder: Any, campaign_id: UUID, lte: int | None = None,
                gt: int = 0) -> Iterator[Row] | None:
     """The campaign's rows after `gt`, up to `lte`, oldest first; None for a recorder
     this does not know (the caller reads through eventsourcing then)."""
-    if isinstance(recorder, PostgresApplicationRecorder):
-        return _pages(lambda after: _postgres(recorder, campaign_id, after, lte), gt)
     if isinstance(recorder, SQLiteApplicationRecorder):
         return _pages(lambda after: _sqlite(recorder, campaign_id, after, lte), gt)
+    # A PostgreSQL recorder exists only once eventsourcing's PostgreSQL module is imported.
+    postgres = sys.modules.get("eventsourcing.postgres")
+    if postgres is not None and isinstance(recorder, postgres.PostgresApplicationRecorder):
+        from infra.recorder_postgres import state_page
+        return _pages(lambda after: state_page(recorder, campaign_id, after, lte, PAGE), gt)
     return None
 
 
@@ -47,16 +49,3 @@ def _sqlite(recorder: SQLiteApplicationRecorder, campaign_id: UUID, gt: int,
     with recorder.datastore.transaction(commit=False) as cursor:
         cursor.execute(statement, (campaign_id.hex, gt, top, PAGE))
         return [(row[0], row[1], row[2]) for row in cursor.fetchall()]
-
-
-def _postgres(recorder: PostgresApplicationRecorder, campaign_id: UUID, gt: int,
-              lte: int | None) -> list[Row]:
-    statement = SQL("SELECT originator_version, topic, state FROM {0}.{1} WHERE "
-                    "originator_id=%s AND originator_version>%s AND originator_version<=%s "
-                    "ORDER BY originator_version LIMIT %s").format(
-        Identifier(recorder.datastore.schema), Identifier(recorder.events_table_name))
-    top = lte if lte is not None else 2**62
-    with recorder.datastore.get_connection() as conn, \
-            conn.cursor(row_factory=tuple_row) as cursor:
-        cursor.execute(statement, (campaign_id, gt, top, PAGE), prepare=True)
-        return [(version, topic, bytes(state)) for version, topic, state in cursor.fetchall()]

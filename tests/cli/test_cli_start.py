@@ -75,6 +75,18 @@ def test_a_read_imports_no_http_stack_nor_the_command_path(tmp_path: Path) -> No
     assert "eventsourcing.postgres" not in loaded
 
 
+def test_an_export_on_sqlite_imports_no_postgresql_driver(tmp_path: Path) -> None:
+    played = play_the_demo(tmp_path)
+    env = {"REFIT_DATABASE_URL": played.refit.settings.database_url,
+           "REFIT_MODULE_DIR": str(tmp_path / "modules")}
+    played.refit.close()
+    loaded = imported(tmp_path, "export", str(played.campaign), "--to", str(tmp_path), env=env)
+    assert "infra.rows" in loaded  # it read the rows a page at a time
+    assert (tmp_path / f"{played.campaign}.jsonl").stat().st_size > 0
+    assert not tops(loaded) & {"psycopg", "psycopg_pool"}, sorted(tops(loaded))
+    assert "eventsourcing.postgres" not in loaded
+
+
 def test_a_refused_read_on_sqlite_imports_no_postgresql_driver(tmp_path: Path) -> None:
     env = {"REFIT_DATABASE_URL": f"sqlite:///{tmp_path / 'refit.db'}",
            "REFIT_MODULE_DIR": str(tmp_path / "modules")}
