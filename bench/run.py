@@ -41,6 +41,9 @@ TARGETS = {"ratio": 0.5, "load_ms": 50, "rebuild_events_per_s": 50000}
 ACTOR = "director"
 MODULE, CG, PURCHASE_STEP, RG = "pbr", "I", "3.617", "X2"
 INITIATIVE_STEP = "3.621"  # both chits are chosen here before a RePh moves on
+# The libraries whose versions the figures depend on, printed with them.
+LIBRARIES = ("eventsourcing", "pydantic", "pydantic-core", "fastapi", "starlette", "uvicorn",
+             "psycopg", "orjson", "cryptography", "typer")
 MAX_DATES = 4  # CG Dates the command mix runs through (pbr has 11)
 BUILD_BATCH = 500  # events per save while building the big campaign
 
@@ -444,10 +447,22 @@ def machine() -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "platform": platform.platform(),
         "python": platform.python_version(),
-        "eventsourcing": package_version("eventsourcing"),
+        "python_loop_ms": python_loop_ms(),
+        **{name: package_version(name) for name in LIBRARIES},
         "sqlite": sqlite3.sqlite_version,
         "postgres": server[0] if server else None,
     }
+
+
+def python_loop_ms(rounds: int = 7) -> float:
+    """One core's speed at plain Python: the best of a few `sum(range(10**6))`, in ms. Runs
+    of the bench on different machines compare by it (most figures here are CPU-bound)."""
+    best = float("inf")
+    for _ in range(rounds):
+        started = time.perf_counter()
+        sum(range(10**6))
+        best = min(best, time.perf_counter() - started)
+    return round(best * 1000, 2)
 
 
 def parse_args() -> argparse.Namespace:

@@ -136,6 +136,8 @@ def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str 
     figures = json.loads(done.stdout.strip().splitlines()[-1])
     assert [key for key in figures if key.startswith("P")] == [f"P{n}" for n in range(1, 8)]
     spread = {"median", "min", "max", "n"}
+    machine = figures["machine"]  # what another machine's figures are compared by
+    assert machine["python_loop_ms"] > 0 and machine["pydantic"] and machine["typer"]
     for store in ("sqlite", "postgres"):  # each beside the bare library or the raw driver
         assert set(figures["P1"][store]["ratio"]) == spread
         assert figures["P1"][store]["ratio"]["n"] == 2
