@@ -1,8 +1,9 @@
 """uvicorn's HTTP protocol with a bound on a request's head (its request line and headers):
 uvicorn sets none with httptools, which read a 20 MB header whole and answered 200. A head
 over MAX_HEAD bytes is answered 431 in the contract's error body and the connection closed,
-having kept at most MAX_HEAD bytes of it and one read (a read that completes the head is
-not counted: it may carry a body too, which has limits of its own, api/guard.py)."""
+having kept at most MAX_HEAD bytes of it and one read (a read in which a head completes is
+not counted: it may carry a body too, even a whole request, and a body has limits of its
+own, api/guard.py)."""
 
 from __future__ import annotations
 
@@ -41,13 +42,17 @@ class BoundedHead(HttpToolsProtocol):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self._in_head, self._head, self._refused = True, 0, False
         self._parsed = 0  # the head's bytes the parser has handed over, exactly
+        self._heads = 0  # heads completed on this connection
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
             return  # the rest of a refused head: read and dropped until the client closes
-        counting = self._in_head
+        counting, heads = self._in_head, self._heads
         super().data_received(data)
-        if counting and self._in_head:  # this data did not complete the head: it is head
+        # Only a read in which no head completed is all head: one that completed a head
+        # may hold its body, or the whole request (then the next one's head is waited for
+        # again, and it must not count what was the body).
+        if counting and self._heads == heads:
             self._head += len(data)
             if self._head > MAX_HEAD:
                 self._refuse()
@@ -83,7 +88,7 @@ class BoundedHead(HttpToolsProtocol):
         self._in_head, self._head, self._parsed = True, 0, 0
 
     def on_headers_complete(self) -> None:
-        self._in_head = False
+        self._in_head, self._heads = False, self._heads + 1
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:

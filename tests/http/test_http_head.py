@@ -5,6 +5,7 @@ the app, and a second request on a kept-alive connection is bounded alike."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import threading
@@ -14,8 +15,10 @@ from typing import Any
 
 import pytest
 import uvicorn
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 
-from api.http_head import MAX_HEAD
+from api.http_head import MAX_HEAD, BoundedHead
 
 HEAD = "api.http_head:BoundedHead"  # as api/cli/service.py names it to uvicorn
 
@@ -129,3 +132,66 @@ def test_a_head_sent_in_two_reads_the_second_completing_it_is_bounded_too(port: 
         except (BrokenPipeError, ConnectionResetError):
             pass
     assert answer.startswith(b"HTTP/1.1 431 ")
+
+
+class Transport:
+    """What the protocol writes, in memory: a connection whose reads the test hands over
+    whole, as the kernel may."""
+
+    def __init__(self) -> None:
+        self.written, self.closing = b"", False
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 5000)}.get(
+            name, default)
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closing = True
+
+    def is_closing(self) -> bool:
+        return self.closing
+
+    def can_write_eof(self) -> bool:
+        return True
+
+    def write_eof(self) -> None:
+        self.closing = True
+
+    def pause_reading(self) -> None:
+        """Flow control: nothing to pause here."""
+
+    def resume_reading(self) -> None:
+        """Flow control: nothing to resume here."""
+
+    def set_protocol(self, protocol: Any) -> None:
+        """An upgrade's: never made here."""
+
+
+def test_whole_requests_over_the_limit_each_in_one_read_reach_the_app_on_one_connection(
+        ) -> None:
+    """A body is not head, even when a whole request (head, body and all) comes in one
+    read: it was counted as head once the request completed, and answered 431 while the
+    app still ran it."""
+    body = b"x" * (MAX_HEAD + 5000)  # a command of 70 KB: the head is small
+    request = (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: " + str(len(body)).encode() +
+               b"\r\n\r\n" + body)
+
+    async def served() -> bytes:
+        config = Config(app, http=BoundedHead, lifespan="off", log_level="warning")
+        protocol = BoundedHead(config, ServerState(), {}, asyncio.get_running_loop())
+        transport = Transport()
+        protocol.connection_made(transport)  # type: ignore[arg-type]
+        for _ in range(3):  # each request arrives whole in one read, kept alive
+            answered = transport.written.count(b"HTTP/1.1 ")
+            protocol.data_received(request)
+            while transport.written.count(b"HTTP/1.1 ") == answered:
+                await asyncio.sleep(0.01)
+        return transport.written
+
+    written = asyncio.run(asyncio.wait_for(served(), 30))
+    assert written.count(b"HTTP/1.1 200 ") == 3, written[:300]
+    assert b"431" not in written
+    assert written.count(json.dumps({"read": len(body)}).encode()) == 3  # each body whole
