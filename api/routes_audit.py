@@ -10,7 +10,7 @@ from typing import IO, Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, StreamingResponse
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from api.access import (
     AsOf,
@@ -43,7 +43,14 @@ Key = Annotated[str, Field(min_length=3, max_length=200, pattern=r"^[^\s]+$")]
 SPOOL = 8 * 1024 * 1024  # an import body kept in memory up to this, then on disk
 
 
-class UndoBody(Strict):
+class StrictBody(Strict):
+    """A director's request body, read as its JSON says it: `true` is no version, "8" no
+    number and "false" no `dry_run` (a dry run taken for a real undo would remove events)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class UndoBody(StrictBody):
     """Undo every event after `to_version`, or after a step (`to_step`, read as `as_of`
     reads it: the campaign as it stood once that step was complete); `dry_run` lists what
     it would remove and appends nothing."""
@@ -54,14 +61,14 @@ class UndoBody(Strict):
     dry_run: bool = False
 
 
-class RerollBody(Strict):
+class RerollBody(StrictBody):
     """A director's re-roll of the roll `key`, and why."""
 
     key: Key
     reason: Text
 
 
-class RulingBody(Strict):
+class RulingBody(StrictBody):
     """A ruling on a disputed roll (`key`), or on the record: upheld, or corrected (a Final
     roll, result or DRM of the ruling's own, and corrections applied from it on)."""
 

@@ -270,3 +270,27 @@ def test_an_undo_dry_run_lists_and_appends_nothing(client: TestClient) -> None:
     nothing = client.post(f"{path}/undo", headers=director,
                           json={"to_version": head, "reason": "x", "dry_run": True})
     assert nothing.status_code == 422 and "nothing to undo" in nothing.text
+
+
+@pytest.mark.parametrize(("route", "body", "field"), [
+    ("/undo", {"to_version": True, "reason": "x"}, "to_version"),  # not version 1
+    ("/undo", {"to_version": "2", "reason": "x"}, "to_version"),
+    ("/undo", {"to_version": 2.0, "reason": "x"}, "to_version"),
+    ("/undo", {"to_version": 2, "reason": "x", "dry_run": "false"}, "dry_run"),
+    ("/undo", {"to_version": 2, "reason": "x", "dry_run": 0}, "dry_run"),
+    ("/rulings", {"verdict": "corrected", "reason": "x", "final": "7"}, "final"),
+    ("/rulings", {"verdict": "corrected", "reason": "x", "final": True}, "final"),
+])
+def test_a_director_body_is_read_as_its_json_says_it_and_a_wrong_type_appends_nothing(
+        client: TestClient, route: str, body: dict[str, Any], field: str) -> None:
+    campaign = new_campaign(client)
+    director = auth(campaign["tokens"]["director"])
+    for amount in (9, 4, 2):
+        send(client, campaign, campaign["tokens"]["director"],
+             {"type": "credit_cpp", "side": "Axis", "amount": amount, "reason": "Base"})
+    path = f"/campaigns/{campaign['id']}"
+    head = client.get(path, headers=director).json()["version"]
+    answer = client.post(f"{path}{route}", headers=director, json=body)
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["error"]["field"] == field
+    assert client.get(path, headers=director).json()["version"] == head
