@@ -18,7 +18,11 @@ from infra.keys import Keys
 MAX_URL = 500  # characters: Discord's and Slack's webhook URLs are under 200
 TAG = "refit-hook1:"  # then base64url(nonce || ciphertext and tag)
 LOCAL_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
-NAT64 = ipaddress.ip_network("64:ff9b::/96")  # "global", yet it reaches IPv4 addresses
+# IPv6 addresses that carry an IPv4 address a host may reach (NAT64, and the old IPv4-
+# compatible form): "global" to Python, they are as public as the IPv4 address inside.
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+COMPATIBLE = ipaddress.ip_network("::/96")
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 def checked_url(url: object, allow_local: bool) -> str:
@@ -30,7 +34,7 @@ def checked_url(url: object, allow_local: bool) -> str:
         raise InvalidCommand(f"url: at most {MAX_URL} ASCII characters, no spaces", field="url")
     try:
         parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
+        host = (parts.hostname or "").lower().removesuffix(".")  # "localhost." is localhost
         parts.port  # noqa: B018  (a port that is not a number is refused here)
     except ValueError as error:
         raise InvalidCommand(f"url: cannot be read ({error})", field="url") from None
@@ -56,13 +60,28 @@ def checked_url(url: object, allow_local: bool) -> str:
 
 
 def public_host(host: str) -> bool:
-    """Whether a host is a name or a public (global) IP address: a name is checked again
-    when posting (`public_addresses`), as it may resolve anywhere."""
+    """Whether a host is a name or a public IP address: a name is checked again when
+    posting (`checked_address`), as it may resolve anywhere."""
     try:
-        address = ipaddress.ip_address(host.strip("[]"))
+        address: Address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
-        return "." in host and not host.endswith((".local", ".internal", ".localhost"))
-    return address.is_global
+        try:  # an IPv4 address written short or in hex ("127.1", "0x7f.1") is no name
+            address = ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return "." in host and not host.endswith((".local", ".internal", ".localhost"))
+    return public_address(address)
+
+
+def public_address(address: Address) -> bool:
+    """Global, and neither multicast nor reserved; an IPv6 address carrying an IPv4 one
+    (mapped, 6to4, NAT64, compatible) as public as that IPv4 address."""
+    if isinstance(address, ipaddress.IPv6Address):
+        inner = address.ipv4_mapped or address.sixtofour or (
+            ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+            if address in NAT64 or address in COMPATIBLE else None)
+        if inner is not None:
+            return public_address(inner)
+    return address.is_global and not (address.is_multicast or address.is_reserved)
 
 
 def checked_address(host: str, port: int, allow_local: bool) -> tuple[str | None, str | None]:
@@ -76,8 +95,7 @@ def checked_address(host: str, port: int, allow_local: bool) -> tuple[str | None
         return None, f"the host {host} does not resolve ({type(error).__name__})"
     for text in found:
         address = ipaddress.ip_address(text.split("%")[0])
-        if not (address.is_global or (allow_local and address.is_loopback)) \
-                or address in NAT64:
+        if not (public_address(address) or (allow_local and address.is_loopback)):
             return None, f"the host {host} resolves to a private address: refused"
     return (found[0], None) if found else (None, f"the host {host} does not resolve")
 

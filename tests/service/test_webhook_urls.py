@@ -28,7 +28,8 @@ def resolving_to(address: str) -> Any:
     return found
 
 
-@pytest.mark.parametrize("address", ["10.1.2.3", "127.0.0.1", "169.254.169.254"])
+@pytest.mark.parametrize("address", ["10.1.2.3", "127.0.0.1", "169.254.169.254", "224.0.0.1",
+                                     "::ffff:127.0.0.1", "64:ff9b::a01:203"])
 def test_a_name_resolving_to_a_private_address_is_not_posted_to(
         monkeypatch: pytest.MonkeyPatch, address: str) -> None:
     monkeypatch.setattr(socket, "getaddrinfo", resolving_to(address))
