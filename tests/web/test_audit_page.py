@@ -187,4 +187,4 @@ def test_a_ruling_shows_beside_the_roll_in_the_form_the_roles_json_gives(
         log_in(client, tokens["sides"][side])
         text = text_of(markup.unescape(audit_page(client, campaign, version)))
         assert "Corrected by the director" in text and ruling["reason"] in text
-        assert ("Final 11: Depleted" in text) is figures
+        assert ("Final 11: the result is “Depleted”" in markup.unescape(text)) is figures

@@ -84,6 +84,7 @@ def test_the_director_corrects_a_roll_and_the_ruling_shows_beside_it(
     text = text_of(get(client, roll_path(campaign)))
     assert f"Corrected by the director at version {ruled['rulings'][0]['version']}: " \
            f"{REASON} (disputed by {BRITISH})" in text
+    assert f"the result is “{other}”" in markup.unescape(text)  # a result alone, shown too
 
 
 def test_a_ruling_adjusts_a_sides_cpp_from_the_closed_lists(
@@ -97,6 +98,8 @@ def test_a_ruling_adjusts_a_sides_cpp_from_the_closed_lists(
     answer = post(client, f"{roll_path(campaign)}/ruling", form)
     assert answer.status_code == 303, answer.text
     assert json_read(client, campaign, "")["sides"][BRITISH]["cpp"] == before + 2
+    text = text_of(get(client, roll_path(campaign)))
+    assert "Points adjusted for the British at version" in text  # in words, not `adjust`
 
 
 def test_one_ruling_from_the_page_carries_several_corrections_in_their_order(
