@@ -62,8 +62,9 @@ def parse_subject(text: str) -> Subject:
     if text.startswith("unit:"):
         label = found["label"]
         if not LABEL.fullmatch(label):
-            raise InvalidCommand("a unit's label is 1 to 24 letters, digits, '.', '_' or "
-                                 "'-', starting with a letter or digit", field="subject")
+            raise InvalidCommand("a unit's label is 1 to 24 letters A-Z, digits, '.', '_' "
+                                 "or '-', starting with a letter or digit, no spaces (the "
+                                 "roll's key names it: e.g. Lt.Braun)", field="subject")
         return Subject("unit", label=label)
     if text.startswith("turn:"):
         return Subject("turn", turn=int(found["turn"]),
