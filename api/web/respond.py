@@ -27,7 +27,8 @@ HERE = Path(__file__).parent
 LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "To",
           "to_version": "or version", "to_step": "Return to",
           "reason": "Reason", "token": "Token", "dice": "Your dice", "unit": "Unit",
-          "subject": "Unit", "drm": "DRM", "rg": "RG", "kg": "KG", "mode": "Buy it as",
+          "subject": "Unit", "drm": "DRM you may claim", "rg": "RG", "kg": "KG",
+          "mode": "Buy it as",
           "option": "Buy it as (chart note)", "side": "Side", "chit": "Initiative chit",
           "csrf": "this page's form", "action": "this page's form",
           # the ruling form's (api/web/templates/ruling_form.html)
@@ -81,7 +82,9 @@ def field_label(field: str) -> str | None:
     casualty's `Unit lost` (None: no label known)."""
     if field in LABELS:  # named with its command: the label of that command's form
         return LABELS[field]
-    known = next((part for part in reversed(field.split(".")) if part in LABELS), None)
+    # `roll.drm.0` and `drm[0]` alike: the list's label, not its item's index
+    known = next((part for part in reversed(re.split(r"[.\[\]]", field)) if part in LABELS),
+                 None)
     return LABELS[known] if known else None
 
 

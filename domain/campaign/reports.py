@@ -218,8 +218,8 @@ def unsettled(campaign: Campaign, sides: list[str] | None) -> str | None:
              if sides is None or set(sides) & set(item["awaiting"])]
     if not named:
         return None
-    return "; ".join(named) + " (confirm_report or dispute_report; the director settles a " \
-        "dispute)"
+    return "; ".join(named) + " (the side it awaits confirms or disputes it; the director " \
+        "settles a dispute)"
 
 
 # -- the events -------------------------------------------------------------------------

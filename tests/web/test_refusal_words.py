@@ -25,3 +25,11 @@ def test_a_commands_nested_field_is_said_by_its_last_known_part() -> None:
 def test_a_field_with_no_known_label_is_left_as_it_is() -> None:
     _, said = refusal(InvalidCommand("some_field: choose one of cpp, fpp", field="some_field"))
     assert "label" not in said and said["message"] == "some_field: choose one of cpp, fpp"
+
+
+def test_an_item_of_a_list_is_said_by_the_lists_label() -> None:
+    _, said = refusal(InvalidCommand("drm[1]: DRM 3.6181-gv is claimed twice", field="drm[1]"))
+    assert (said["label"], said["message"]) == (
+        "DRM you may claim", "DRM you may claim: DRM 3.6181-gv is claimed twice")
+    _, said = refusal(InvalidCommand("roll.drm.0.id: too long", field="roll.drm.0.id"))
+    assert said["label"] == "DRM you may claim"
