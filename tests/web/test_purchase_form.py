@@ -158,7 +158,7 @@ def test_the_director_buys_for_a_side_with_buttons_that_say_for_which(
 def test_the_side_lists_what_it_bought_this_reph_and_the_opponent_only_that_lines_are_sealed(
         client: TestClient, campaign: dict[str, Any]) -> None:
     html = page_of(client, campaign, AXIS)
-    assert "Bought this RePh (14AM)" in html and "Nothing bought yet on 14AM." in html
+    assert "Bought for 14AM" in html and "Nothing bought for 14AM yet." in html
     for rg, mode in (("I9", "reserve"), ("F1", "entry")):
         bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
             "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": rg, "kg": "",
@@ -169,7 +169,7 @@ def test_the_side_lists_what_it_bought_this_reph_and_the_opponent_only_that_line
     assert listed is not None
     said = " ".join(text_of(listed.group(1)).split())
     assert "I9 (Italian MTR Coy) in reserve · 4 CPP line #1" in said
-    assert "F1 (" in said and "line #2" in said and "Nothing bought yet" not in said
+    assert "F1 (" in said and "line #2" in said and "Nothing bought for" not in said
     record = client.get(f"/campaigns/{campaign['id']}/purchase-record",
                         headers=auth(campaign["tokens"]["sides"][AXIS])).json()
     assert f"{sum(line['cpp'] for line in record)} CPP in all" in said

@@ -39,6 +39,8 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
     axis.get_by_label("Unit lost").fill("4-6-8")
     shoot(axis, shots, "scenario-side")
     axis.get_by_role("button", name="Report the casualty").click()
+    expect(axis.get_by_text("Report 1 awaits the British")).to_be_visible()
+    shoot(axis, shots, "scenario-reported")
     confirm = british.get_by_role("button", name="Confirm report 1")
     expect(confirm).to_be_visible()  # live, without a reload
     shoot(british, shots, "scenario-report-due")

@@ -49,6 +49,10 @@ def test_a_side_reports_its_casualty_and_the_other_confirms_it_from_its_page(
                                     "cvp": "2"})
     assert answer.status_code == 303, answer.text
     assert status(client, campaign, "/cvp")["totals"] == {AXIS: 0, BRITISH: 0}
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    mine, _, others = page.partition("The other side")
+    assert "Report 1 awaits the British: the Axis lost 4-6-8 (2 CVP)." in mine
+    assert "Still to confirm or dispute: Report 1" in others and "Still to roll" not in others
 
     log_in(client, campaign["tokens"]["sides"][BRITISH])
     page = text_of(get(client, f"/play/{campaign['id']}"))
