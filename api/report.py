@@ -204,6 +204,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                                 + (f" = {d['scenario_type']}" if d.get("scenario_type") else "")),
     "ReconRolled": lambda d: f"{d['side']} reconnoitre {d['locations']} Locations{_rule(d)}",
     "StepAdvanced": _step,
+    "StepDoneBySide": lambda d: (f"the {d['side']} done with step {d['step']} ({d['cg_date']})"
+                                 if d.get("step") else f"the {d['side']} done ({d['cg_date']})"),
     "CGDateStarted": lambda d: f"CG Date {d['cg_date']} begins (after {d['previous']})",
     "ScenarioEnded": lambda d: f"the CG Scenario of {d['cg_date']} ended",
     "TurnEnded": lambda d: (f"Game Turn {d['turn']}" + (f", Player Turn {d['player_turn']}"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from api.render import dice_text
-from api.report import history_report
+from api.report import describe, history_report
 from tests.helpers.demo import ELR_CAUSE, Played
 
 DATES = ["14AM", "14PM", "14N", "15AM", "15PM"]
@@ -168,3 +168,9 @@ def test_after_an_undo_the_report_says_which_step_the_campaign_is_back_at(
     assert f"  RePh step 3.617 (again, after the undo to version {back})" in tail
     assert "[undone] Axis purchased RG #12" in report
     assert "  RePh step 3.618 [undone]" in report
+
+
+
+def test_a_side_done_with_its_part_of_a_step_reads_as_a_sentence() -> None:
+    said = describe("StepDoneBySide", {"side": "British", "step": "3.617", "cg_date": "15PM"})
+    assert said == "the British done with step 3.617 (15PM)"  # not "side British; step ..."
