@@ -86,6 +86,14 @@ def verify_checkpoint(note: str, vkey: str, origin: str | None = None) -> Checkp
     return point
 
 
+def signs(note: str, vkey: str) -> bool:
+    """Whether the note carries a signature line of the key (its name and key id), valid
+    or not: a forged one is the key's to refuse, a note without one another's to trust."""
+    name, kid, _ = parse_verifier_key(vkey)
+    return any(who == name and sig[:4] == kid
+               for who, sig in map(_signature, _split_note(note)[1]))
+
+
 def signature_by(note: str, vkey: str) -> tuple[Checkpoint, bytes]:
     """What a signed checkpoint states and the key's signature over it (key id ||
     signature, as its line carries it), checked against the verifier key."""

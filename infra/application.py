@@ -105,7 +105,7 @@ class Refit:
         """Export and import."""
         from infra.transfer import Transfer
 
-        return Transfer(self.store, self.proofs.signed)
+        return Transfer(self.store, self.proofs.signed, self.keys.verifier_keys)
 
     @part
     def webhooks(self) -> Webhooks:

@@ -9,7 +9,13 @@ from uuid import UUID
 
 from domain import commands as cmd
 from domain import merkle
-from domain.checkpoint import Checkpoint, CheckpointInvalid, checkpoint_text
+from domain.checkpoint import (
+    Checkpoint,
+    CheckpointInvalid,
+    checkpoint_text,
+    signs,
+    verify_checkpoint,
+)
 from domain.cosigned import CosignWatch, held_checkpoint_problem
 from domain.errors import ImportRefused, InvalidCommand
 from infra.keys import ServiceKey
@@ -66,6 +72,31 @@ def held_checkpoints(notes: Sequence[str]) -> list[Checkpoint]:
             raise ImportRefused(f"checkpoint {number} is not a checkpoint: {error}",
                                 field="checkpoint") from None
     return held
+
+
+def check_own(watch: CosignWatch, note: object, own_keys: Sequence[str]) -> None:
+    """Refuse an export whose tail's signed checkpoint (`note`) contradicts its events (an
+    event altered and the chain made again), or bears a signature of this service's key
+    that does not hold. An export made before exports were signed carries none."""
+    if note is None:
+        return
+    if not isinstance(note, str):
+        raise ImportRefused("the export's tail holds a checkpoint that is not text",
+                            field="checkpoint")
+    try:
+        point = checkpoint_text(note)[1]
+        for key in own_keys:
+            if signs(note, key):
+                verify_checkpoint(note, key)
+    except CheckpointInvalid as error:
+        raise ImportRefused(f"the export's signed checkpoint does not check: {error}",
+                            field="checkpoint") from None
+    problem = held_checkpoint_problem(watch, point)
+    if problem is not None:
+        said = problem.replace("the checkpoint you hold", "the checkpoint")
+        why = ": an event was altered and the chain made again" if "root" in said else ""
+        raise ImportRefused(f"the export contradicts its own signed checkpoint ({said}){why}",
+                            field="checkpoint")
 
 
 def check_held(watch: CosignWatch, held: Sequence[Checkpoint]) -> None:

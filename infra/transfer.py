@@ -21,7 +21,7 @@ from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import canonical, data_hash, is_plain, sha256_hex, sorted_json
 from domain.history import malformed
 from domain.verify import VerifyReport
-from infra.cosigning import check_held, held_checkpoints
+from infra.cosigning import check_held, check_own, held_checkpoints
 from infra.exporting import Export, Item, Signer, line_bytes
 from infra.importing import Rebuild
 from infra.results import Imported
@@ -35,6 +35,7 @@ FORMAT = "refit-export/1"
 # 6: `Created` names the module data it pins, and the tail carries that data (and any
 # upgrade's) by hash; a schema 5 export (no pins) still imports, unpinned.
 SCHEMA = 6
+CHECKPOINT = "checkpoint"  # where the tail's signed checkpoint is noted beside its module data
 PRIVATE = {"Created": "seed", "SeedRevealed": "next_seed"}  # the server's own secret
 
 
@@ -85,8 +86,10 @@ def header_of(state: Campaign, commitment: str | None, viewer: str | None,
 class Transfer:
     """Export and import of whole campaigns."""
 
-    def __init__(self, store: CampaignStore, sign: Signer | None = None) -> None:
+    def __init__(self, store: CampaignStore, sign: Signer | None = None,
+                 own_keys: Callable[[], Sequence[str]] = tuple) -> None:
         self.store, self.sign = store, sign
+        self.own_keys = own_keys  # the verifier keys this service signs with, when asked
 
     def export(self, campaign_id: UUID, viewer: str | None = None,
                private: bool = False) -> Iterator[dict[str, Any]]:
@@ -128,7 +131,7 @@ class Transfer:
         header = next(iterator, None)
         ident = self._header_ident(header)
         restored = chain([] if header is None else [header], iterator)
-        kept: dict[str, Any] = {}  # the tail's module data, by hash
+        kept: dict[str, Any] = {}  # the tail's module data, by hash, and its checkpoint
         if ident is None:  # not an export's header: refused by the verifier
             self._verified(restored, kept, None)
             raise ImportRefused("the first line is not a refit-export/1 header", field="export")
@@ -136,6 +139,7 @@ class Transfer:
             rebuild = Rebuild(self.store, ident, staged, self._event)
             report, cosigns = self._verified(restored, kept, rebuild)
             check_held(cosigns, held)
+            check_own(cosigns, kept.pop(CHECKPOINT, None), self.own_keys())
             rebuild.finish(_pin_rows(kept), report.head_hash)
         if rebuild.campaign is not None:  # committed: its live streams hear of it
             self.store.tell(ident, rebuild.campaign.version)
@@ -185,8 +189,11 @@ class Transfer:
                 event = self._event(ident, line)
                 if rebuild is not None:
                     rebuild.see(line, event)
-            elif isinstance(line.get("module_data"), dict):
-                kept.update(line["module_data"])
+            else:  # the tail
+                if isinstance(line.get("module_data"), dict):
+                    kept.update(line["module_data"])
+                if "checkpoint" in line:
+                    kept[CHECKPOINT] = line["checkpoint"]
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> UUID:

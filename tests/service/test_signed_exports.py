@@ -4,15 +4,18 @@ signed one), and an export made before exports were signed still imports."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import pytest
 from typer.testing import CliRunner
 
 from api.cli import app as cli
 from domain.checkpoint import verify_checkpoint
+from domain.errors import ImportRefused
 from domain.history import record_hash
 from infra.application import Refit
 from infra.settings import Settings
@@ -96,3 +99,41 @@ def test_an_export_without_a_checkpoint_imports_but_does_not_pass_a_key_check(
         assert (imported.id, imported.events) == (str(campaign), 6)
     finally:
         other.close()
+
+
+def imported_into_another(tmp_path: Path, lines: list[dict[str, Any]],
+                          key_file: Path) -> Any:
+    """The lines imported by another service (its database) signing with `key_file`."""
+    other = Refit(Settings(database_url=f"sqlite:///{tmp_path}/other.db",
+                           module_dir=tmp_path / "modules", signing_key_file=key_file))
+    try:
+        return other.transfer.import_export(lambda: iter(lines))
+    finally:
+        other.close()
+
+
+def test_an_import_refuses_an_export_its_own_signed_checkpoint_contradicts(
+        refit: Refit, tmp_path: Path) -> None:
+    _, lines = exported(refit, tmp_path)
+    lines[3]["data"]["step"] = "3.61X"
+    with pytest.raises(ImportRefused) as refused:  # a service with another key: the root
+        imported_into_another(tmp_path, rechained(lines), tmp_path / "key")
+    assert refused.value.field == "checkpoint"
+    assert "contradicts its own signed checkpoint" in str(refused.value)
+    assert "an event was altered and the chain made again" in str(refused.value)
+
+
+def test_an_import_refuses_a_signature_of_its_own_key_that_does_not_hold(
+        refit: Refit, tmp_path: Path) -> None:
+    _, lines = exported(refit, tmp_path)
+    body, _, signature = lines[-1]["checkpoint"].rstrip("\n").rpartition("\n")
+    name, encoded = signature.removeprefix("— ").split(" ")
+    raw = bytearray(base64.b64decode(encoded))
+    raw[-1] ^= 1  # the signature's last byte: the key id still names this service's key
+    lines[-1]["checkpoint"] = f"{body}\n— {name} {base64.b64encode(bytes(raw)).decode()}\n"
+    key_file = Path(refit.settings.signing_key_file or tmp_path / "none")
+    with pytest.raises(ImportRefused) as refused:
+        imported_into_another(tmp_path, lines, key_file)
+    assert refused.value.field == "checkpoint" and "does not hold" in str(refused.value)
+    del lines[-1]["checkpoint"]  # the same export unsigned imports: the key had its say
+    assert imported_into_another(tmp_path, lines, key_file).events == 6
