@@ -335,11 +335,13 @@ def verify_export(lines: Iterable[dict[str, Any]],
     pins = PinWatch()
 
     bad: list[tuple[int, str]] = []  # a line that is not an event's shape, and why
+    at_tail: list[int] = []  # the tail's line number
 
     def records() -> Iterator[dict[str, Any]]:
         for number, line in enumerate(events, start=2):
             if "head_hash" in line and "events" in line and "version" not in line:
                 tail.update(line)
+                at_tail.append(number)
                 return
             if (problem := malformed(line)) is not None:
                 bad.append((number, problem))
@@ -360,9 +362,16 @@ def verify_export(lines: Iterable[dict[str, Any]],
     if not tail:
         return VerifyReport(False, report.events, report.rolls_verified, None,
                             report.head_hash, "the export has no tail line: it was cut short")
+    if next(events, None) is not None:  # nothing is signed or chained after the tail
+        return VerifyReport(False, report.events, report.rolls_verified, None,
+                            report.head_hash, f"line {at_tail[0] + 1} of the export comes "
+                            "after its tail line: the tail is the last line")
     if report.ok and (tail["head_hash"], tail["events"]) != (report.head_hash, report.events):
         # Nothing links after the last event: only the tail shows it was altered.
+        said = (f"the tail counts {tail['events']} events; the export holds {report.events}"
+                if tail["head_hash"] == report.head_hash else
+                f"the tail names head {tail['head_hash']} of {tail['events']} events; the "
+                f"events give {report.head_hash}")
         return VerifyReport(False, report.events, report.rolls_verified, report.events,
-                            report.head_hash, f"the tail names head {tail['head_hash']} of "
-                            f"{tail['events']} events; the events give {report.head_hash}")
+                            report.head_hash, said)
     return report

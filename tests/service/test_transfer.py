@@ -115,6 +115,26 @@ def test_a_cut_export_is_refused(refit: Refit, other: Refit) -> None:
         other.transfer.import_export(lines_of("\n".join(lines[:-1]).encode()))
 
 
+def test_a_line_after_the_tail_is_refused_and_nothing_is_written(
+        refit: Refit, other: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Trailing", "server").id
+    do(refit, campaign, {"type": "advance"})
+    lines = exported(refit, campaign).decode().splitlines()
+    again = "\n".join([*lines, lines[1]]).encode()  # an event copied after the tail
+    with pytest.raises(ImportRefused, match="line 5 of the export comes after its tail"):
+        other.transfer.import_export(lines_of(again))
+    with pytest.raises(CampaignNotFound):
+        other.store.campaign(campaign)
+
+
+def test_a_tail_that_miscounts_the_events_says_so(refit: Refit, other: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Counted", "server").id
+    lines = [json.loads(line) for line in exported(refit, campaign).decode().splitlines()]
+    lines[-1]["events"] = 2
+    with pytest.raises(ImportRefused, match="the tail counts 2 events; the export holds 1"):
+        other.transfer.import_export(lambda: iter(lines))
+
+
 def test_a_sides_redacted_export_cannot_rebuild_a_campaign(refit: Refit, other: Refit) -> None:
     campaign, _ = play_demo(refit)
     with pytest.raises(ImportRefused, match="redacted export"):
