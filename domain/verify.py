@@ -73,6 +73,7 @@ class VerifyReport:
                             self.head_hash, self.problem, watch.note)
 
 
+HEADER_FIELDS = ("module", "cg", "name", "seed_commitment")  # the header repeats Created's
 _ROLL_FIELDS = ("dice", "key", "kind", "original", "final", "drm", "cg_date", "step", "table",
                 "side")
 
@@ -322,6 +323,20 @@ def verify_records(records: Iterable[dict[str, Any]],
     return VerifyReport(True, count, rolls, None, head, None)
 
 
+def header_problem(header: dict[str, Any], first: dict[str, Any]) -> str | None:
+    """Where the export's header says otherwise than its Created event (None: it agrees);
+    no hash covers the header, so an edit of it shows only here."""
+    if first.get("type") != "Created" or not isinstance(first.get("data"), dict):
+        return None  # the chain check names what is wrong with the first event
+    stated = {"campaign": first.get("campaign")} | {
+        name: first["data"][name] for name in HEADER_FIELDS if name in first["data"]}
+    for name, value in stated.items():
+        if header.get(name) != value:
+            return (f"the header's {name} {header.get(name)!r} is not the campaign's: its "
+                    f"Created event says {value!r}")
+    return None
+
+
 def verify_export(lines: Iterable[dict[str, Any]],
                   hash_of: HashOf | None = None) -> VerifyReport:
     """Verify an export (a header, the events, a tail naming the head hash and count),
@@ -346,9 +361,14 @@ def verify_export(lines: Iterable[dict[str, Any]],
             if (problem := malformed(line)) is not None:
                 bad.append((number, problem))
                 return
+            if number == 2 and (problem := header_problem(header, line)) is not None:
+                bad.append((1, problem))
+                return
             yield pins.see(line)
 
     report = verify_records(records(), hash_of)
+    if bad and bad[0][0] == 1:  # the header, which no hash covers, says otherwise
+        return VerifyReport(False, 0, 0, None, GENESIS_HASH, bad[0][1])
     if bad:
         (number, problem), version = bad[0], report.events + 1
         return VerifyReport(False, report.events, report.rolls_verified, version,

@@ -20,7 +20,7 @@ from domain.cosigned import CosignWatch, verify_cosigned_export
 from domain.errors import CampaignExists, CampaignNotFound, ImportRefused
 from domain.hashing import canonical, data_hash, is_plain, sha256_hex, sorted_json
 from domain.history import malformed
-from domain.verify import VerifyReport
+from domain.verify import VerifyReport, header_problem
 from infra.cosigning import check_held, check_own, held_checkpoints
 from infra.exporting import Export, Item, Signer, line_bytes
 from infra.importing import Rebuild
@@ -186,6 +186,9 @@ class Transfer:
                                         f"is not an event record: {problem}", field="export")
                 if ident is None:
                     ident = UUID(str(header.get("campaign") if header else ""))
+                if line["version"] == 1 and isinstance(header, dict) and \
+                        (problem := header_problem(header, line)) is not None:
+                    raise ImportRefused(problem, field="export")  # before it is rebuilt
                 event = self._event(ident, line)
                 if rebuild is not None:
                     rebuild.see(line, event)

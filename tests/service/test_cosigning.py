@@ -191,10 +191,10 @@ def exported(refit: Refit, campaign: UUID) -> list[dict[str, Any]]:
 
 def forged(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The export with its first event edited (the campaign renamed, which no roll check
-    reads) and every link after it re-chained, the tail naming the new head: what a forger
-    with the database can make."""
+    reads; the header too) and every link after it re-chained, the tail naming the new
+    head: what a forger with the database can make."""
     header, *events, tail = json.loads(json.dumps(lines))
-    events[0]["data"]["name"] = "Arnhem, as the winner tells it"
+    events[0]["data"]["name"] = header["name"] = "Arnhem, as the winner tells it"
     prev = GENESIS_HASH
     for record in events:
         record["prev_hash"] = prev

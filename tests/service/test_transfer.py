@@ -127,6 +127,18 @@ def test_a_line_after_the_tail_is_refused_and_nothing_is_written(
         other.store.campaign(campaign)
 
 
+@pytest.mark.parametrize("field", ["campaign", "name", "seed_commitment", "module"])
+def test_a_header_that_says_otherwise_than_its_created_event_is_refused(
+        refit: Refit, other: Refit, field: str) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Headed", "server").id
+    lines = [json.loads(line) for line in exported(refit, campaign).decode().splitlines()]
+    lines[0][field] = "11111111-1111-1111-1111-111111111111" if field == "campaign" else "x"
+    with pytest.raises(ImportRefused, match=f"the header's {field} .* is not the campaign's"):
+        other.transfer.import_export(lambda: iter(lines))
+    with pytest.raises(CampaignNotFound):
+        other.store.campaign(campaign)
+
+
 def test_a_tail_that_miscounts_the_events_says_so(refit: Refit, other: Refit) -> None:
     campaign = refit.commands.create_campaign("pbr", "I", "Counted", "server").id
     lines = [json.loads(line) for line in exported(refit, campaign).decode().splitlines()]
