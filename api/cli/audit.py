@@ -25,6 +25,7 @@ from api.cli.core import (
     ledger,
     print_table,
     query,
+    viewer_of,
 )
 from domain.errors import InvalidCommand
 
@@ -117,7 +118,7 @@ def audit(campaign: Id,
     """Everything about one roll: who asked and when, dice, DRM, result, secrecy, the
     seed's recheck, rulings and what they changed, re-rolls and undos."""
     found = query(db, as_json, lambda refit: refit.audit.roll_audit(
-        campaign_key(campaign), key, viewer, version))
+        campaign_key(campaign), key, viewer_of(refit, campaign, viewer), version))
 
     def human() -> None:
         for made in found.rolls:
@@ -148,8 +149,8 @@ def diff(campaign: Id,
                                                               "(default: now).")] = None,
          viewer: Viewer = None, db: Db = None, as_json: Json = False) -> None:
     """What changed in the roster, purchase record, CVP and ELR between two points."""
-    changes = query(db, as_json, lambda refit: refit.audit.diff(campaign_key(campaign), start, end,
-                                                           viewer))
+    changes = query(db, as_json, lambda refit: refit.audit.diff(
+        campaign_key(campaign), start, end, viewer_of(refit, campaign, viewer)))
     emit(as_json, changes, lambda: print_table(
         ["form", "line", "field", "change", "before", "after"],
         [row for c in changes for row in _diff_rows(c)]))
@@ -194,7 +195,8 @@ def _form(db: str | None, campaign: str, form: str, as_of: str | None,
 
     with ledger(db) as refit:
         check_form(form)  # a bad --form is refused as such, even for a campaign not there
-        return render_form(refit.reads.paper_forms(campaign_key(campaign), as_of, viewer), form)
+        return render_form(refit.reads.paper_forms(
+            campaign_key(campaign), as_of, viewer_of(refit, campaign, viewer)), form)
 
 
 @app.command()
@@ -218,6 +220,6 @@ def _report(db: str | None, campaign: str, fmt: str, viewer: str | None) -> str:
         raise ValueError(f"format is text or html, not {fmt!r}")
     with ledger(db) as refit:
         ident = campaign_key(campaign)
-        return history_report(refit.reads.history(ident, viewer),
+        return history_report(refit.reads.history(ident, viewer_of(refit, campaign, viewer)),
                               "html" if fmt == "html" else "text",
                               refit.audit.undone_versions(ident))

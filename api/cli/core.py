@@ -29,7 +29,8 @@ AsOf = Annotated[str | None, typer.Option(
     "--as-of", help="Answer as of a version, or after a step: CGDATE/STEP, e.g. 14AM/3.617.")]
 By = Annotated[str, typer.Option("--by", help="Who is acting (recorded in the event).")]
 Viewer = Annotated[str | None, typer.Option(
-    "--as", help="A side: as that side may read it (the other side's secrets kept).")]
+    "--as", "--side", help="A side (or observer): as it may read it (the other side's "
+                           "secrets kept).")]
 T = TypeVar("T")
 
 
@@ -128,6 +129,19 @@ def campaign_key(text: str) -> Any:
     from domain.campaign import campaign_id
 
     return campaign_id(text)
+
+
+def viewer_of(refit: Refit, campaign: str, side: str | None) -> str | None:
+    """Whom to read as: a side of the campaign, or its observer (None: the director, who
+    sees every side); anything else is refused, naming the sides, never read as a
+    stranger who sees neither side's secrets."""
+    from domain.errors import InvalidCommand
+
+    sides = refit.store.campaign(campaign_key(campaign)).sides
+    if side is not None and side not in [*sides, "observer"]:
+        raise InvalidCommand(f"{side!r} is not a side of this campaign: "
+                             f"{', '.join(sides)} (or observer)", field="side")
+    return side
 
 
 def query(db: str | None, as_json: bool, ask: Callable[[Refit], T]) -> T:

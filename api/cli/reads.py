@@ -22,17 +22,18 @@ from api.cli.core import (
     print_receipt,
     query,
     starting,
+    viewer_of,
 )
 
 if TYPE_CHECKING:
     from domain.verify import VerifyReport
-    from infra.application import Refit
     from infra.queries import Read
 
 app = typer.Typer()
 T = TypeVar("T")
 Side = Annotated[str | None, typer.Option(
-    "--side", help="Read as this side reads it (the other side's secrets kept).")]
+    "--side", "--as", help="Read as this side (or observer) reads it (the other side's "
+                           "secrets kept).")]
 # Each read's command with its read's summary, as infra/queries.py declares them (READS):
 # `refit --help` lists them from here without importing the domain that answers them
 # (issue 17, item 6); tests/structure/test_reads_declared.py checks that the two agree.
@@ -89,18 +90,9 @@ def _command(command: str, summary: str) -> None:
 
             which = declared(command)
             answer: Any = query(db, as_json, lambda refit: refit.reads.answer(
-                which, campaign_key(campaign), as_of, viewer_side(refit, campaign, side)))
+                which, campaign_key(campaign), as_of, viewer_of(refit, campaign, side)))
         emit(as_json, answer, lambda: typer.echo(TEXT[which.name](answer)))
     app.command(command, cls=ReadCommand, short_help=summary)(read_it)
-
-
-def viewer_side(refit: Refit, campaign: str, side: str | None) -> str | None:
-    """A side of the campaign to read as (None: the director, who sees every side)."""
-    from domain.errors import InvalidCommand
-
-    if side is not None and side not in refit.store.campaign(campaign_key(campaign)).sides:
-        raise InvalidCommand(f"{side!r} is not a side of this campaign", field="side")
-    return side
 
 
 for _command_name, _summary in READ_COMMANDS.items():

@@ -24,6 +24,7 @@ from api.cli.core import (
     refusal_body,
     refusals,
     settings,
+    viewer_of,
 )
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ def export(campaigns: Annotated[list[str], typer.Argument(
     if to is None:
         with ledger(db) as refit:
             lines = guarded(as_json, lambda: refit.transfer.export_text(
-                campaign_key(campaigns[0]), viewer, with_seed))
+                campaign_key(campaigns[0]), viewer_of(refit, campaigns[0], viewer), with_seed))
             sys.stdout.flush()
             sys.stdout.buffer.writelines(lines)
         return
@@ -86,7 +87,8 @@ def _export_share(db: str | None, viewer: str | None, with_seed: bool, to: Path,
     with ledger(db) as refit:
         for campaign in campaigns:
             try:
-                lines = refit.transfer.export_text(campaign_key(campaign), viewer, with_seed)
+                lines = refit.transfer.export_text(
+                    campaign_key(campaign), viewer_of(refit, campaign, viewer), with_seed)
                 _write_file(to / f"{campaign_key(campaign)}.jsonl", lines, with_seed)
             except refusals() as error:
                 return [*done, refusal_body(error)]

@@ -57,3 +57,17 @@ def test_the_british_export_names_the_german_secrets_by_one_neutral_type(db: str
     assert {"CPPCredited", "RGPurchased"} <= {r["type"] for r in director if r["sealed"]}
     assert {r["type"] for r in british} == \
         {r["type"] for r in director if not r["sealed"]} | {"Sealed"}
+
+
+def test_a_viewer_that_is_no_side_of_the_campaign_is_refused_by_every_command(db: str) -> None:
+    campaign, _ = played(db)  # a typo must not hand a side a file without its own secrets
+    for args in (["export", campaign], ["forms", campaign], ["report", campaign],
+                 ["roster", campaign], ["diff", campaign, "--from", "1"]):
+        for option in ("--as", "--side"):  # one option, by either name
+            for who in ("german", "Germans"):
+                done = runner.invoke(app, [*args, option, who, "--db", db])
+                assert done.exit_code == 2, (args, option, done.output)
+                assert f"'{who}' is not a side of this campaign: British, German" in \
+                    done.output, done.output
+            assert runner.invoke(app, [*args, option, "German", "--db", db]).exit_code == 0
+    assert printed("export", campaign, "--as", "observer", "--db", db)  # as observers read
