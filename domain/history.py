@@ -133,7 +133,9 @@ def first_bad_version(records: Iterable[dict[str, Any]],
                 return suspect - 1, count, before, _altered(suspect - 1, suspect)
             return suspect, count, before, _link_problem(suspect)
         if version != count:
-            return count, count, prev, f"version {count} is missing (found {version})"
+            said = (f"version {version} appears twice (or out of order)" if version == count - 1
+                    else f"version {count} is missing (found {version})")
+            return count, count, prev, said
         if record["prev_hash"] != prev:
             if version == 1:
                 return 1, count, prev, _link_problem(1)

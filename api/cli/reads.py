@@ -119,6 +119,9 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
 
     leaves: list[bytes] = []  # read only to check receipts or a signed checkpoint
     tail = None
+    if not Path(campaign).is_file() and (campaign.endswith((".jsonl", ".json"))
+                                         or "/" in campaign):
+        guarded(as_json, lambda: _no_file(campaign))
     if Path(campaign).is_file():
         report = guarded(as_json, lambda: _verify_file(Path(campaign)))
         if receipt or key is not None:
@@ -137,6 +140,13 @@ def verify(campaign: Annotated[str, typer.Argument(help="Campaign id, or an expo
     emit(as_json, body, lambda: _print_verified(body, report))
     if not body["ok"]:
         raise typer.Exit(1)
+
+
+def _no_file(path: str) -> None:
+    """An export file named that is not there: said so, not taken for a campaign id."""
+    from domain.errors import InvalidCommand
+
+    raise InvalidCommand(f"{path}: no such file", field="campaign")
 
 
 def _judge(body: dict[str, Any]) -> None:

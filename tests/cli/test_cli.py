@@ -284,6 +284,17 @@ def test_a_tampered_or_cut_export_is_named_and_exits_1(db: str, tmp_path: Path) 
     assert short.exit_code == 1 and "cut short" in json.loads(short.stdout)["problem"]
 
 
+def test_a_copied_event_and_a_missing_file_are_named_as_such(db: str, tmp_path: Path) -> None:
+    lines = an_elr_change_exported(db)
+    twice = tmp_path / "twice.jsonl"
+    twice.write_text("\n".join([*lines[:2], lines[1], *lines[2:]]) + "\n")
+    copied = runner.invoke(app, ["verify", str(twice), "--json"])
+    assert copied.exit_code == 1
+    assert json.loads(copied.stdout)["problem"] == "version 1 appears twice (or out of order)"
+    missing = runner.invoke(app, ["verify", str(tmp_path / "gone.jsonl")])
+    assert missing.exit_code == 2 and "gone.jsonl: no such file" in missing.output
+
+
 @pytest.mark.parametrize(("edit", "why"), [
     (lambda event: event.pop("type"), "it has no 'type'"),
     (lambda event: event.update(data=5), "its 'data' is not a JSON object"),
