@@ -270,6 +270,11 @@ class Views:
             if (meta["cg_date"], meta["step"]) == found:
                 raise InvalidCommand(f"step {found[1]} of {found[0]} is not over yet",
                                      field=field)
+            dates = list(dict.fromkeys([*(r["cg_date"] for r in rows.select_rows(STEP)),
+                                        meta["cg_date"]]))
+            if found[0] not in dates:
+                raise InvalidCommand(f"the campaign has not reached CG Date {found[0]} (its "
+                                     f"CG Dates so far: {', '.join(dates)})", field=field)
             raise InvalidCommand(f"the RePh has not done step {found[1]} of {found[0]}",
                                  field=field)
         return self.command_span(campaign_id, cast(int, row["left"]))[1]

@@ -178,7 +178,10 @@ def test_as_of_a_step_answers_as_the_campaign_stood_after_it(refit: Refit) -> No
     assert refit.views.version_at(campaign, "18AM/9.616") == left
     with pytest.raises(InvalidCommand, match="not over yet"):
         refit.views.version_at(campaign, "18AM/9.617")
-    with pytest.raises(InvalidCommand, match=r"has not done step 9\.616 of 19AM"):
+    with pytest.raises(InvalidCommand, match=r"has not done step 9\.699 of 18AM"):
+        refit.views.version_at(campaign, "18AM/9.699")
+    with pytest.raises(InvalidCommand, match=r"has not reached CG Date 19AM \(its CG Dates "
+                                             r"so far: 17N, 18AM\)"):
         refit.views.version_at(campaign, "19AM/9.616")
 
 

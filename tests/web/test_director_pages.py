@@ -213,7 +213,7 @@ def test_a_confirmation_without_the_sessions_csrf_token_or_from_another_site_is_
     ({"to_version": "abc"}, "“or version” is a version number, e.g. 12"),
     ({"to_version": "99999"}, "“or version” is a version from 1 to"),
     ({"to_step": "14AM/3.618"}, "step 3.618 of 14AM is not over yet"),
-    ({"to_step": "15AM/3.617"}, "the RePh has not done step 3.617 of 15AM"),
+    ({"to_step": "15AM/3.617"}, "the campaign has not reached CG Date 15AM"),
     ({"to_step": "nonsense"},
      "“Return to” is CGDATE/STEP, e.g. 14AM/3.617 (PBr) or 19PM/9.616 (ABtF)"),
 ])
