@@ -152,11 +152,18 @@ async def _messages(conf: Settings, read: Callable[[int], Appended],
             return
         if not woken:
             yield HEARTBEAT  # and a read all the same: a save no one told of is caught
+        reading = asyncio.ensure_future(run_in_threadpool(read, last))
         try:
-            now = await run_in_threadpool(read, last)
+            # A read the database is slow to answer (an outage, until the pool gives up)
+            # still leaves the stream its heartbeat: a proxy's idle timeout never cuts it.
+            while not (await asyncio.wait({reading}, timeout=conf.live_heartbeat))[0]:
+                yield HEARTBEAT
+            now = reading.result()
         except Exception as error:
             yield _failed(subscription.campaign_id, error)
             return
+        finally:
+            reading.cancel()  # the stream ended while it read: its answer is not wanted
         for batch in now.batches:
             yield message(batch)
         last = now.version
