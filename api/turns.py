@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from uuid import UUID
 
@@ -38,22 +38,25 @@ class Turns:
         lock = self._locks.get(campaign_id)
         if lock is None:
             lock = self._locks[campaign_id] = asyncio.Lock()
-        waiting_for = "another command"
+        deadline = asyncio.get_running_loop().time() + self.wait
+        await _by(deadline, lock.acquire(), CampaignBusy.after(self.wait))
         try:
-            async with asyncio.timeout(self.wait):  # no task of its own, as wait_for makes
-                await lock.acquire()
-                waiting_for = "thread"
-                try:
-                    await self._threads.acquire()
-                except BaseException:  # cancelled by the timeout: the turn passes on
-                    lock.release()
-                    raise
-        except TimeoutError:
-            if waiting_for == "thread":
-                raise CampaignBusy.threads_taken(self.wait) from None
-            raise CampaignBusy.after(self.wait) from None
+            await _by(deadline, self._threads.acquire(), CampaignBusy.threads_taken(self.wait))
+        except BaseException:  # no thread in time: the turn passes on
+            lock.release()
+            raise
         try:
             yield
         finally:
             self._threads.release()
             lock.release()
+
+
+async def _by(deadline: float, wait: Awaitable[object], refusal: CampaignBusy) -> None:
+    """Wait until the deadline at most (no task of its own, as wait_for makes); then the
+    refusal."""
+    try:
+        async with asyncio.timeout_at(deadline):
+            await wait
+    except TimeoutError:
+        raise refusal from None

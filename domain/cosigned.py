@@ -50,10 +50,13 @@ class CosignWatch:
         self.signed: dict[tuple[int, str], dict[str, str]] = {}  # (size, root) -> side: key
         self.bad: tuple[int, str] | None = None  # the first failing co-signature's version
         self.last: tuple[dict[str, Any], bytes] | None = None  # the last record, its leaf
+        self.tail_checkpoint: object = None  # the signed checkpoint an export's tail carries
 
     def see(self, record: dict[str, Any]) -> dict[str, Any]:
         """Take note of a record; give it back."""
         if "version" not in record:  # an export's header or tail
+            if "head_hash" in record:
+                self.tail_checkpoint = record.get("checkpoint")
             return record
         leaf = _event_leaf(record)
         self.last = (record, leaf) if leaf is not None else None
@@ -134,19 +137,18 @@ def _event_leaf(record: dict[str, Any]) -> bytes | None:
         return None
 
 
-def held_checkpoint_problem(watch: CosignWatch, point: Checkpoint) -> str | None:
+def held_checkpoint_problem(watch: CosignWatch, point: Checkpoint,
+                            named: str = "the checkpoint you hold") -> str | None:
     """Why a history contradicts a checkpoint someone holds (None: it agrees)."""
     size, root = point.size, point.root
     if not point.origin.endswith(f"/campaigns/{watch.campaign}"):
-        return f"the checkpoint you hold is of {point.origin!r}, not of campaign " \
-               f"{watch.campaign}"
+        return f"{named} is of {point.origin!r}, not of campaign {watch.campaign}"
     actual = watch.root_at(size)
     if actual is None:
-        return f"the checkpoint you hold is of size {size}; the history has " \
-               f"{len(watch.leaves)} events"
+        return f"{named} is of size {size}; the history has {len(watch.leaves)} events"
     if actual != root:
-        return f"the checkpoint you hold states root {root.hex()} at size {size}; the " \
-               f"history's root there is {actual.hex()}"
+        return f"{named} states root {root.hex()} at size {size}; the history's root " \
+               f"there is {actual.hex()}"
     return None
 
 

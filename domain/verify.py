@@ -350,6 +350,7 @@ def verify_export(lines: Iterable[dict[str, Any]],
     pins = PinWatch()
 
     bad: list[tuple[int, str]] = []  # a line that is not an event's shape, and why
+    contradicted: list[str] = []  # how the header contradicts the Created event
     at_tail: list[int] = []  # the tail's line number
 
     def records() -> Iterator[dict[str, Any]]:
@@ -362,13 +363,13 @@ def verify_export(lines: Iterable[dict[str, Any]],
                 bad.append((number, problem))
                 return
             if number == 2 and (problem := header_problem(header, line)) is not None:
-                bad.append((1, problem))
+                contradicted.append(problem)
                 return
             yield pins.see(line)
 
     report = verify_records(records(), hash_of)
-    if bad and bad[0][0] == 1:  # the header, which no hash covers, says otherwise
-        return VerifyReport(False, 0, 0, None, GENESIS_HASH, bad[0][1])
+    if contradicted:  # the header, which no hash covers, says otherwise
+        return VerifyReport(False, 0, 0, None, GENESIS_HASH, contradicted[0])
     if bad:
         (number, problem), version = bad[0], report.events + 1
         return VerifyReport(False, report.events, report.rolls_verified, version,

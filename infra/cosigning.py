@@ -74,10 +74,11 @@ def held_checkpoints(notes: Sequence[str]) -> list[Checkpoint]:
     return held
 
 
-def check_own(watch: CosignWatch, note: object, own_keys: Sequence[str]) -> None:
-    """Refuse an export whose tail's signed checkpoint (`note`) contradicts its events (an
-    event altered and the chain made again), or bears a signature of this service's key
-    that does not hold. An export made before exports were signed carries none."""
+def check_own(watch: CosignWatch, own_keys: Sequence[str]) -> None:
+    """Refuse an export whose tail's signed checkpoint contradicts its events (an event
+    altered and the chain made again), or bears a signature of this service's key that
+    does not hold. An export made before exports were signed carries none."""
+    note = watch.tail_checkpoint
     if note is None:
         return
     if not isinstance(note, str):
@@ -91,12 +92,12 @@ def check_own(watch: CosignWatch, note: object, own_keys: Sequence[str]) -> None
     except CheckpointInvalid as error:
         raise ImportRefused(f"the export's signed checkpoint does not check: {error}",
                             field="checkpoint") from None
-    problem = held_checkpoint_problem(watch, point)
+    problem = held_checkpoint_problem(watch, point, "the checkpoint")
     if problem is not None:
-        said = problem.replace("the checkpoint you hold", "the checkpoint")
-        why = ": an event was altered and the chain made again" if "root" in said else ""
-        raise ImportRefused(f"the export contradicts its own signed checkpoint ({said}){why}",
-                            field="checkpoint")
+        altered = watch.root_at(point.size) not in (None, point.root)
+        why = ": an event was altered and the chain made again" if altered else ""
+        raise ImportRefused(f"the export contradicts its own signed checkpoint ({problem})"
+                            f"{why}", field="checkpoint")
 
 
 def check_held(watch: CosignWatch, held: Sequence[Checkpoint]) -> None:

@@ -35,7 +35,6 @@ FORMAT = "refit-export/1"
 # 6: `Created` names the module data it pins, and the tail carries that data (and any
 # upgrade's) by hash; a schema 5 export (no pins) still imports, unpinned.
 SCHEMA = 6
-CHECKPOINT = "checkpoint"  # where the tail's signed checkpoint is noted beside its module data
 PRIVATE = {"Created": "seed", "SeedRevealed": "next_seed"}  # the server's own secret
 
 
@@ -131,7 +130,7 @@ class Transfer:
         header = next(iterator, None)
         ident = self._header_ident(header)
         restored = chain([] if header is None else [header], iterator)
-        kept: dict[str, Any] = {}  # the tail's module data, by hash, and its checkpoint
+        kept: dict[str, Any] = {}  # the tail's module data, by hash
         if ident is None:  # not an export's header: refused by the verifier
             self._verified(restored, kept, None)
             raise ImportRefused("the first line is not a refit-export/1 header", field="export")
@@ -139,7 +138,7 @@ class Transfer:
             rebuild = Rebuild(self.store, ident, staged, self._event)
             report, cosigns = self._verified(restored, kept, rebuild)
             check_held(cosigns, held)
-            check_own(cosigns, kept.pop(CHECKPOINT, None), self.own_keys())
+            check_own(cosigns, self.own_keys())
             rebuild.finish(_pin_rows(kept), report.head_hash)
         if rebuild.campaign is not None:  # committed: its live streams hear of it
             self.store.tell(ident, rebuild.campaign.version)
@@ -192,11 +191,8 @@ class Transfer:
                 event = self._event(ident, line)
                 if rebuild is not None:
                     rebuild.see(line, event)
-            else:  # the tail
-                if isinstance(line.get("module_data"), dict):
-                    kept.update(line["module_data"])
-                if "checkpoint" in line:
-                    kept[CHECKPOINT] = line["checkpoint"]
+            elif isinstance(line.get("module_data"), dict):
+                kept.update(line["module_data"])
             yield line
 
     def _check_header(self, header: dict[str, Any]) -> UUID:
