@@ -10,13 +10,19 @@ Scenarios (each on a service started for it, with its own campaigns):
 - `corrupt_row`: one campaign's event row is overwritten with raw SQL; after a restart, and
   again after a view rebuilt from the log, the other campaigns must serve as before (reads
   and a command), the bad one answer a clear error.
+- `db_away`: the service reaches PostgreSQL through a TCP proxy, which is cut for
+  `--away` seconds under the same load (every connection ended, none taken: a database
+  host gone, not one that refuses at once); meanwhile a director's read and command are
+  timed every 0.25 s (`while_away`: their answers, and how long each took to come).
 - `hostile_bodies`: several large bodies at once (47 MB), and malformed ones.
-`kill_9` and `db_outage` run once per `--workers` count (`_workers_2` names the second).
+`kill_9`, `db_outage` and `db_away` run once per `--workers` count (`_workers_2` names
+the second).
 
 Figures: acknowledged (200 answers), lost (acknowledged, not in the log, read with raw
 SQL), duplicated (one Idempotency-Key applied twice), 5xx, recovery_seconds (kill: from
 the restart to the first 200 of every read, the campaign and a view read, of every
-campaign, timed once the load has stopped; outage: from its end to the same),
+campaign, timed once the load has stopped; outage: from its end to the same; away: from
+the proxy's return to the same, and `first_acknowledged_seconds`, to the load's first 200),
 orphan_processes (kill: processes of the service alive a second after its master was
 killed), peak_rss_mb (VmHWM of the service and its workers, added up).
 
@@ -27,17 +33,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
+import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import urlparse
 
 import httpx
 import psycopg
 from chaos_hostile import hostile_bodies
 from chaos_kit import PG, Load, Service, reconcile, service, status, terminate_backends, wait_for
 from psycopg import sql
+from tcp_proxy import proxied
 
 
 @contextmanager
@@ -103,6 +114,69 @@ def db_outage(schema: str, args: argparse.Namespace, workers: int) -> dict[str, 
                 **load.tally.statuses((started, ended)), "recovery_seconds": recovery,
                 "outage_seconds": round(ended - started, 2), "backends_terminated": terminated,
                 "peak_rss_mb": running.peak_rss_mb()}
+
+
+def db_away(schema: str, args: argparse.Namespace, workers: int) -> dict[str, Any]:
+    """PostgreSQL out of reach for `--away` seconds under load: what a director meets
+    meanwhile, and how soon after it is back every campaign answers."""
+    where = urlparse(PG)
+    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
+        through = where._replace(netloc=f"{where.username}@127.0.0.1:{proxy.port}").geturl()
+        with service(schema, workers, through) as running:
+            campaigns = [running.create() for _ in range(args.campaigns)]
+            with loaded(running, campaigns, args) as load:
+                proxy.down()
+                started = time.monotonic()
+                met = meanwhile(running, campaigns[0], args.away, proxy.up)
+                ended = started + met.pop("away_seconds")
+                before = load.tally.count()
+                first = recovered(lambda: load.tally.count() > before, ended, args)
+            recovery = recovered(reads_answer(running, campaigns), ended, args)
+            # Until its pool has connected again (a try every second), the service still
+            # answers 503: allowed up to the first command acknowledged, and counted.
+            back = ended + (first or 0)
+            after = sum(1 for sent, _, code in load.tally.answers if code == 503 and sent > ended)
+            return {"workers": workers, **reconcile(load.tally, schema),
+                    **load.tally.statuses((started, back)), "503_after_back": after,
+                    "recovery_seconds": recovery, "first_acknowledged_seconds": first,
+                    "away_seconds":
+                    round(ended - started, 2), "while_away": met,
+                    "peak_rss_mb": running.peak_rss_mb()}
+
+
+def meanwhile(running: Service, campaign: dict[str, Any], seconds: float,
+              back: Callable[[], None]) -> dict[str, Any]:
+    """A read and a command every 0.25 s for `seconds`, each on a thread of its own (an
+    answer that does not come stops no other); then `back()`. Their answers by status and
+    code, how many came while the database was away, and the seconds each took (median,
+    max), waiting up to 30 s after for the last."""
+    met: list[tuple[str, float, float]] = []  # answer, sent, answered
+    guard = threading.Lock()
+
+    def ask(method: str, path: str) -> None:
+        sent = time.monotonic()
+        code, error = answer(running, campaign, method, path)
+        with guard:
+            met.append((f"{method} {code} {error or ''}".strip(), sent, time.monotonic()))
+
+    threads: list[threading.Thread] = []
+    started = time.monotonic()
+    while time.monotonic() < started + seconds:
+        for method, path in (("GET", ""), ("POST", "/commands")):
+            threads.append(threading.Thread(target=ask, args=(method, path), daemon=True))
+            threads[-1].start()
+        time.sleep(0.25)
+    back()
+    ended = time.monotonic()
+    for thread in threads:
+        thread.join(timeout=max(0.0, ended + 30 - time.monotonic()))
+    with guard:
+        took = [answered - sent for _, sent, answered in met]
+        return {"asked": len(threads), "answers": dict(Counter(a for a, *_ in met)),
+                "answered_while_away": sum(1 for *_, answered in met if answered < ended),
+                "away_seconds": round(ended - started, 2),
+                "seconds_median": round(statistics.median(took), 2) if took else None,
+                "seconds_max": round(max(took), 2) if took else None}
 
 
 def answer(running: Service, campaign: dict[str, Any], method: str,
@@ -176,6 +250,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--campaigns", type=int, help="campaigns under load (4; quick 2)")
     parser.add_argument("--before", type=float, help="seconds of load before a fault (5; quick 1)")
     parser.add_argument("--outage", type=float, help="seconds of outage (5; quick 1)")
+    parser.add_argument("--away", type=float,
+                        help="seconds PostgreSQL is out of reach (20; quick 3)")
     parser.add_argument("--recovery-bound", type=float,
                         help="seconds to wait for reads to answer again (30; quick 10)")
     parser.add_argument("--bodies", type=int, help="large bodies at once (4; quick 2)")
@@ -185,9 +261,9 @@ def parse_args() -> argparse.Namespace:
                         help="seconds a client pauses between commands")
     parser.add_argument("--only", nargs="+", choices=list(SCENARIOS), help="these scenarios")
     args = parser.parse_args()
-    small = (3, 2, 1.0, 1.0, 10.0, 2, 4.0, [1])
-    full = (8, 4, 5.0, 5.0, 30.0, 4, 47.0, [1, 2])
-    names = ("clients", "campaigns", "before", "outage", "recovery_bound", "bodies",
+    small = (3, 2, 1.0, 1.0, 3.0, 10.0, 2, 4.0, [1])
+    full = (8, 4, 5.0, 5.0, 20.0, 30.0, 4, 47.0, [1, 2])
+    names = ("clients", "campaigns", "before", "outage", "away", "recovery_bound", "bodies",
              "body_mb", "workers")
     for name, default in zip(names, small if args.quick else full, strict=True):
         if getattr(args, name) is None:
@@ -197,8 +273,11 @@ def parse_args() -> argparse.Namespace:
 
 
 SCENARIOS: dict[str, Callable[..., dict[str, Any]]] = {
-    "kill_9": kill_9, "db_outage": db_outage, "corrupt_row": corrupt_row,
-    "hostile_bodies": hostile_bodies}
+    "kill_9": kill_9, "db_outage": db_outage, "db_away": db_away,
+    "corrupt_row": corrupt_row, "hostile_bodies": hostile_bodies}
+
+
+LOADED = ("kill_9", "db_outage", "db_away")  # run once per --workers count
 
 
 def main() -> None:
@@ -211,7 +290,7 @@ def main() -> None:
     started = time.monotonic()
     try:
         for name in args.only or list(SCENARIOS):
-            for workers in args.workers if name in ("kill_9", "db_outage") else [None]:
+            for workers in args.workers if name in LOADED else [None]:
                 label = name if workers in (None, 1) else f"{name}_workers_{workers}"
                 extra = () if workers is None else (workers,)
                 output[label] = SCENARIOS[name](schema, args, *extra)

@@ -36,13 +36,13 @@ class Service:
     it starts outlives the run); its database connections carry `app` as their
     application_name, so an outage can end exactly theirs."""
 
-    def __init__(self, schema: str, keys: Path, workers: int = 1) -> None:
+    def __init__(self, schema: str, keys: Path, workers: int = 1, database: str = PG) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.app = f"refit-chaos-{uuid.uuid4().hex[:10]}"
         self.workers = workers
         self.env = os.environ | {
-            "REFIT_DATABASE_URL": f"{PG}?schema={schema}", "REFIT_ADMIN_TOKEN": ADMIN,
+            "REFIT_DATABASE_URL": f"{database}?schema={schema}", "REFIT_ADMIN_TOKEN": ADMIN,
             "REFIT_SIGNING_KEY_FILE": str(keys / "refit-signing-key"),
             "REFIT_PROJECTION_RUNNER": "true", "PGAPPNAME": self.app}
         self.process: subprocess.Popen[bytes] | None = None
@@ -107,10 +107,11 @@ class Service:
 
 
 @contextmanager
-def service(schema: str, workers: int = 1) -> Iterator[Service]:
-    """A started service, every process of it ended afterwards."""
+def service(schema: str, workers: int = 1, database: str = PG) -> Iterator[Service]:
+    """A started service (on `database`: PostgreSQL itself, or a way to it), every process
+    of it ended afterwards."""
     keys = Path(tempfile.mkdtemp(prefix="refit-chaos-"))
-    running = Service(schema, keys, workers)
+    running = Service(schema, keys, workers, database)
     try:
         running.start()
         yield running

@@ -8,6 +8,8 @@ import sqlite3
 import sys
 from types import ModuleType
 
+from eventsourcing.persistence import PersistenceError
+
 
 def _psycopg(load: bool) -> ModuleType | None:
     if load:
@@ -27,5 +29,11 @@ def outage_errors(every: bool = False) -> tuple[type[Exception], ...]:
     """Each driver's errors of a database that does not answer now."""
     psycopg = _psycopg(every)
     if psycopg is None:
-        return (sqlite3.OperationalError,)
-    return sqlite3.OperationalError, psycopg.OperationalError, psycopg.InterfaceError
+        return sqlite3.OperationalError, DatabaseAway
+    return sqlite3.OperationalError, DatabaseAway, psycopg.OperationalError, psycopg.InterfaceError
+
+
+class DatabaseAway(PersistenceError):
+    """PostgreSQL took no connection at the pool's last try (infra/healing_pool.py): a
+    request is refused at once, not after the pool's wait and eventsourcing's ten tries
+    of it. Not an OperationalError, so that nothing tries it again at once."""

@@ -14,6 +14,7 @@ from psycopg import Cursor
 from psycopg.rows import DictRow, tuple_row
 from psycopg.sql import SQL, Identifier, Literal
 
+from infra.healing_pool import heal
 from infra.recorder import MODULE_DATA, Pin
 
 # The body of eventsourcing's own insert function (POSTGRES_ENABLE_DB_FUNCTIONS), with the
@@ -46,6 +47,7 @@ class LedgerRecorder(PostgresApplicationRecorder):
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
+        heal(datastore)  # every datastore of the service has one of these recorders
         self.pg_function_name_insert_events = f"refit_insert_events_{datastore.originator_id_type}"
         schema = Identifier(datastore.schema)
         name = Identifier(self.pg_function_name_insert_events)

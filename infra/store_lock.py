@@ -20,6 +20,7 @@ from psycopg.conninfo import make_conninfo
 from psycopg_pool import ConnectionPool
 
 from domain.errors import CampaignBusy
+from infra.healing_pool import HealingPool
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,7 @@ class StoreLock:
         conninfo = postgres_conninfo(env)
         self.wait, self.size = wait, size
         self.lock_class = lock_class(env.get("POSTGRES_SCHEMA") or "public")
-        self.pool: ConnectionPool[Connection[tuple[object, ...]]] = ConnectionPool(
+        self.pool: ConnectionPool[Connection[tuple[object, ...]]] = HealingPool(
             conninfo, min_size=1, max_size=size, kwargs={"autocommit": True}, open=True,
             configure=self._bounded)
 

@@ -13,6 +13,8 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 from psycopg.sql import SQL, Literal
 
+from infra.healing_pool import heal
+
 HOOKS, OUTBOX = "refit_webhooks", "refit_webhook_outbox"
 FOLLOWER = "refit-webhooks"  # the follower's name in the tracking table
 
@@ -159,6 +161,7 @@ class PostgresWebhookTables(_Tables, PostgresTrackingRecorder):
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
         super().__init__(datastore, **kwargs)
+        heal(datastore)
         schema = '"' + (datastore.schema or "public").replace('"', '""') + '"'
         self.hooks, self.outbox = f"{schema}.{HOOKS}", f"{schema}.{OUTBOX}"
         self.sql_create_statements.extend(SQL(text).format() for text in self._statements())

@@ -110,12 +110,17 @@ def test_the_fault_suite_loses_and_duplicates_no_acknowledged_command(
                           env=os.environ | {"REFIT_TEST_POSTGRES_URL": PG_URL})
     assert done.returncode == 0, done.stderr[-2000:]
     figures = json.loads(done.stdout.strip().splitlines()[-1])
-    for scenario in ("kill_9", "db_outage"):
+    for scenario in ("kill_9", "db_outage", "db_away"):
         assert figures[scenario]["acknowledged"] > 0, figures[scenario]
         assert (figures[scenario]["lost"], figures[scenario]["duplicated"]) == (0, 0)
         # An outage may answer 503 (Retry-After), never another 5xx; reads come back.
         assert set(figures[scenario]["5xx_by_status"]) <= {"503"}, figures[scenario]
         assert figures[scenario]["recovery_seconds"] is not None, figures[scenario]
+    away = figures["db_away"]  # out of reach: every read and command answered meanwhile
+    assert away["while_away"]["answered_while_away"] == away["while_away"]["asked"] > 0, away
+    assert set(away["while_away"]["answers"]) == {"GET 503 unavailable",
+                                                  "POST 503 unavailable"}, away
+    assert away["first_acknowledged_seconds"] is not None, away
     bad = figures["corrupt_row"]  # one campaign's damaged row hurts no other campaign
     assert bad["5xx"] == 0 and bad["bad_campaign_500s"] == 0, bad
     assert {a["code"] for a in bad["bad_campaign"].values()} == {"history_unreadable"}

@@ -1,0 +1,78 @@
+"""A TCP proxy on the loopback between the service and PostgreSQL: cut, it is a database
+that went away (every connection ended, none taken); restored, the database is back.
+The shared server itself is never restarted."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+
+class Proxy:
+    """Forwards 127.0.0.1:`port` to `target` while it is up."""
+
+    def __init__(self, target: tuple[str, int]) -> None:
+        self.target = target
+        self.lock = threading.Lock()
+        self.sockets: list[socket.socket] = []
+        self.listener: socket.socket | None = None
+        self.port = 0
+
+    def up(self) -> None:
+        """Listen (on the same port as before, if any) and forward what comes."""
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(64)
+        self.port, self.listener = listener.getsockname()[1], listener
+        threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
+
+    def down(self) -> None:
+        """End every connection and stop listening: the database is away."""
+        with self.lock:
+            found, self.sockets = self.sockets, []
+            if self.listener is not None:
+                found.append(self.listener)
+            self.listener = None
+        for sock in found:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while True:
+            try:
+                client, _ = listener.accept()
+            except OSError:
+                return  # cut
+            try:
+                server = socket.create_connection(self.target)
+            except OSError:
+                client.close()
+                continue
+            with self.lock:
+                self.sockets += [client, server]
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=_pump, args=(source, sink), daemon=True).start()
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+@contextmanager
+def proxied(target: tuple[str, int]) -> Iterator[Proxy]:
+    """A proxy to `target`, up; taken down afterwards."""
+    proxy = Proxy(target)
+    proxy.up()
+    try:
+        yield proxy
+    finally:
+        proxy.down()

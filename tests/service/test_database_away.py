@@ -1,0 +1,130 @@
+"""While PostgreSQL is out of reach the service refuses at once, 503 `unavailable`,
+appending nothing; once it is back the service heals by itself within seconds
+(infra/healing_pool.py; bench/chaos.py `db_away` measures it under load)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.errors import http_body, status_of
+from infra.application import Refit
+from infra.drivers import DatabaseAway
+from infra.healing_pool import SteadyAttempt, heal, healing
+from infra.settings import Settings, backend_of
+from tests.helpers.http import auth, new_campaign, send, serving
+from tests.helpers.processes import until
+from tests.helpers.proxy import Proxy, proxied
+from tests.helpers.story import do
+
+CREDIT = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
+
+
+def test_a_pool_out_of_reach_tries_again_every_second_for_as_long_as_it_takes() -> None:
+    attempt, now, delays = SteadyAttempt(), 0.0, []
+    for _ in range(600):  # ten minutes of tries: psycopg_pool's own gave up after five
+        assert not attempt.time_to_give_up(now)
+        attempt.update_delay(now)
+        delays.append(attempt.delay)
+        now += attempt.delay
+    # psycopg_pool doubles its delay after each failed try: its 10th would be 512 s away.
+    assert 0.9 <= min(delays) and max(delays) <= 1.1
+    assert attempt.give_up_at == math.inf
+
+
+@pytest.fixture
+def through_a_proxy(settings: Settings) -> Iterator[tuple[Settings, Proxy]]:
+    """The test's PostgreSQL settings, reaching the database through a proxy to cut."""
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("an embedded SQLite file cannot be out of reach")
+    where = urlparse(settings.database_url)
+    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
+        yield settings.model_copy(update={"database_url": where._replace(
+            netloc=f"{where.username}@127.0.0.1:{proxy.port}").geturl()}), proxy
+
+
+def refused(action: Any) -> BaseException:
+    """The error `action()` raised (it must raise one)."""
+    with pytest.raises(Exception) as raised:
+        action()
+    return raised.value
+
+
+def test_every_pool_of_the_service_heals(through_a_proxy: tuple[Settings, Proxy]) -> None:
+    from eventsourcing.postgres import ConnectionPool
+
+    settings, _ = through_a_proxy
+    service = Refit(settings)
+    try:
+        datastores = service.store.recorder.datastore, service.views.view.datastore
+        heal(datastores[0])  # twice is once
+        for datastore in datastores:
+            assert type(datastore.pool) is healing(ConnectionPool)
+            assert type(datastore.pool).__mro__[1] is ConnectionPool
+    finally:
+        service.close()
+
+
+def test_a_command_while_the_database_is_away_is_refused_at_once_and_appends_nothing(
+        through_a_proxy: tuple[Settings, Proxy]) -> None:
+    settings, proxy = through_a_proxy
+    service = Refit(settings)
+    try:
+        campaign = service.commands.create_campaign("pbr", "I", "Away", "server").id
+        do(service, campaign, CREDIT)
+        proxy.down()
+        # The first finds its pooled connection dead and the pool's try to connect
+        # refused; from then on the pool refuses at once, where it used to wait 10 s for
+        # a connection ten times over.
+        error = refused(lambda: do(service, campaign, CREDIT | {"amount": 7}))
+        assert isinstance(error, DatabaseAway)
+        assert status_of(error) == 503 and http_body(error)["error"]["code"] == "unavailable"
+        assert isinstance(refused(lambda: service.reads.status(campaign)), DatabaseAway)
+        proxy.up()  # back: within about a second the pool takes a connection again
+        assert until(lambda: _credited(service, campaign, 11))
+        assert service.reads.status(campaign).sides["Axis"]["cpp"] == 16  # 5 + 11, not 7
+    finally:
+        service.close()
+
+
+def _credited(service: Refit, campaign: Any, amount: int) -> bool:
+    """Whether the credit was recorded now (False while the database is still away)."""
+    try:
+        do(service, campaign, CREDIT | {"amount": amount})
+    except DatabaseAway:
+        return False
+    return True
+
+
+@contextmanager
+def client_of(settings: Settings) -> Iterator[TestClient]:
+    """The HTTP service on `settings`."""
+    yield from serving(settings)
+
+
+def test_over_http_an_outage_is_503_unavailable_with_retry_after_and_then_heals(
+        through_a_proxy: tuple[Settings, Proxy]) -> None:
+    settings, proxy = through_a_proxy
+    with client_of(settings) as client:
+        campaign = new_campaign(client)
+        director = campaign["tokens"]["director"]
+        assert send(client, campaign, director, CREDIT).status_code == 200
+        proxy.down()
+        answers = [send(client, campaign, director, CREDIT | {"amount": 7}) for _ in range(3)]
+        read = client.get(f"/campaigns/{campaign['id']}", headers=auth(director))
+        for answer in [*answers, read]:
+            assert answer.status_code == 503, answer.text
+            assert answer.json()["error"]["code"] == "unavailable"
+            assert answer.headers["Retry-After"] == "2"
+            assert "127.0.0.1" not in answer.text  # the driver's words stay in the log
+        proxy.up()
+        assert until(lambda: send(client, campaign, director, CREDIT | {"amount": 11})
+                     .status_code == 200)
+        status = client.get(f"/campaigns/{campaign['id']}", headers=auth(director)).json()
+        assert status["sides"]["Axis"]["cpp"] == 16
