@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from api.cli.core import Db, Json, emit, print_receipt
+from api.cli.core import Db, Json, emit, guarded, print_receipt
 
 app = typer.Typer()
 
@@ -25,11 +25,9 @@ def verify_receipt(
     reads no database: --db is taken, as by every subcommand, and left alone.)"""
     from infra.receipts import load_receipt, receipt_finding
 
-    try:
-        found = receipt_finding(load_receipt(file), key, None, str(file))
-    except ValueError as error:  # the file is not JSON
-        found = {"receipt": str(file), "ok": False, "version": None, "problem": str(error),
-                 "tree_size": None, "versions": [], "key": key, "note": None}
+    # A file that is missing or not JSON is a refusal (exit 2), as `verify --receipt`
+    # says it; a receipt read that does not hold is BAD (exit 1).
+    found = receipt_finding(guarded(as_json, lambda: load_receipt(file)), key, None, str(file))
     emit(as_json, found, lambda: print_receipt(found))
     if not found["ok"]:
         raise typer.Exit(1)

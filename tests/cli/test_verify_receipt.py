@@ -67,3 +67,14 @@ def test_the_known_receipt_fails_with_a_flipped_leaf_byte_or_another_key(
     another = generate("PeterNeumann").verifier_key  # the same name, another key
     other = CliRunner().invoke(cli, ["verify-receipt", str(KNOWN), "--key", another])
     assert other.exit_code == 1 and "signature does not check" in other.stdout
+
+
+def test_a_receipt_file_missing_or_not_json_is_refused_not_judged_bad(tmp_path: Path) -> None:
+    garbled = tmp_path / "garbled.json"
+    garbled.write_text("{not json")
+    for path in (tmp_path / "missing.json", garbled):
+        done = CliRunner().invoke(cli, ["verify-receipt", str(path), "--key", VERIFIER])
+        # Exit 2, a refusal, as `refit verify --receipt` answers it; 1 is a receipt that
+        # was read and does not hold.
+        assert done.exit_code == 2, done.output
+        assert f"{path} is not a JSON file" in done.output and "BAD" not in done.output
