@@ -8,18 +8,20 @@ from eventsourcing import persistence
 from pydantic import ValidationError
 
 from domain.errors import CampaignNotFound, RefitError
-from infra.drivers import outage_errors
+from infra.drivers import DatabaseAway, outage_errors
 
 STATUS = {"unauthorized": 401, "forbidden": 403, "not_found": 404, "conflict": 409,
           "history_unreadable": 409, "busy": 503, "streams_full": 503}
 # A database that does not answer now (down, restarting, its connections cut, a file
 # locked or unopenable): eventsourcing's wrappers and the drivers' own errors, which the
-# advisory lock (infra/store_lock.py) and the views' SQL raise unwrapped. AdminShutdown,
+# advisory lock (infra/store_lock.py) and the views' SQL raise unwrapped, and a pool's own
+# refusal while it cannot connect (infra/healing_pool.py). AdminShutdown,
 # PoolTimeout and "database is locked" are among their subclasses or instances. psycopg's
 # are named once it is imported (every=True: all of them), as nothing else raises them.
 def outages(every: bool = False) -> tuple[type[Exception], ...]:
     """The errors of a database that does not answer now."""
-    return persistence.OperationalError, persistence.InterfaceError, *outage_errors(every)
+    return (persistence.OperationalError, persistence.InterfaceError, DatabaseAway,
+            *outage_errors(every))
 
 
 RETRY_AFTER = 2  # seconds: a restarting database is back in a few; a turn frees sooner

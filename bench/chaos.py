@@ -11,9 +11,10 @@ Scenarios (each on a service started for it, with its own campaigns):
   again after a view rebuilt from the log, the other campaigns must serve as before (reads
   and a command), the bad one answer a clear error.
 - `db_away`: the service reaches PostgreSQL through a TCP proxy, which is cut for
-  `--away` seconds under the same load (every connection ended, none taken: a database
-  host gone, not one that refuses at once); meanwhile a director's read and command are
-  timed every 0.25 s (`while_away`: their answers, and how long each took to come).
+  `--away` seconds under the same load (every connection ended, a new one refused at
+  once: a server stopped; `--silent`: taken and never answered, a host gone); meanwhile a
+  director's read and command are timed every 0.25 s (`while_away`: their answers, and
+  how long each took to come).
 - `hostile_bodies`: several large bodies at once (47 MB), and malformed ones.
 `kill_9`, `db_outage` and `db_away` run once per `--workers` count (`_workers_2` names
 the second).
@@ -121,11 +122,12 @@ def db_away(schema: str, args: argparse.Namespace, workers: int) -> dict[str, An
     meanwhile, and how soon after it is back every campaign answers."""
     where = urlparse(PG)
     with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
-        through = where._replace(netloc=f"{where.username}@127.0.0.1:{proxy.port}").geturl()
+        user = where.netloc.rpartition("@")[0]  # with its password, if any
+        through = where._replace(netloc=f"{user}@127.0.0.1:{proxy.port}").geturl()
         with service(schema, workers, through) as running:
             campaigns = [running.create() for _ in range(args.campaigns)]
             with loaded(running, campaigns, args) as load:
-                proxy.down()
+                proxy.silent() if args.silent else proxy.down()
                 started = time.monotonic()
                 met = meanwhile(running, campaigns[0], args.away, proxy.up)
                 ended = started + met.pop("away_seconds")
@@ -252,6 +254,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--outage", type=float, help="seconds of outage (5; quick 1)")
     parser.add_argument("--away", type=float,
                         help="seconds PostgreSQL is out of reach (20; quick 3)")
+    parser.add_argument("--silent", action="store_true",
+                        help="db_away: the proxy takes connections and never answers")
     parser.add_argument("--recovery-bound", type=float,
                         help="seconds to wait for reads to answer again (30; quick 10)")
     parser.add_argument("--bodies", type=int, help="large bodies at once (4; quick 2)")

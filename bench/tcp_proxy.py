@@ -1,6 +1,8 @@
-"""A TCP proxy on the loopback between the service and PostgreSQL: cut, it is a database
-that went away (every connection ended, none taken); restored, the database is back.
-The shared server itself is never restarted."""
+"""A TCP proxy on the loopback between the service and PostgreSQL: down, it is a database
+server that stopped (every connection ended, a new one refused at once); silent, a host
+that went away (every connection ended, a new one taken and never answered, until the
+client gives up on it); up again, the database is back. The shared server itself is
+never restarted."""
 
 from __future__ import annotations
 
@@ -20,9 +22,14 @@ class Proxy:
         self.sockets: list[socket.socket] = []
         self.listener: socket.socket | None = None
         self.port = 0
+        self.answering = True
 
     def up(self) -> None:
         """Listen (on the same port as before, if any) and forward what comes."""
+        if self.listener is not None:  # silent: answer again
+            self._end_all(keep_listener=True)
+            self.answering = True
+            return
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", self.port))
@@ -31,12 +38,20 @@ class Proxy:
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def down(self) -> None:
-        """End every connection and stop listening: the database is away."""
+        """End every connection and stop listening: the database server stopped."""
+        self._end_all(keep_listener=False)
+
+    def silent(self) -> None:
+        """End every connection; take new ones and never answer: the host went away."""
+        self.answering = False
+        self._end_all(keep_listener=True)
+
+    def _end_all(self, keep_listener: bool) -> None:
         with self.lock:
             found, self.sockets = self.sockets, []
-            if self.listener is not None:
+            if self.listener is not None and not keep_listener:
                 found.append(self.listener)
-            self.listener = None
+                self.listener = None
         for sock in found:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
@@ -48,6 +63,10 @@ class Proxy:
                 client, _ = listener.accept()
             except OSError:
                 return  # cut
+            if not self.answering:
+                with self.lock:
+                    self.sockets.append(client)  # held open, never answered
+                continue
             try:
                 server = socket.create_connection(self.target)
             except OSError:

@@ -29,8 +29,8 @@ def outage_errors(every: bool = False) -> tuple[type[Exception], ...]:
     """Each driver's errors of a database that does not answer now."""
     psycopg = _psycopg(every)
     if psycopg is None:
-        return sqlite3.OperationalError, DatabaseAway
-    return sqlite3.OperationalError, DatabaseAway, psycopg.OperationalError, psycopg.InterfaceError
+        return (sqlite3.OperationalError,)
+    return sqlite3.OperationalError, psycopg.OperationalError, psycopg.InterfaceError
 
 
 class DatabaseAway(PersistenceError):

@@ -1,6 +1,6 @@
-"""PostgreSQL connection pools that heal: while the database is away a request is refused
-at once (503 `unavailable`) instead of hanging, and once it is back the pool fills again
-within about a second.
+"""PostgreSQL connection pools that heal: while the database takes no new connection a
+request is refused at once (503 `unavailable`) instead of hanging, and once it is back
+the pool fills again within about a second.
 
 psycopg_pool, left to itself, does neither. A request waits for a connection for the
 pool's whole timeout, and eventsourcing tries each read and write ten times, so a request
@@ -17,13 +17,15 @@ import sys
 import time
 from typing import Any
 
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 from psycopg_pool.base import AttemptWithBackoff
 
 from infra.drivers import DatabaseAway
 
 log = logging.getLogger(__name__)
 RETRY = 1.0  # seconds between tries to connect while the database is away (jittered)
+AWAY_WAIT = 0.5  # seconds a request waits for a pooled connection meanwhile
+CONNECT_TRY = 5  # seconds a try to connect waits for the server (psycopg's default is 130)
 
 
 class SteadyAttempt(AttemptWithBackoff):
@@ -38,44 +40,84 @@ class SteadyAttempt(AttemptWithBackoff):
 
 def healing(kind: Any) -> Any:
     """The healing subclass of a pool class: it knows whether its last try to connect
-    failed, refuses connections at once while it did, and tries again steadily. (A class
-    made here, not a mixin: a pool's class can only become a subclass of its own.)"""
+    failed, refuses connections while it did, and tries again steadily.
+    (A class made here, not a mixin: a pool's class can only become a subclass of its own.)"""
     if kind in _classes:
         return _classes[kind]
 
     class Healing(kind):  # type: ignore[misc, valid-type]
         away_since: float | None = None  # monotonic time of the first failed try, if away
+        lent = 0  # connections handed out and not back yet
 
         def getconn(self, timeout: float | None = None) -> Any:
-            """A connection, or DatabaseAway at once while the last try to connect
-            failed."""
-            if self.away_since is not None:
-                raise DatabaseAway(f"no connection to PostgreSQL for "
-                                   f"{time.monotonic() - self.away_since:.0f} s")
-            return super().getconn(timeout)
+            """A connection. While the last try to connect failed: refused at once if the
+            pool holds none (nothing will come back), else one that comes within
+            AWAY_WAIT (a server that refuses new connections only, at its
+            max_connections, still serves the pool's own)."""
+            since = self.away_since
+            if since is not None and not self._pool and not self.lent:
+                raise _away(since)
+            try:
+                conn = super().getconn(timeout if since is None else AWAY_WAIT)
+            except PoolTimeout:
+                if since is None:
+                    raise
+                raise _away(since) from None
+            with self._lock:
+                self.lent += 1
+            return conn
+
+        def putconn(self, conn: Any) -> None:
+            """Take a connection back; one that comes back whole says the server serves."""
+            with self._lock:
+                self.lent -= 1
+            if self.away_since is not None and not (conn.broken or conn.closed):
+                self._back()
+            super().putconn(conn)
 
         def _connect(self, timeout: float | None = None) -> Any:
-            try:
-                conn = super()._connect(timeout)
+            try:  # a host that takes the connection and never answers: CONNECT_TRY at most
+                conn = super()._connect(timeout or CONNECT_TRY)
             except Exception:
-                if self.away_since is None:
-                    self.away_since = time.monotonic()
-                    log.warning("PostgreSQL takes no connection: requests are refused "
-                                "until it does (trying every %.0f s)", RETRY)
+                self._gone()
                 raise
-            if self.away_since is not None:  # each failed try is followed by one of its own
-                log.warning("PostgreSQL is back after %.1f s",
-                            time.monotonic() - self.away_since)
-                self.away_since = None
+            self._back()
             return conn
 
         def _add_connection(self, attempt: AttemptWithBackoff | None,
                             growing: bool = False) -> None:
-            super()._add_connection(attempt or SteadyAttempt(), growing)
+            if not isinstance(attempt, SteadyAttempt):
+                attempt = SteadyAttempt()
+            super()._add_connection(attempt, growing)
+
+        def _gone(self) -> None:
+            """A failed try: the pool is away from now, and those already waiting for a
+            connection are refused now too (psycopg_pool lets them wait out their timeout,
+            10 to 30 s, as the first try fails)."""
+            with self._lock:
+                if self.away_since is not None:
+                    return
+                self.away_since = since = time.monotonic()
+                waiting = list(self._waiting)
+                self._waiting.clear()
+            log.warning("PostgreSQL takes no connection: requests are refused until it does "
+                        "(trying every %.0f s)", RETRY)
+            for client in waiting:
+                client.fail(_away(since))
+
+        def _back(self) -> None:
+            """The server serves again."""
+            since, self.away_since = self.away_since, None
+            if since is not None:
+                log.warning("PostgreSQL is back after %.1f s", time.monotonic() - since)
 
     Healing.__name__ = Healing.__qualname__ = f"Healing{kind.__name__}"
     _classes[kind] = Healing
     return Healing
+
+
+def _away(since: float) -> DatabaseAway:
+    return DatabaseAway(f"no new connection to PostgreSQL for {time.monotonic() - since:.0f} s")
 
 
 _classes: dict[Any, Any] = {}
@@ -84,8 +126,9 @@ HealingPool = healing(ConnectionPool)  # psycopg_pool's (the advisory locks', st
 
 def heal(datastore: Any) -> None:
     """Make eventsourcing's pool of a PostgreSQL datastore heal. eventsourcing makes the
-    pool inside its datastore and offers no way to name its class, so the pool, not yet
-    opened, becomes an instance of a subclass that adds the healing (and no fields)."""
+    pool inside its datastore and offers no way to name its class, so the pool becomes an
+    instance of a subclass that adds the healing (and no fields): before its recorder
+    opens it (infra/recorder_postgres.py), as its first try to connect may fail."""
     postgres = sys.modules.get("eventsourcing.postgres")
     pool = getattr(datastore, "pool", None)
     if postgres is None or not isinstance(pool, postgres.ConnectionPool):

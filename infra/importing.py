@@ -15,7 +15,7 @@ from eventsourcing.persistence import StoredEvent
 from domain.campaign import Campaign
 from domain.errors import ImportRefused, RefitError
 from domain.hashing import GENESIS_HASH
-from infra.drivers import database_errors
+from infra.drivers import DatabaseAway, database_errors
 from infra.recorder import Pin
 from infra.staging import Staging
 from infra.store import CampaignStore
@@ -71,6 +71,8 @@ class Rebuild:
             self._flush()
         try:
             self._fold(line, event)
+        except DatabaseAway:  # the database's failure, not the file's
+            raise
         except database_errors():
             raise
         except Exception as error:

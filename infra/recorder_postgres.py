@@ -46,8 +46,8 @@ class LedgerRecorder(PostgresApplicationRecorder):
     """
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
-        super().__init__(datastore, **kwargs)
         heal(datastore)  # every datastore of the service has one of these recorders
+        super().__init__(datastore, **kwargs)  # which opens its pool
         self.pg_function_name_insert_events = f"refit_insert_events_{datastore.originator_id_type}"
         schema = Identifier(datastore.schema)
         name = Identifier(self.pg_function_name_insert_events)

@@ -160,8 +160,8 @@ class PostgresWebhookTables(_Tables, PostgresTrackingRecorder):
     integer, real = "bigint", "double precision"
 
     def __init__(self, datastore: Any, **kwargs: Any) -> None:
-        super().__init__(datastore, **kwargs)
         heal(datastore)
+        super().__init__(datastore, **kwargs)  # which opens its pool
         schema = '"' + (datastore.schema or "public").replace('"', '""') + '"'
         self.hooks, self.outbox = f"{schema}.{HOOKS}", f"{schema}.{OUTBOX}"
         self.sql_create_statements.extend(SQL(text).format() for text in self._statements())

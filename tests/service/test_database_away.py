@@ -16,8 +16,9 @@ from fastapi.testclient import TestClient
 from api.errors import http_body, status_of
 from infra.application import Refit
 from infra.drivers import DatabaseAway
-from infra.healing_pool import SteadyAttempt, heal, healing
+from infra.healing_pool import HealingPool, SteadyAttempt, heal, healing
 from infra.settings import Settings, backend_of
+from tests.helpers.databases import PG_URL, without_postgres
 from tests.helpers.http import auth, new_campaign, send, serving
 from tests.helpers.processes import until
 from tests.helpers.proxy import Proxy, proxied
@@ -38,6 +39,38 @@ def test_a_pool_out_of_reach_tries_again_every_second_for_as_long_as_it_takes() 
     assert attempt.give_up_at == math.inf
 
 
+def test_a_server_that_takes_no_new_connection_still_serves_the_pools_own(
+        postgres_problem: str | None) -> None:
+    if postgres_problem is not None:
+        without_postgres(postgres_problem, "a PostgreSQL pool needs PostgreSQL")
+    pool = HealingPool(PG_URL, min_size=1, max_size=2, open=True)
+    attempts: list[object] = []
+    schedule = pool.schedule_task
+    pool.schedule_task = lambda task, delay: (  # type: ignore[method-assign]
+        attempts.append(getattr(task, "attempt", SteadyAttempt())), schedule(task, delay))
+    try:
+        pool.wait()
+        held = pool.getconn()
+        # As at max_connections: the server refuses new connections, keeps its old ones.
+        pool.conninfo = "host=127.0.0.1 port=1 connect_timeout=1"
+        with pytest.raises(DatabaseAway):
+            # None idle: the pool grows, its try fails, and the wait ends with it (not
+            # after 30 s, as psycopg_pool would let it).
+            pool.getconn(timeout=30)
+        assert pool.away_since is not None
+        with pytest.raises(DatabaseAway):
+            pool.getconn()  # none idle still: refused within AWAY_WAIT, not 30 s
+        # Its try to grow is made again every second, never given up.
+        assert attempts and all(isinstance(a, SteadyAttempt) for a in attempts)
+        pool.putconn(held)  # back whole: the server serves
+        assert pool.away_since is None
+        again = pool.getconn()  # the one it has is handed out, not refused
+        assert again is held and again.execute("SELECT 1").fetchone() == (1,)
+        pool.putconn(again)
+    finally:
+        pool.close()
+
+
 @pytest.fixture
 def through_a_proxy(settings: Settings) -> Iterator[tuple[Settings, Proxy]]:
     """The test's PostgreSQL settings, reaching the database through a proxy to cut."""
@@ -45,8 +78,9 @@ def through_a_proxy(settings: Settings) -> Iterator[tuple[Settings, Proxy]]:
         pytest.skip("an embedded SQLite file cannot be out of reach")
     where = urlparse(settings.database_url)
     with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
+        user = where.netloc.rpartition("@")[0]  # with its password, if any
         yield settings.model_copy(update={"database_url": where._replace(
-            netloc=f"{where.username}@127.0.0.1:{proxy.port}").geturl()}), proxy
+            netloc=f"{user}@127.0.0.1:{proxy.port}").geturl()}), proxy
 
 
 def refused(action: Any) -> BaseException:
@@ -56,17 +90,23 @@ def refused(action: Any) -> BaseException:
     return raised.value
 
 
-def test_every_pool_of_the_service_heals(through_a_proxy: tuple[Settings, Proxy]) -> None:
+def test_every_pool_of_the_service_heals_from_its_first_try(
+        through_a_proxy: tuple[Settings, Proxy]) -> None:
     from eventsourcing.postgres import ConnectionPool
 
     settings, _ = through_a_proxy
-    service = Refit(settings)
+    service = Refit(settings.model_copy(update={"projection_runner": True,
+                                                "shared_database": True}))
     try:
-        datastores = service.store.recorder.datastore, service.views.view.datastore
-        heal(datastores[0])  # twice is once
-        for datastore in datastores:
-            assert type(datastore.pool) is healing(ConnectionPool)
-            assert type(datastore.pool).__mro__[1] is ConnectionPool
+        runner, lock = service.views.runner, service.commands.store_lock
+        assert runner is not None and lock is not None
+        pools = [service.store.recorder.datastore.pool, service.views.view.datastore.pool,
+                 runner.runner.app.recorder.datastore.pool, runner.runner.view.datastore.pool]
+        heal(service.store.recorder.datastore)  # twice is once
+        for pool in pools:
+            assert type(pool) is healing(ConnectionPool)
+            assert type(pool).__mro__[1] is ConnectionPool
+        assert type(lock.pool) is HealingPool
     finally:
         service.close()
 
@@ -89,6 +129,24 @@ def test_a_command_while_the_database_is_away_is_refused_at_once_and_appends_not
         proxy.up()  # back: within about a second the pool takes a connection again
         assert until(lambda: _credited(service, campaign, 11))
         assert service.reads.status(campaign).sides["Axis"]["cpp"] == 16  # 5 + 11, not 7
+    finally:
+        service.close()
+
+
+def test_a_host_that_takes_connections_and_never_answers_is_away_too(
+        through_a_proxy: tuple[Settings, Proxy]) -> None:
+    settings, proxy = through_a_proxy
+    service = Refit(settings)
+    try:
+        campaign = service.commands.create_campaign("pbr", "I", "Silent", "server").id
+        do(service, campaign, CREDIT)
+        proxy.silent()
+        # The pool's try to connect gives up after CONNECT_TRY (psycopg's own wait is
+        # 130 s), and the request already waiting for a connection is refused with it.
+        assert isinstance(refused(lambda: do(service, campaign, CREDIT)), DatabaseAway)
+        proxy.up()
+        assert until(lambda: _credited(service, campaign, 11))
+        assert service.reads.status(campaign).sides["Axis"]["cpp"] == 16
     finally:
         service.close()
 
