@@ -73,7 +73,13 @@ class Proxy:
                 client.close()
                 continue
             with self.lock:
-                self.sockets += [client, server]
+                cut = self.listener is not listener or not self.answering
+                if not cut:
+                    self.sockets += [client, server]
+            if cut:  # cut while this one was being connected: it must not outlive the cut
+                client.close()
+                server.close()
+                continue
             for source, sink in ((client, server), (server, client)):
                 threading.Thread(target=_pump, args=(source, sink), daemon=True).start()
 
