@@ -5,8 +5,9 @@ the pool fills again within about a second.
 psycopg_pool, left to itself, does neither. A request waits for a connection for the
 pool's whole timeout, and eventsourcing tries each read and write ten times, so a request
 hung for about 100 s (bench/chaos.py `db_away`). Its reconnection doubles its delay after
-each failed try without bound and gives up after five minutes, so after a 20 s outage the
-service took 10 s more to answer, and after a longer one a pool could stay empty for good.
+each failed try (1, 2, 4 ... s) and gives up after five minutes, so after a 20 s outage
+the service took 10 s more to answer (after a longer one, the next try may be minutes
+away).
 """
 
 from __future__ import annotations
