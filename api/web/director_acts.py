@@ -102,9 +102,11 @@ def _refused_ruling(request: Request, refit: Refit, ident: UUID, who: Visitor, v
     roll = found.get("roll")
     if roll is not None and who.caller.role == "director":
         context["choices"] = ruling_choices(refit, ident, roll.table)
+    shown_at = f"/play/{ident}/rolls/{number}" if number else None
     if not found:
-        return page(request, "audit.html", status, error=said, **context)
-    return page(request, "audit.html", status, ruling_error=said, **context, **found)
+        return page(request, "audit.html", status, error=said, shown_at=shown_at, **context)
+    return page(request, "audit.html", status, ruling_error=said, shown_at=shown_at, **context,
+                **found)
 
 
 def _seed_context(refit: Refit, ident: UUID, who: Visitor) -> dict[str, Any]:

@@ -95,7 +95,7 @@ def _session_routes(routes: APIRouter, refit: Refit, admin_token: str | None) ->
                 opened_by, refit, admin_token, token, str(campaign or "") or None)
         except RefitError as error:
             status, said = refusal(error)
-            return page(request, "login.html", status, error=said)
+            return page(request, "login.html", status, error=said, shown_at="/")
         answer = RedirectResponse(home_of(ident), status_code=303)
         set_session(answer, request, Sessions(refit.keys).issue(ident, role, held))
         return answer
@@ -161,7 +161,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         except (RefitError, ValidationError) as error:  # a form's field tampered with too
             status, said = refusal(error)
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
-                                           who.caller, None, status, said, posted=fields)
+                                           who.caller, None, status, said, posted=fields,
+                                           shown_at=f"/play/{ident}")
         said = {"roll": f"?rolled={first}-{last}", "purchase": f"?bought={first}"}
         return RedirectResponse(f"/play/{ident}{said.get(fields.get('action') or '', '')}",
                                 status_code=303)
@@ -185,11 +186,13 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
 
 def _guide(request: Request, refit: Refit, ident: UUID, session: Session, caller: Caller,
            rolled: range | None, code: int = 200, error: dict[str, Any] | None = None,
-           bought: int | None = None, posted: dict[str, str] | None = None) -> Response:
+           bought: int | None = None, posted: dict[str, str] | None = None,
+           shown_at: str | None = None) -> Response:
     """The guide page for the caller, with a refused form's error and fields if one was."""
     context = home(refit, ident, caller, rolled, bought)
     return page(request, "guide.html", code, role=caller.role, error=error, posted=posted,
-                csrf=Sessions(refit.keys).csrf(session), campaign=ident, **context)
+                csrf=Sessions(refit.keys).csrf(session), campaign=ident, shown_at=shown_at,
+                **context)
 
 
 def _admin_pages(routes: APIRouter, refit: Refit, admin_token: str | None) -> None:

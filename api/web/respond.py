@@ -58,10 +58,15 @@ HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
            "Cache-Control": "no-store"}
 
 
-def page(request: Request, name: str, code: int = 200, **context: Any) -> HTMLResponse:
-    """A template rendered with the page's security headers."""
+def page(request: Request, name: str, code: int = 200, *, shown_at: str | None = None,
+         **context: Any) -> HTMLResponse:
+    """A template rendered with the page's security headers. A form's answer that is a
+    page of another address (a refused form, shown again) names it as `shown_at`: htmx
+    keeps that in the address bar, so a reload asks for the page, not for the form's
+    address, where nothing answers a GET."""
+    headers = HEADERS | {"HX-Replace-Url": shown_at} if shown_at else HEADERS
     return templates.TemplateResponse(request, name, context, status_code=code,
-                                       headers=HEADERS)
+                                      headers=headers)
 
 
 def refusal(error: Exception) -> tuple[int, dict[str, Any]]:

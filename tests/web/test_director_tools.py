@@ -350,3 +350,18 @@ def test_a_disputed_report_shows_on_the_directors_home_and_is_settled_there(
               if e["type"].startswith("Report")]
     assert events[-1]["type"] == f"Report{status.capitalize()}"
     assert 'id="disputes"' not in get(client, f"/play/{ident}")
+
+
+def test_a_refused_ruling_is_shown_at_the_rolls_address_and_a_refused_login_at_home(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, roll_path(campaign))
+    form = {"csrf": csrf_of(page), "verdict": "corrected", "reason": "",
+            "c_kind": "adjust", "c_side": BRITISH, "c_pool": "cpp", "c_amount": "2"}
+    answer = post(client, f"{roll_path(campaign)}/ruling", form)
+    assert answer.status_code == 422, answer.text
+    # htmx shows the roll's own address, which answers a reload (the form's does not)
+    assert answer.headers["HX-Replace-Url"] == roll_path(campaign)
+    refused = post(client, "/login", {"token": "not-a-token"})
+    assert refused.status_code == 401 and refused.headers["HX-Replace-Url"] == "/"
+    assert "HX-Replace-Url" not in client.get(roll_path(campaign)).headers

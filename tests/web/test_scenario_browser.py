@@ -36,6 +36,11 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
     expect(axis.get_by_label("Unit lost")).to_have_attribute("aria-invalid", "true")
     expect(axis.get_by_label("CVP it is worth")).not_to_have_attribute("aria-invalid", "true")
     shoot(axis, shots, "scenario-refused")
+    # the address stays the page's, not the form's: a reload asks for the page again
+    expect(axis).to_have_url(f"{live}/play/{campaign['id']}")
+    axis.reload()
+    expect(axis.get_by_role("alert")).to_have_count(0)
+    axis.get_by_label("CVP it is worth").fill("2")
     axis.get_by_label("Unit lost").fill("4-6-8")
     shoot(axis, shots, "scenario-side")
     axis.get_by_role("button", name="Report the casualty").click()
