@@ -43,6 +43,7 @@ class BoundedHead(HttpToolsProtocol):
         self._in_head, self._head, self._refused = True, 0, False
         self._parsed = 0  # the head's bytes the parser has handed over, exactly
         self._heads = 0  # heads completed on this connection
+        self._refusal_due = False  # a 431 waiting for earlier requests' answers
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -95,13 +96,34 @@ class BoundedHead(HttpToolsProtocol):
         super().on_message_complete()
         self._in_head, self._head = True, 0  # the next request on this connection
 
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self._refusal_due and not self._answering():
+            self._refusal_due = False
+            self._send_refusal()
+
+    def _answering(self) -> bool:
+        """Whether an earlier request on this connection (pipelined) is still to be
+        answered: its answer comes first, and nothing may be written after the 431's end."""
+        return bool(self.pipeline) or (self.cycle is not None
+                                       and not self.cycle.response_complete)
+
     def _refuse(self) -> None:
-        """431 in the contract's body, and no more from this side. The rest of the head is
-        read and dropped (closing with it unread would reset the connection, and the
-        client might lose the answer) until the client closes, or LINGER seconds."""
+        """431 in the contract's body (after the answers to earlier requests still running),
+        and no more from this side. The rest of the head is read and dropped (closing with
+        it unread would reset the connection, and the client might lose the answer) until
+        the client closes, or LINGER seconds."""
         if self._refused or self.transport.is_closing():
             return
         self._refused = True
+        if self._answering():
+            self._refusal_due = True
+            return
+        self._send_refusal()
+
+    def _send_refusal(self) -> None:
+        if self.transport.is_closing():
+            return
         self.transport.write(TOO_LARGE)
         if self.transport.can_write_eof():
             self.transport.write_eof()
