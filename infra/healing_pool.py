@@ -118,7 +118,9 @@ def healing(kind: Any) -> Any:
 
 
 def _away(since: float) -> DatabaseAway:
-    return DatabaseAway(f"no new connection to PostgreSQL for {time.monotonic() - since:.0f} s")
+    away = time.monotonic() - since
+    return DatabaseAway("PostgreSQL takes no new connection" + (
+        f" (for {away:.0f} s; trying again every {RETRY:.0f} s)" if away >= 1 else ""))
 
 
 _classes: dict[Any, Any] = {}
