@@ -69,7 +69,8 @@ LIVE = "/live"  # GET /campaigns/{id}/live: Server-Sent Events (api/live.py)
 def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str] | None:
     """Why this request is refused before its body is read (status, code, message)."""
     length = headers.get("content-length")
-    if length is not None and length.isdigit() and int(length) > limit:
+    if length is not None and length.isascii() and length.isdigit() and \
+            int(length) > limit:
         return too_large(limit)
     form = web_form(scope["path"])
     if scope["method"] == "POST" and not form and not _bearer(headers.get("authorization")):

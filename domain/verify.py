@@ -287,8 +287,7 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
         return f"roll {key}: Final {data['final']} is not the Original plus its DRM"
     _, ordinal, epoch = key.rsplit("/", 2)
     named = ordinal_key(data["cg_date"], data["step"], data["table"], data["side"],
-                        int(ordinal) if ordinal.isdigit() else -1,
-                        int(epoch) if epoch.isdigit() else -1)
+                        _number(ordinal), _number(epoch))
     if key != named and not _by_subject(data, key):
         return f"roll key {key} does not name its CG Date, table, side, subject and epoch"
     if server and data.get("entered_by"):
@@ -301,7 +300,7 @@ def _roll_problem(data: dict[str, Any], dice: list[int], key: str, server: bool)
 def _by_subject(data: dict[str, Any], key: str) -> bool:
     """Whether the key is the one its CG Date, table, side, subject and epoch make."""
     epoch = key.rsplit("/", 1)[1]
-    return epoch.isdigit() and key == subject_key(
+    return _number(epoch) >= 0 and key == subject_key(
         data["cg_date"], data["table"], data["side"], str(data.get("subject")), int(epoch))
 
 
@@ -396,3 +395,9 @@ def verify_export(lines: Iterable[dict[str, Any]],
         return VerifyReport(False, report.events, report.rolls_verified, report.events,
                             report.head_hash, said)
     return report
+
+
+def _number(text: str) -> int:
+    """A key's number (an ordinal, an epoch), or -1 for what is not ASCII digits (int()
+    reads '²' as no number at all, and a file may hold anything)."""
+    return int(text) if text.isascii() and text.isdigit() else -1

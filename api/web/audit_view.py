@@ -25,7 +25,7 @@ def roll_page(refit: Refit, ident: UUID, caller: Caller, version: int) -> dict[s
 
 def page_version(text: str) -> int | None:
     """The page's version, if the address names one (a number)."""
-    return int(text) if text.isdigit() and len(text) <= 10 else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 10 else None
 
 
 def _made_at(audit: RollAudit, version: int) -> Any:

@@ -88,7 +88,7 @@ def _point(to: str, to_version: str, to_step: str) -> dict[str, str]:
     which is a version (digits) or CGDATE/STEP."""
     to_version, to_step, to = to_version.strip(), to_step.strip(), to.strip()
     if not (to_version or to_step) and to:
-        return {"to_version": to} if to.isdigit() else {"to_step": to}
+        return {"to_version": to} if to.isascii() and to.isdigit() else {"to_step": to}
     return {"to_version": to_version, "to_step": "" if to_version else to_step}
 
 

@@ -171,7 +171,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
 def _versions(text: str | None) -> range | None:
     """The versions FIRST-LAST name (None for none, or for what is not two numbers)."""
     first, _, last = (text or "").partition("-")
-    if not (first.isdigit() and last.isdigit()) or len(first + last) > 20:
+    if not ((first + last).isascii() and first.isdigit() and last.isdigit()) or \
+            len(first + last) > 20:  # not ² nor ٣, which int() refuses
         return None
     return range(int(first), int(last) + 1)
 

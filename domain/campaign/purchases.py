@@ -27,7 +27,7 @@ def line_of(side: str, rg: str, kg: str | None, cg_date: str | None,
 
 def _day(cg_date: str | None) -> str:
     """The calendar day of a CG Date: "15PM" -> "15" (PBr coy limits per day)."""
-    return "".join(char for char in cg_date or "" if char.isdigit())
+    return "".join(char for char in cg_date or "" if char.isascii() and char.isdigit())
 
 
 class Purchases(Part):

@@ -188,3 +188,13 @@ def test_a_ruling_shows_beside_the_roll_in_the_form_the_roles_json_gives(
         text = text_of(markup.unescape(audit_page(client, campaign, version)))
         assert "Corrected by the director" in text and ruling["reason"] in text
         assert ("Final 11: the result is “Depleted”" in markup.unescape(text)) is figures
+
+
+@pytest.mark.parametrize("path", ["/rolls/²", "/rolls/٣", "?rolled=²-3", "?rolled=1-٣"])
+def test_digits_of_other_scripts_in_an_address_are_no_version_and_no_failure(
+        client: TestClient, campaign: dict[str, Any], path: str) -> None:
+    log_in(client, campaign["tokens"]["director"])
+    answer = client.get(f"/play/{campaign['id']}{path}")
+    # int() refuses '²', which str.isdigit() takes for a digit: it was a 500
+    assert answer.status_code in (200, 404), answer.text[:300]
+    assert "the service failed" not in answer.text
