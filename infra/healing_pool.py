@@ -49,6 +49,9 @@ def healing(kind: Any) -> Any:
     class Healing(kind):  # type: ignore[misc, valid-type]
         away_since: float | None = None  # monotonic time of the first failed try, if away
         lent = 0  # connections handed out and not back yet
+        served_at = 0.0  # when the server last served: a try connected, a connection came
+        # back whole (a try begun before that which fails says nothing: it may have met a
+        # server at its max_connections, or one not back yet)
 
         def getconn(self, timeout: float | None = None) -> Any:
             """A connection. While the last try to connect failed: refused at once if the
@@ -70,17 +73,20 @@ def healing(kind: Any) -> Any:
 
         def putconn(self, conn: Any) -> None:
             """Take a connection back; one that comes back whole says the server serves."""
+            self._check_pool_putconn(conn)  # another pool's, or given back twice: refused
             with self._lock:
-                self.lent -= 1
-            if self.away_since is not None and not (conn.broken or conn.closed):
+                self.lent = max(self.lent - 1, 0)
+            if not (conn.broken or conn.closed):
                 self._back()
             super().putconn(conn)
 
         def _connect(self, timeout: float | None = None) -> Any:
+            began = time.monotonic()
             try:  # a host that takes the connection and never answers: CONNECT_TRY at most
                 conn = super()._connect(timeout or CONNECT_TRY)
             except Exception:
-                self._gone()
+                if self.served_at < began:
+                    self._gone()
                 raise
             self._back()
             return conn
@@ -92,22 +98,27 @@ def healing(kind: Any) -> Any:
             super()._add_connection(attempt, growing)
 
         def _gone(self) -> None:
-            """A failed try: the pool is away from now, and those already waiting for a
-            connection are refused now too (psycopg_pool lets them wait out their timeout,
-            10 to 30 s, as the first try fails)."""
+            """A failed try: the pool is away from now. Those already waiting for a
+            connection are refused too: at once if none is out (psycopg_pool lets them
+            wait out their timeout, 10 to 30 s), else after AWAY_WAIT, as a request that
+            comes now is."""
             with self._lock:
                 if self.away_since is not None:
                     return
                 self.away_since = since = time.monotonic()
-                waiting = list(self._waiting)
-                self._waiting.clear()
+                waiting, lent = list(self._waiting), self.lent
+                if not lent:
+                    self._waiting.clear()
             log.warning("PostgreSQL takes no connection: requests are refused until it does "
                         "(trying every %.0f s)", RETRY)
-            for client in waiting:
-                client.fail(_away(since))
+            if lent:  # one that has a connection by then is not refused (fail() is False)
+                self._sched.enter(AWAY_WAIT, lambda: _fail(waiting, since))
+            else:
+                _fail(waiting, since)
 
         def _back(self) -> None:
-            """The server serves again."""
+            """The server serves (again)."""
+            self.served_at = time.monotonic()
             since, self.away_since = self.away_since, None
             if since is not None:
                 log.warning("PostgreSQL is back after %.1f s", time.monotonic() - since)
@@ -115,6 +126,12 @@ def healing(kind: Any) -> Any:
     Healing.__name__ = Healing.__qualname__ = f"Healing{kind.__name__}"
     _classes[kind] = Healing
     return Healing
+
+
+def _fail(waiting: list[Any], since: float) -> None:
+    """Refuse those waiting for a connection (one already given one is not refused)."""
+    for client in waiting:
+        client.fail(_away(since))
 
 
 def _away(since: float) -> DatabaseAway:
