@@ -59,11 +59,30 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
     verify_pages(routes, refit)
     import_pages(routes, refit, admin_token, import_limit)
     webhook_pages(routes, refit)
+    _form_addresses(routes)
     app.include_router(routes)
 
     @app.exception_handler(LoginNeeded)
     def to_login(_: Request, __: Exception) -> Response:
         return RedirectResponse("/", status_code=303)
+
+
+def _form_addresses(routes: APIRouter) -> None:
+    """A form's own address asked for as a page (reloaded after a refusal shown without
+    htmx, or kept as a bookmark): 303 to the page the form is on, not a 405."""
+    @routes.get("/login")
+    def login_address() -> Response:
+        return RedirectResponse("/", status_code=303)
+
+    @routes.get("/play/{campaign}/act")
+    def act_address(campaign: str) -> Response:
+        return RedirectResponse(f"/play/{_ident(campaign)}", status_code=303)
+
+    @routes.get("/play/{campaign}/rolls/{version}/ruling")
+    def ruling_address(campaign: str, version: str) -> Response:
+        number = page_version(version)
+        roll = f"/rolls/{number}" if number else ""
+        return RedirectResponse(f"/play/{_ident(campaign)}{roll}", status_code=303)
 
 
 def _session_routes(routes: APIRouter, refit: Refit, admin_token: str | None) -> None:

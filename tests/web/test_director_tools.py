@@ -365,3 +365,14 @@ def test_a_refused_ruling_is_shown_at_the_rolls_address_and_a_refused_login_at_h
     refused = post(client, "/login", {"token": "not-a-token"})
     assert refused.status_code == 401 and refused.headers["HX-Replace-Url"] == "/"
     assert "HX-Replace-Url" not in client.get(roll_path(campaign)).headers
+
+
+def test_a_forms_address_asked_for_as_a_page_leads_to_the_page_it_is_on(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    # Where a browser without htmx is left after a refused form: a reload asks for these.
+    ident = campaign["id"]
+    for address, page_of_it in (("/login", "/"), (f"/play/{ident}/act", f"/play/{ident}"),
+                                (f"{roll_path(campaign)}/ruling", roll_path(campaign)),
+                                (f"/play/{ident}/rolls/²/ruling", f"/play/{ident}")):
+        answer = client.get(address, follow_redirects=False)
+        assert (answer.status_code, answer.headers["location"]) == (303, page_of_it), address
