@@ -43,7 +43,7 @@ class BoundedHead(HttpToolsProtocol):
         self._in_head, self._head, self._refused = True, 0, False
         self._parsed = 0  # the head's bytes the parser has handed over, exactly
         self._heads = 0  # heads completed on this connection
-        self._refusal_due = False  # a 431 waiting for earlier requests' answers
+        self._refusal_due = b""  # a refusal waiting for earlier requests' answers
 
     def data_received(self, data: bytes) -> None:
         if self._refused:
@@ -78,11 +78,7 @@ class BoundedHead(HttpToolsProtocol):
         """A request the parser cannot read (a malformed request line, an overlong URL):
         400 in the contract's error body, as every other refusal, not uvicorn's text; a
         head found too large as it was parsed: 431."""
-        if self._parsed > MAX_HEAD:
-            self._refuse()
-            return
-        self.transport.write(UNREADABLE)
-        self.transport.close()
+        self._refuse(TOO_LARGE if self._parsed > MAX_HEAD else UNREADABLE)
 
     def on_message_begin(self) -> None:
         super().on_message_begin()
@@ -99,8 +95,8 @@ class BoundedHead(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         if self._refusal_due and not self._answering():
-            self._refusal_due = False
-            self._send_refusal()
+            self._send_refusal(self._refusal_due)
+            self._refusal_due = b""
 
     def _answering(self) -> bool:
         """Whether an earlier request on this connection (pipelined) is still to be
@@ -108,23 +104,23 @@ class BoundedHead(HttpToolsProtocol):
         return bool(self.pipeline) or (self.cycle is not None
                                        and not self.cycle.response_complete)
 
-    def _refuse(self) -> None:
-        """431 in the contract's body (after the answers to earlier requests still running),
-        and no more from this side. The rest of the head is read and dropped (closing with
-        it unread would reset the connection, and the client might lose the answer) until
-        the client closes, or LINGER seconds."""
+    def _refuse(self, refusal: bytes = TOO_LARGE) -> None:
+        """The refusal (431, or 400) in the contract's body, after the answers to earlier
+        requests still running, and no more from this side. The rest is read and dropped
+        (closing with it unread would reset the connection, and the client might lose the
+        answer) until the client closes, or LINGER seconds."""
         if self._refused or self.transport.is_closing():
             return
         self._refused = True
         if self._answering():
-            self._refusal_due = True
+            self._refusal_due = refusal
             return
-        self._send_refusal()
+        self._send_refusal(refusal)
 
-    def _send_refusal(self) -> None:
+    def _send_refusal(self, refusal: bytes) -> None:
         if self.transport.is_closing():
             return
-        self.transport.write(TOO_LARGE)
+        self.transport.write(refusal)
         if self.transport.can_write_eof():
             self.transport.write_eof()
         self.loop.call_later(LINGER, self.transport.close)

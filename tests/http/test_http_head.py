@@ -197,25 +197,27 @@ def test_whole_requests_over_the_limit_each_in_one_read_reach_the_app_on_one_con
     assert written.count(json.dumps({"read": len(body)}).encode()) == 3  # each body whole
 
 
-def test_a_head_over_the_limit_after_a_request_still_running_is_refused_after_its_answer(
-        ) -> None:
-    """Pipelined: the first request's answer comes first, then the 431 and the end. The
-    431 was written at once, ending the connection's writing, and the first answer then
-    failed ("write() after write_eof()")."""
+@pytest.mark.parametrize(("after", "refused"), [
+    (get(b"X-Big: " + b"a" * (MAX_HEAD * 2) + b"\r\n"), b"HTTP/1.1 431 "),
+    (b"GET /" + b"%zz" * 10 + b" HTTP/1.1 junk\r\n\r\n", b"HTTP/1.1 400 ")])
+def test_a_request_refused_after_one_still_running_is_refused_after_its_answer(
+        after: bytes, refused: bytes) -> None:
+    """Pipelined: the first request's answer comes first, then the refusal and the end.
+    The refusal was written at once, ending the connection's writing, and the first
+    answer then failed ("write() after write_eof()"), or was lost with the 400's close."""
     first = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nok"
-    second = get(b"X-Big: " + b"a" * (MAX_HEAD * 2) + b"\r\n")
 
     async def served() -> bytes:
         config = Config(app, http=BoundedHead, lifespan="off", log_level="warning")
         protocol = BoundedHead(config, ServerState(), {}, asyncio.get_running_loop())
         transport = Transport()
         protocol.connection_made(transport)  # type: ignore[arg-type]
-        protocol.data_received(first + second)  # both in one read, the app not yet run
-        while b"431" not in transport.written:
+        protocol.data_received(first + after)  # both in one read, the app not yet run
+        while refused not in transport.written:
             await asyncio.sleep(0.01)
         return transport.written
 
     written = asyncio.run(asyncio.wait_for(served(), 30))
     assert written.startswith(b"HTTP/1.1 200 "), written[:300]
-    assert json.dumps({"read": 2}).encode() in written.split(b"HTTP/1.1 431 ")[0]
+    assert json.dumps({"read": 2}).encode() in written.split(refused)[0]
     assert written.count(b"HTTP/1.1 ") == 2
