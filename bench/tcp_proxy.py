@@ -27,27 +27,27 @@ class Proxy:
     def up(self) -> None:
         """Listen (on the same port as before, if any) and forward what comes."""
         if self.listener is not None:  # silent: answer again
-            self._end_all(keep_listener=True)
-            self.answering = True
+            self._end_all(keep_listener=True, answering=True)
             return
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", self.port))
         listener.listen(64)
-        self.port, self.listener = listener.getsockname()[1], listener
+        with self.lock:
+            self.port, self.listener, self.answering = listener.getsockname()[1], listener, True
         threading.Thread(target=self._accept, args=(listener,), daemon=True).start()
 
     def down(self) -> None:
         """End every connection and stop listening: the database server stopped."""
-        self._end_all(keep_listener=False)
+        self._end_all(keep_listener=False, answering=True)
 
     def silent(self) -> None:
         """End every connection; take new ones and never answer: the host went away."""
-        self.answering = False
-        self._end_all(keep_listener=True)
+        self._end_all(keep_listener=True, answering=False)
 
-    def _end_all(self, keep_listener: bool) -> None:
+    def _end_all(self, keep_listener: bool, answering: bool) -> None:
         with self.lock:
+            self.answering = answering
             found, self.sockets = self.sockets, []
             if self.listener is not None and not keep_listener:
                 found.append(self.listener)
@@ -63,9 +63,11 @@ class Proxy:
                 client, _ = listener.accept()
             except OSError:
                 return  # cut
-            if not self.answering:
-                with self.lock:
-                    self.sockets.append(client)  # held open, never answered
+            with self.lock:
+                held = self.listener is listener and not self.answering
+                if held:
+                    self.sockets.append(client)  # silent: held open, never answered
+            if held:
                 continue
             try:
                 server = socket.create_connection(self.target)
