@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import math
 import sys
+import threading
 import time
 from typing import Any
 
@@ -88,8 +89,19 @@ def healing(kind: Any) -> Any:
                 if self.served_at < began:
                     self._gone()
                 raise
+            if self.away_since is not None:
+                self._check_idle()
             self._back()
             return conn
+
+        def _check_idle(self) -> None:
+            """Each idle connection tried (the dead replaced) on a thread of its own, not
+            handed to a request to fail on: after a failed try to connect they are most
+            likely dead, and so are those left idle through an outage. (Not on the pool's
+            scheduler: a check may wait on a host gone silent.)"""
+            if not self._closed:
+                threading.Thread(target=self.check, name=f"{self.name}-check",
+                                 daemon=True).start()
 
         def _add_connection(self, attempt: AttemptWithBackoff | None,
                             growing: bool = False) -> None:
@@ -111,6 +123,7 @@ def healing(kind: Any) -> Any:
                     self._waiting.clear()
             log.warning("PostgreSQL takes no connection: requests are refused until it does "
                         "(trying every %.0f s)", RETRY)
+            self._check_idle()
             if lent:  # one that has a connection by then is not refused (fail() is False)
                 self._sched.enter(AWAY_WAIT, lambda: _fail(waiting, since))
             else:

@@ -73,8 +73,10 @@ class Health:
         try:
             runner, views = self.refit.views.runner, self.refit.views
             head = self.refit.store.recorder.max_notification_id() or 0
-            folded = runner.position() if runner is not None else \
-                views.view.max_tracking_id("refit") or 0
+            # A runner restarting still holds the one that ended, its pool closed: its
+            # position is read through the service's own view (the same tracking table).
+            folded = runner.position() if runner is not None and runner.alive() else \
+                views.view.max_tracking_id(runner.app_name if runner else "refit") or 0
             answer.set_result((head, folded))
         except BaseException as error:  # handed to the check that waits for it
             answer.set_exception(error)

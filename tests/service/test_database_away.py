@@ -71,6 +71,30 @@ def test_a_server_that_takes_no_new_connection_still_serves_the_pools_own(
         pool.close()
 
 
+def test_when_the_database_is_back_the_connections_idle_through_the_outage_are_replaced(
+        postgres_problem: str | None) -> None:
+    if postgres_problem is not None:
+        without_postgres(postgres_problem, "a PostgreSQL pool needs PostgreSQL")
+    where = urlparse(PG_URL)
+    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
+        user = where.netloc.rpartition("@")[0]
+        through = where._replace(netloc=f"{user}@127.0.0.1:{proxy.port}").geturl()
+        pool = HealingPool(through, min_size=3, max_size=4, open=True)
+        try:
+            pool.wait()
+            proxy.down()  # the three idle connections end, and nobody has noticed
+            pool.resize(4, 4)  # a try to connect: it fails, the pool is away
+            assert until(lambda: pool.away_since is not None)
+            proxy.up()
+            assert until(lambda: pool.away_since is None)
+            # Each idle one is tried and replaced, not handed to a request to fail on.
+            assert until(lambda: pool.get_stats().get("connections_lost", 0) >= 3)
+            with pool.connection() as conn:
+                assert conn.execute("SELECT 1").fetchone() == (1,)
+        finally:
+            pool.close()
+
+
 @pytest.fixture
 def through_a_proxy(settings: Settings) -> Iterator[tuple[Settings, Proxy]]:
     """The test's PostgreSQL settings, reaching the database through a proxy to cut."""

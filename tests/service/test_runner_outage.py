@@ -135,3 +135,20 @@ def test_through_an_outage_readiness_says_why_and_after_it_the_service_heals(
             assert runner.restarts >= 1 and runner.problem is None
             credit_from_another_process(with_runner, campaign, 7)
             assert service.reads.status(campaign).sides["Axis"]["cpp"] == 12
+
+
+def test_while_the_runner_restarts_readiness_says_so_and_that_the_database_answers(
+        with_runner: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    with service_with_a_campaign(with_runner) as (service, _):
+        runner = service.views.runner
+        assert runner is not None
+
+        def closed() -> int:  # the runner that ended: its pool is closed
+            raise OperationalError("pool has already been opened/closed and cannot be reused")
+
+        monkeypatch.setattr(runner, "alive", lambda: False)
+        monkeypatch.setattr(runner, "position", closed)
+        runner.problem = "restarting the projection runner: DatabaseAway"
+        # It said "does not answer (OperationalError)" of a database that answered.
+        assert Health(service).readiness() == Readiness(
+            False, 0, "answers", "restarting the projection runner: DatabaseAway")
