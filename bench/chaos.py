@@ -42,14 +42,13 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlparse
 
 import httpx
 import psycopg
 from chaos_hostile import hostile_bodies
 from chaos_kit import PG, Load, Service, reconcile, service, status, terminate_backends, wait_for
 from psycopg import sql
-from tcp_proxy import proxied
+from tcp_proxy import proxied_database
 
 
 @contextmanager
@@ -120,30 +119,26 @@ def db_outage(schema: str, args: argparse.Namespace, workers: int) -> dict[str, 
 def db_away(schema: str, args: argparse.Namespace, workers: int) -> dict[str, Any]:
     """PostgreSQL out of reach for `--away` seconds under load: what a director meets
     meanwhile, and how soon after it is back every campaign answers."""
-    where = urlparse(PG)
-    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
-        user = where.netloc.rpartition("@")[0]  # with its password, if any
-        through = where._replace(netloc=f"{user}@127.0.0.1:{proxy.port}").geturl()
-        with service(schema, workers, through) as running:
-            campaigns = [running.create() for _ in range(args.campaigns)]
-            with loaded(running, campaigns, args) as load:
-                proxy.silent() if args.silent else proxy.down()
-                started = time.monotonic()
-                met = meanwhile(running, campaigns[0], args.away, proxy.up)
-                ended = started + met.pop("away_seconds")
-                before = load.tally.count()
-                first = recovered(lambda: load.tally.count() > before, ended, args)
-            recovery = recovered(reads_answer(running, campaigns), ended, args)
-            # Until its pool has connected again (a try every second), the service still
-            # answers 503: allowed up to the first command acknowledged, and counted.
-            back = ended + (first or 0)
-            after = sum(1 for sent, _, code in load.tally.answers if code == 503 and sent > ended)
-            return {"workers": workers, **reconcile(load.tally, schema),
-                    **load.tally.statuses((started, back)), "503_after_back": after,
-                    "recovery_seconds": recovery, "first_acknowledged_seconds": first,
-                    "away_seconds":
-                    round(ended - started, 2), "while_away": met,
-                    "peak_rss_mb": running.peak_rss_mb()}
+    with proxied_database(PG) as (proxy, through), service(schema, workers, through) as running:
+        campaigns = [running.create() for _ in range(args.campaigns)]
+        with loaded(running, campaigns, args) as load:
+            proxy.silent() if args.silent else proxy.down()
+            started = time.monotonic()
+            met = meanwhile(running, campaigns[0], args.away, proxy.up)
+            ended = started + met.pop("away_seconds")
+            before = load.tally.count()
+            first = recovered(lambda: load.tally.count() > before, ended, args)
+        recovery = recovered(reads_answer(running, campaigns), ended, args)
+        # Until its pool has connected again (a try every second), the service still
+        # answers 503: allowed up to the first command acknowledged, and counted.
+        back = ended + (first or 0)
+        after = sum(1 for sent, _, code in load.tally.answers if code == 503 and sent > ended)
+        return {"workers": workers, **reconcile(load.tally, schema),
+                **load.tally.statuses((started, back)), "503_after_back": after,
+                "recovery_seconds": recovery, "first_acknowledged_seconds": first,
+                "away_seconds":
+                round(ended - started, 2), "while_away": met,
+                "peak_rss_mb": running.peak_rss_mb()}
 
 
 def meanwhile(running: Service, campaign: dict[str, Any], seconds: float,

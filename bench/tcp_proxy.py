@@ -11,6 +11,7 @@ import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from urllib.parse import urlparse
 
 
 class Proxy:
@@ -103,3 +104,14 @@ def proxied(target: tuple[str, int]) -> Iterator[Proxy]:
         yield proxy
     finally:
         proxy.down()
+
+
+@contextmanager
+def proxied_database(url: str) -> Iterator[tuple[Proxy, str]]:
+    """A proxy to the database a URL names, and that URL through it (its user, password,
+    database and query kept)."""
+    where = urlparse(url)
+    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
+        user = where.netloc.rpartition("@")[0]
+        login = f"{user}@" if user else ""
+        yield proxy, where._replace(netloc=f"{login}127.0.0.1:{proxy.port}").geturl()

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import logging
 import math
-import sys
 import threading
 import time
 from typing import Any
 
-from psycopg_pool import ConnectionPool, PoolTimeout
+from eventsourcing.postgres import ConnectionPool
+from psycopg_pool import PoolTimeout
 from psycopg_pool.base import AttemptWithBackoff
 
 from infra.drivers import DatabaseAway
@@ -40,105 +40,98 @@ class SteadyAttempt(AttemptWithBackoff):
         super().__init__(timeout=math.inf)
 
 
-def healing(kind: Any) -> Any:
-    """The healing subclass of a pool class: it knows whether its last try to connect
-    failed, refuses connections while it did, and tries again steadily.
-    (A class made here, not a mixin: a pool's class can only become a subclass of its own.)"""
-    if kind in _classes:
-        return _classes[kind]
+class HealingPool(ConnectionPool):  # type: ignore[type-arg]
+    """eventsourcing's pool (psycopg_pool's, with a password callback), healing: it knows
+    whether its last try to connect failed, refuses connections while it did, and tries
+    again steadily."""
 
-    class Healing(kind):  # type: ignore[misc, valid-type]
-        away_since: float | None = None  # monotonic time of the first failed try, if away
-        lent = 0  # connections handed out and not back yet
-        served_at = 0.0  # when the server last served: a try connected, a connection came
-        # back whole (a try begun before that which fails says nothing: it may have met a
-        # server at its max_connections, or one not back yet)
+    away_since: float | None = None  # monotonic time of the first failed try, if away
+    lent = 0  # connections handed out and not back yet
+    served_at = 0.0  # when the server last served: a try connected, a connection came
+    # back whole (a try begun before that which fails says nothing: it may have met a
+    # server at its max_connections, or one not back yet)
 
-        def getconn(self, timeout: float | None = None) -> Any:
-            """A connection. While the last try to connect failed: refused at once if the
-            pool holds none (nothing will come back), else one that comes within
-            AWAY_WAIT (a server that refuses new connections only, at its
-            max_connections, still serves the pool's own)."""
-            since = self.away_since
-            if since is not None and not self._pool and not self.lent:
-                raise _away(since)
-            try:
-                conn = super().getconn(timeout if since is None else AWAY_WAIT)
-            except PoolTimeout:
-                if since is None:
-                    raise
-                raise _away(since) from None
-            with self._lock:
-                self.lent += 1
-            return conn
-
-        def putconn(self, conn: Any) -> None:
-            """Take a connection back; one that comes back whole says the server serves."""
-            self._check_pool_putconn(conn)  # another pool's, or given back twice: refused
-            with self._lock:
-                self.lent = max(self.lent - 1, 0)
-            if not (conn.broken or conn.closed):
-                self._back()
-            super().putconn(conn)
-
-        def _connect(self, timeout: float | None = None) -> Any:
-            began = time.monotonic()
-            try:  # a host that takes the connection and never answers: CONNECT_TRY at most
-                conn = super()._connect(timeout or CONNECT_TRY)
-            except Exception:
-                if self.served_at < began:
-                    self._gone()
+    def getconn(self, timeout: float | None = None) -> Any:
+        """A connection. While the last try to connect failed: refused at once if the
+        pool holds none (nothing will come back), else one that comes within
+        AWAY_WAIT (a server that refuses new connections only, at its
+        max_connections, still serves the pool's own)."""
+        since = self.away_since
+        if since is not None and not self._pool and not self.lent:
+            raise _away(since)
+        try:
+            conn = super().getconn(timeout if since is None else AWAY_WAIT)
+        except PoolTimeout:
+            if since is None:
                 raise
-            if self.away_since is not None:
-                self._check_idle()
+            raise _away(since) from None
+        with self._lock:
+            self.lent += 1
+        return conn
+
+    def putconn(self, conn: Any) -> None:
+        """Take a connection back; one that comes back whole says the server serves."""
+        self._check_pool_putconn(conn)  # another pool's, or given back twice: refused
+        with self._lock:
+            self.lent = max(self.lent - 1, 0)
+        if not (conn.broken or conn.closed):
             self._back()
-            return conn
+        super().putconn(conn)
 
-        def _check_idle(self) -> None:
-            """Each idle connection tried (the dead replaced) on a thread of its own, not
-            handed to a request to fail on: after a failed try to connect they are most
-            likely dead, and so are those left idle through an outage. (Not on the pool's
-            scheduler: a check may wait on a host gone silent.)"""
-            if not self._closed:
-                threading.Thread(target=self.check, name=f"{self.name}-check",
-                                 daemon=True).start()
-
-        def _add_connection(self, attempt: AttemptWithBackoff | None,
-                            growing: bool = False) -> None:
-            if not isinstance(attempt, SteadyAttempt):
-                attempt = SteadyAttempt()
-            super()._add_connection(attempt, growing)
-
-        def _gone(self) -> None:
-            """A failed try: the pool is away from now. Those already waiting for a
-            connection are refused too: at once if none is out (psycopg_pool lets them
-            wait out their timeout, 10 to 30 s), else after AWAY_WAIT, as a request that
-            comes now is."""
-            with self._lock:
-                if self.away_since is not None:
-                    return
-                self.away_since = since = time.monotonic()
-                waiting, lent = list(self._waiting), self.lent
-                if not lent:
-                    self._waiting.clear()
-            log.warning("PostgreSQL takes no connection: requests are refused until it does "
-                        "(trying every %.0f s)", RETRY)
+    def _connect(self, timeout: float | None = None) -> Any:
+        began = time.monotonic()
+        try:  # a host that takes the connection and never answers: CONNECT_TRY at most
+            conn = super()._connect(timeout or CONNECT_TRY)
+        except Exception:
+            if self.served_at < began:
+                self._gone()
+            raise
+        if self.away_since is not None:
             self._check_idle()
-            if lent:  # one that has a connection by then is not refused (fail() is False)
-                self._sched.enter(AWAY_WAIT, lambda: _fail(waiting, since))
-            else:
-                _fail(waiting, since)
+        self._back()
+        return conn
 
-        def _back(self) -> None:
-            """The server serves (again)."""
-            self.served_at = time.monotonic()
-            since, self.away_since = self.away_since, None
-            if since is not None:
-                log.warning("PostgreSQL is back after %.1f s", time.monotonic() - since)
+    def _check_idle(self) -> None:
+        """Each idle connection tried (the dead replaced) on a thread of its own, not
+        handed to a request to fail on: after a failed try to connect they are most
+        likely dead, and so are those left idle through an outage. (Not on the pool's
+        scheduler: a check may wait on a host gone silent.)"""
+        if not self._closed:
+            threading.Thread(target=self.check, name=f"{self.name}-check",
+                             daemon=True).start()
 
-    Healing.__name__ = Healing.__qualname__ = f"Healing{kind.__name__}"
-    _classes[kind] = Healing
-    return Healing
+    def _add_connection(self, attempt: AttemptWithBackoff | None,
+                        growing: bool = False) -> None:
+        if not isinstance(attempt, SteadyAttempt):
+            attempt = SteadyAttempt()
+        super()._add_connection(attempt, growing)
+
+    def _gone(self) -> None:
+        """A failed try: the pool is away from now. Those already waiting for a
+        connection are refused too: at once if none is out (psycopg_pool lets them
+        wait out their timeout, 10 to 30 s), else after AWAY_WAIT, as a request that
+        comes now is."""
+        with self._lock:
+            if self.away_since is not None:
+                return
+            self.away_since = since = time.monotonic()
+            waiting, lent = list(self._waiting), self.lent
+            if not lent:
+                self._waiting.clear()
+        log.warning("PostgreSQL takes no connection: requests are refused until it does "
+                    "(trying every %.0f s)", RETRY)
+        self._check_idle()
+        if lent:  # one that has a connection by then is not refused (fail() is False)
+            self._sched.enter(AWAY_WAIT, lambda: _fail(waiting, since))
+        else:
+            _fail(waiting, since)
+
+    def _back(self) -> None:
+        """The server serves (again)."""
+        self.served_at = time.monotonic()
+        since, self.away_since = self.away_since, None
+        if since is not None:
+            log.warning("PostgreSQL is back after %.1f s", time.monotonic() - since)
 
 
 def _fail(waiting: list[Any], since: float) -> None:
@@ -153,18 +146,10 @@ def _away(since: float) -> DatabaseAway:
         f" (for {away:.0f} s; trying again every {RETRY:.0f} s)" if away >= 1 else ""))
 
 
-_classes: dict[Any, Any] = {}
-HealingPool = healing(ConnectionPool)  # psycopg_pool's (the advisory locks', store_lock.py)
-
-
 def heal(datastore: Any) -> None:
     """Make eventsourcing's pool of a PostgreSQL datastore heal. eventsourcing makes the
-    pool inside its datastore and offers no way to name its class, so the pool becomes an
-    instance of a subclass that adds the healing (and no fields): before its recorder
-    opens it (infra/recorder_postgres.py), as its first try to connect may fail."""
-    postgres = sys.modules.get("eventsourcing.postgres")
-    pool = getattr(datastore, "pool", None)
-    if postgres is None or not isinstance(pool, postgres.ConnectionPool):
-        return
-    if type(pool) not in _classes.values():
-        pool.__class__ = healing(type(pool))
+    pool inside its datastore and offers no way to name its class, so the pool becomes a
+    HealingPool (a subclass that adds no fields): before its recorder opens it
+    (infra/recorder_postgres.py), as its first try to connect may fail."""
+    if type(datastore.pool) is ConnectionPool:
+        datastore.pool.__class__ = HealingPool

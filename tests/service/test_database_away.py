@@ -8,7 +8,6 @@ import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlparse
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,12 +15,12 @@ from fastapi.testclient import TestClient
 from api.errors import http_body, status_of
 from infra.application import Refit
 from infra.drivers import DatabaseAway
-from infra.healing_pool import HealingPool, SteadyAttempt, heal, healing
+from infra.healing_pool import HealingPool, SteadyAttempt, heal
 from infra.settings import Settings, backend_of
 from tests.helpers.databases import PG_URL, without_postgres
 from tests.helpers.http import auth, new_campaign, send, serving
 from tests.helpers.processes import until
-from tests.helpers.proxy import Proxy, proxied
+from tests.helpers.proxy import Proxy, proxied_database
 from tests.helpers.story import do
 
 CREDIT = {"type": "credit_cpp", "side": "Axis", "amount": 5, "reason": "Base"}
@@ -75,10 +74,7 @@ def test_when_the_database_is_back_the_connections_idle_through_the_outage_are_r
         postgres_problem: str | None) -> None:
     if postgres_problem is not None:
         without_postgres(postgres_problem, "a PostgreSQL pool needs PostgreSQL")
-    where = urlparse(PG_URL)
-    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
-        user = where.netloc.rpartition("@")[0]
-        through = where._replace(netloc=f"{user}@127.0.0.1:{proxy.port}").geturl()
+    with proxied_database(PG_URL) as (proxy, through):
         pool = HealingPool(through, min_size=3, max_size=4, open=True)
         try:
             pool.wait()
@@ -100,11 +96,8 @@ def through_a_proxy(settings: Settings) -> Iterator[tuple[Settings, Proxy]]:
     """The test's PostgreSQL settings, reaching the database through a proxy to cut."""
     if backend_of(settings.database_url) == "sqlite":
         pytest.skip("an embedded SQLite file cannot be out of reach")
-    where = urlparse(settings.database_url)
-    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
-        user = where.netloc.rpartition("@")[0]  # with its password, if any
-        yield settings.model_copy(update={"database_url": where._replace(
-            netloc=f"{user}@127.0.0.1:{proxy.port}").geturl()}), proxy
+    with proxied_database(settings.database_url) as (proxy, through):
+        yield settings.model_copy(update={"database_url": through}), proxy
 
 
 def refused(action: Any) -> BaseException:
@@ -128,8 +121,8 @@ def test_every_pool_of_the_service_heals_from_its_first_try(
                  runner.runner.app.recorder.datastore.pool, runner.runner.view.datastore.pool]
         heal(service.store.recorder.datastore)  # twice is once
         for pool in pools:
-            assert type(pool) is healing(ConnectionPool)
-            assert type(pool).__mro__[1] is ConnectionPool
+            assert type(pool) is HealingPool
+        assert HealingPool.__mro__[1] is ConnectionPool  # eventsourcing's, and no other
         assert type(lock.pool) is HealingPool
     finally:
         service.close()

@@ -8,7 +8,6 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-from urllib.parse import urlparse
 from uuid import UUID
 
 import psycopg
@@ -20,7 +19,7 @@ from infra.health import Health, Readiness
 from infra.settings import Settings, backend_of
 from tests.helpers.databases import PG_URL
 from tests.helpers.processes import until
-from tests.helpers.proxy import proxied
+from tests.helpers.proxy import proxied_database
 from tests.helpers.story import do
 
 
@@ -116,10 +115,8 @@ def test_a_runner_that_cannot_restart_at_once_retries_with_longer_delays_and_say
 
 def test_through_an_outage_readiness_says_why_and_after_it_the_service_heals(
         with_runner: Settings) -> None:
-    where = urlparse(with_runner.database_url)
-    with proxied((where.hostname or "127.0.0.1", where.port or 5432)) as proxy:
-        through = with_runner.model_copy(update={"database_url": where._replace(
-            netloc=f"{where.username}@127.0.0.1:{proxy.port}").geturl()})
+    with proxied_database(with_runner.database_url) as (proxy, url):
+        through = with_runner.model_copy(update={"database_url": url})
         with service_with_a_campaign(through) as (service, campaign):
             health = Health(service)
             proxy.down()  # the database goes away, and stays away a while
