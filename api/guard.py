@@ -17,6 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from domain.digits import digits
+
 # The web client's login and logout (CONTRACT 'Web pages'), the admin's import form and
 # its pages' forms (under WEB_FORMS, api/web) post a form, and no token: a session cookie
 # and a CSRF token.
@@ -69,8 +71,7 @@ LIVE = "/live"  # GET /campaigns/{id}/live: Server-Sent Events (api/live.py)
 def _refusal(scope: Scope, headers: Headers, limit: int) -> tuple[int, str, str] | None:
     """Why this request is refused before its body is read (status, code, message)."""
     length = headers.get("content-length")
-    if length is not None and length.isascii() and length.isdigit() and \
-            int(length) > limit:
+    if length is not None and digits(length) and int(length) > limit:
         return too_large(limit)
     form = web_form(scope["path"])
     if scope["method"] == "POST" and not form and not _bearer(headers.get("authorization")):

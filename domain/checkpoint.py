@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+from domain.digits import digits
+
 ED25519 = b"\x01"  # C2SP signed-note signature type
 DASH = "\u2014 "  # a signature line starts with an em dash and a space
 
@@ -146,7 +148,7 @@ def _signature(line: str) -> tuple[str, bytes]:
 def _parse_body(body: str) -> Checkpoint:
     """Origin, size and root of a checkpoint's text (extension lines are allowed)."""
     lines = body.split("\n")[:-1]
-    if len(lines) < 3 or not lines[0] or not (lines[1].isascii() and lines[1].isdigit()) or \
+    if len(lines) < 3 or not lines[0] or not digits(lines[1]) or \
             (lines[1].startswith("0") and lines[1] != "0"):
         raise CheckpointInvalid("a checkpoint is origin, tree size and root, one a line")
     try:

@@ -19,6 +19,7 @@ from domain.dice import (
     ordinal_key,
     subject_key,
 )
+from domain.digits import digits
 from domain.hashing import GENESIS_HASH, sha256_hex
 from domain.history import (
     NEUTRAL,
@@ -400,4 +401,4 @@ def verify_export(lines: Iterable[dict[str, Any]],
 def _number(text: str) -> int:
     """A key's number (an ordinal, an epoch), or -1 for what is not ASCII digits (int()
     reads '²' as no number at all, and a file may hold anything)."""
-    return int(text) if text.isascii() and text.isdigit() else -1
+    return int(text) if digits(text) else -1

@@ -12,6 +12,7 @@ from functools import cached_property
 from typing import Any, cast
 from uuid import UUID
 
+from domain.digits import digits
 from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
 from infra.election import ElectedRunner, elected_runner, local_runner
 from infra.settings import backend_of
@@ -45,7 +46,7 @@ def parse_point(text: str | int | None, field: str = "as_of") -> int | tuple[str
     """A point of the campaign: a version, or `CGDATE/STEP` (e.g. `19PM/9.616`)."""
     if text is None or isinstance(text, int):
         return text
-    if text.isascii() and text.isdigit():
+    if digits(text):
         return int(text)
     found = STEP_POINT.match(text)
     if found is None:

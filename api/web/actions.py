@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from domain import commands as cmd
+from domain.digits import digits
 from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
@@ -52,7 +53,7 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
                             "subject": subject, "drm": [{"id": c} for c in claims]}
     dice = (form.get("dice") or "").replace(",", " ").split()
     if dice:
-        if not all(d.isascii() and d.isdigit() for d in dice):  # not ² nor ٣
+        if not all(digits(d) for d in dice):  # not ² nor ٣
             raise InvalidCommand("dice: give each die as a number from 1 to 6", field="dice")
         body["dice"] = [int(d) for d in dice]
     return body
@@ -74,7 +75,7 @@ def _settle(form: dict[str, Any]) -> dict[str, Any]:
 def _report(form: dict[str, Any]) -> int:
     """The number of the report a form answers."""
     report = str(form.get("report") or "")
-    if not (report.isascii() and report.isdigit() and len(report) <= 6):
+    if not (digits(report) and len(report) <= 6):
         raise InvalidCommand("report: the report's number, e.g. 1", field="report")
     return int(report)
 
@@ -107,5 +108,5 @@ def _whole(form: dict[str, Any], field: str) -> int | str:
     """A whole number as typed (validation names the field if it is out of bounds), or
     the text itself (refused by the command's schema, naming the field)."""
     text = str(form.get(field) or "").strip()
-    digits = text[1:] if text[:1] == "-" else text
-    return int(text) if digits.isascii() and digits.isdigit() and len(digits) <= 6 else text
+    unsigned = text[1:] if text[:1] == "-" else text
+    return int(text) if digits(unsigned) and len(unsigned) <= 6 else text

@@ -8,6 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from api.access import Caller
+from domain.digits import digits
 from infra.application import Refit
 from projections.audit import RollAudit
 
@@ -25,7 +26,7 @@ def roll_page(refit: Refit, ident: UUID, caller: Caller, version: int) -> dict[s
 
 def page_version(text: str) -> int | None:
     """The page's version, if the address names one (a number)."""
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 10 else None
+    return int(text) if digits(text) and len(text) <= 10 else None
 
 
 def _made_at(audit: RollAudit, version: int) -> Any:

@@ -17,6 +17,7 @@ from api.web.director_form import check_director_form, form_posted
 from api.web.login import Visitor, visitor
 from api.web.respond import page, page_campaign, refusal
 from api.web.undo_view import plan_page, undo_choices
+from domain.digits import digits
 from domain.errors import InvalidCommand, RefitError, VersionConflict
 from infra.application import Refit
 from infra.views import STEP_EXAMPLE
@@ -88,15 +89,14 @@ def _point(to: str, to_version: str, to_step: str) -> dict[str, str]:
     which is a version (digits) or CGDATE/STEP."""
     to_version, to_step, to = to_version.strip(), to_step.strip(), to.strip()
     if not (to_version or to_step) and to:
-        return {"to_version": to} if to.isascii() and to.isdigit() else {"to_step": to}
+        return {"to_version": to} if digits(to) else {"to_step": to}
     return {"to_version": to_version, "to_step": "" if to_version else to_step}
 
 
 def _target(point: dict[str, str]) -> tuple[int | None, str | None]:
     """The undo's to_version and to_step, checked as the JSON API's UndoBody checks them."""
     version, step = point.get("to_version") or None, point.get("to_step") or None
-    if version is not None and not (version.isascii() and version.isdigit()
-                                    and len(version) <= 10):
+    if version is not None and not (digits(version) and len(version) <= 10):
         raise InvalidCommand("to_version is a version number, e.g. 12", field="to_version")
     if step is not None and len(step) > 40:
         raise InvalidCommand(f"to_step is CGDATE/STEP, {STEP_EXAMPLE}", field="to_step")
@@ -113,6 +113,6 @@ def _reason(reason: str) -> str:
 def _previewed(form: dict[str, str]) -> int:
     """The version the preview was made at: the undo is made only at that version."""
     at = form.get("at", "")
-    if not (at.isascii() and at.isdigit() and len(at) <= 10):
+    if not (digits(at) and len(at) <= 10):
         raise InvalidCommand("this undo names no preview: preview it again", field="at")
     return int(at)

@@ -20,6 +20,7 @@ from api.forms import (
     roster_grid,
 )
 from api.report import mode_words
+from domain.digits import digits
 from domain.errors import InvalidCommand
 from infra.application import Refit
 from projections import read
@@ -69,7 +70,7 @@ def chosen_point(as_of: str | None, version: str | None) -> str | None:
     typed = (version or "").strip()
     if not typed:
         return point_of(as_of, "as_of")
-    if not (typed.isascii() and typed.isdigit()) or len(typed) > 10:
+    if not (digits(typed)) or len(typed) > 10:
         raise InvalidCommand(f"version: give a version number (a whole number such as 12), "
                              f"not {typed[:12]!r}", field="version")
     return typed

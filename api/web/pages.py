@@ -40,6 +40,7 @@ from api.web.rulings_view import ruling_form
 from api.web.verify_view import verify_pages
 from api.web.view import home
 from api.web.webhook_page import webhook_pages
+from domain.digits import digits
 from domain.errors import RefitError, Unauthorized
 from infra.application import Refit
 
@@ -137,7 +138,7 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         version a purchase was recorded at, which it confirms (to whom may read it)."""
         ident = _ident(campaign)
         who = visitor(request, refit, ident)
-        just = bought if bought and bought.isascii() and bought.isdigit() and \
+        just = bought if bought and digits(bought) and \
             len(bought) <= 10 else None
         return _guide(request, refit, ident, who.session, who.caller, _versions(rolled),
                       bought=int(just) if just else None)
@@ -190,7 +191,7 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
 def _versions(text: str | None) -> range | None:
     """The versions FIRST-LAST name (None for none, or for what is not two numbers)."""
     first, _, last = (text or "").partition("-")
-    if not ((first + last).isascii() and first.isdigit() and last.isdigit()) or \
+    if not (digits(first) and digits(last)) or \
             len(first + last) > 20:  # not ² nor ٣, which int() refuses
         return None
     return range(int(first), int(last) + 1)

@@ -11,6 +11,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.campaign.rulings import BOUNDS, KINDS
+from domain.digits import digits
 from domain.errors import InvalidCommand, RefitError
 from domain.rules import Module
 from infra.application import Refit
@@ -145,8 +146,8 @@ def _number(form: dict[str, str], field: str, low: int, high: int,
     text = form.get(field, "").strip()
     if not text and not required:
         return None
-    digits = text[1:] if text[:1] in "+-" else text
-    if not (digits.isascii() and digits.isdigit() and len(digits) <= 6) or \
+    unsigned = text[1:] if text[:1] in "+-" else text
+    if not (digits(unsigned) and len(unsigned) <= 6) or \
             not low <= int(text) <= high:
         raise InvalidCommand(f"{field}: a whole number from {low} to {high}", field=field)
     return int(text)

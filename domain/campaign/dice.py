@@ -18,6 +18,7 @@ from domain.dice import (
     effective_seed,
     subject_key,
 )
+from domain.digits import digits
 from domain.errors import InvalidCommand, RuleViolation
 from domain.hashing import sha256_hex
 
@@ -183,7 +184,7 @@ class DiceRolled(CampaignEvent):
         dice.__dict__.get("authorized", {}).pop(f"{self.table}/{self.side}/{self.subject}",
                                                 None)  # a ruling's authorization is used
         slot, epoch = self.key.rsplit("/", 1)
-        dice.slots[slot] = int(epoch) if epoch.isascii() and epoch.isdigit() else 0
+        dice.slots[slot] = int(epoch) if digits(epoch) else 0
         tally = f"{self.table}/{self.side}"
         dice.rolls_today[tally] = dice.rolls_today.get(tally, 0) + 1
         dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 0) + 1

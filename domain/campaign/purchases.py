@@ -10,6 +10,7 @@ from domain.campaign import limits, results
 from domain.campaign.events import CampaignEvent
 from domain.campaign.part import Part
 from domain.campaign.points import PointsEvent
+from domain.digits import digits
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import FortificationRow, Module, RGChart, RGRow, rg_letters
 
@@ -27,7 +28,7 @@ def line_of(side: str, rg: str, kg: str | None, cg_date: str | None,
 
 def _day(cg_date: str | None) -> str:
     """The calendar day of a CG Date: "15PM" -> "15" (PBr coy limits per day)."""
-    return "".join(char for char in cg_date or "" if char.isascii() and char.isdigit())
+    return "".join(char for char in cg_date or "" if digits(char))
 
 
 class Purchases(Part):
