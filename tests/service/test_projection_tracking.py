@@ -148,6 +148,30 @@ def test_a_catch_up_another_process_overtakes_midway_folds_on_from_the_view(
         second.close()
 
 
+def test_a_catch_up_keeps_the_collector_paused_from_its_first_batch_to_its_last(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from projections import runner
+
+    campaign = refit.commands.create_campaign("pbr", "I", "Paused", "server").id
+    for amount in range(1, 7):
+        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": amount,
+                             "reason": "Base"})
+    assert (refit.views.view.max_tracking_id("refit") or 0) < 4  # not folded yet
+    seen: list[bool] = []
+    read = runner.Prefetch.batch
+
+    def batch(log: runner.Prefetch, start: int) -> runner.Batch:
+        seen.append(gc.isenabled())  # between batches: what a pass would walk is all held
+        return read(log, start)
+
+    monkeypatch.setattr(runner.Prefetch, "batch", batch)
+    assert runner.catch_up(refit.store, refit.views.projection, batch=2) > 3
+    assert len(seen) > 3 and not any(seen)
+    assert gc.isenabled()
+
+
 def test_threads_folding_at_once_leave_the_collector_on() -> None:
     import gc
     from concurrent.futures import ThreadPoolExecutor
