@@ -1,7 +1,10 @@
 """P4, P6 and P7 of `python -m bench`: a real `refit serve` on PostgreSQL, driven by
 bench/load.py's clients. P4 the closed-loop command rate with 1, 2 (and 4) processes
 beside the FastAPI peer; P6 the reads of a big campaign while 32 clients write to
-others, beside the same reads idle; P7 read-your-writes and the opponent's live lag."""
+others, beside the same reads idle; P7 read-your-writes and the opponent's live lag.
+P6 and P7 are taken twice: with every request on one process, then (`reads_apart`) with
+every read on a second process of the same database, as a proxy sending GETs to a
+reads host would (docs/scale.md)."""
 
 from __future__ import annotations
 
@@ -157,27 +160,36 @@ def read_figures(times: dict[str, list[float]]) -> dict[str, Any]:
 
 
 async def read_your_writes(base: str, campaign: dict[str, Any], pairs: int, lags: list[float],
-                           late: list[int], answered_at: dict[int, float]) -> None:
-    """P7: a command, then at once a status read by the same client on the same
-    connection; if the read does not show the command's version, read again until it
-    does (5 s at most): the lag kept, 0 when visible at once."""
-    host, port = base.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
+                           late: list[int], answered_at: dict[int, float],
+                           reads: str | None = None) -> None:
+    """P7: a command, then at once a status read by the same client (on the same
+    connection, or on one to `reads`, the process serving reads); if the read does not
+    show the command's version, read again until it does (5 s at most): the lag kept, 0
+    when visible at once."""
+    connection = await asyncio.open_connection(*_host_port(base))
+    reading_on = connection if reads in (None, base) else \
+        await asyncio.open_connection(*_host_port(reads))
     token = campaign["tokens"]["director"]
     head = header(base, token) + b"Content-Type: application/json\r\n"
     path = f"/campaigns/{campaign['id']}"
     try:
         for index in range(pairs):
             body = json.dumps(load.mix(index)).encode()
-            writer.write(f"POST {path}/commands HTTP/1.1\r\n".encode() + head
-                         + b"Content-Length: %d\r\n\r\n" % len(body) + body)
-            status, text = await load.answer(reader)
+            connection[1].write(f"POST {path}/commands HTTP/1.1\r\n".encode() + head
+                                + b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            status, text = await load.answer(connection[0])
             assert status == 200, (status, text[:200])
             version, answered = json.loads(text)["version"], time.perf_counter()
             answered_at[version] = answered
-            lags.append(await visible(reader, writer, head, path, version, answered, late))
+            lags.append(await visible(*reading_on, head, path, version, answered, late))
     finally:
-        writer.close()
+        connection[1].close()
+        reading_on[1].close()
+
+
+def _host_port(base: str) -> tuple[str, int]:
+    host, port = base.removeprefix("http://").split(":")
+    return host, int(port)
 
 
 async def visible(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, head: bytes,
@@ -260,13 +272,16 @@ def filled(events: int, work: Path) -> tuple[dict[str, Any], Any]:
     return made, prepare
 
 
-def under_load(events: int, commands: int, pairs: int, runner: bool) -> dict[str, Any]:
+def under_load(events: int, commands: int, pairs: int, runner: bool,
+               apart: bool = False) -> dict[str, Any]:
     """P6 and P7 on one service: the big campaign's reads idle, then while 32 clients
-    write to 16 other campaigns (with a read-your-writes client of its own)."""
+    write to 16 other campaigns (with a read-your-writes client of its own). `apart`:
+    every read (the readers', read-your-writes' and the live stream) goes to a second
+    process of its own on the same database."""
     with tempfile.TemporaryDirectory(prefix="refit-bench-reads-") as tmp:
         big, prepare = filled(events, Path(tmp))
-        with load.serving(POOL, runner, 1, prepare) as (base, _pid):
-            return loaded_service(base, big, commands, pairs, runner)
+        with load.serving(POOL, runner, 1, prepare, apart) as (base, _pid, reads):
+            return loaded_service(base, big, commands, pairs, runner, reads)
 
 
 @dataclass
@@ -291,32 +306,34 @@ class Seen:
 
 
 async def everything(base: str, big: dict[str, Any], own: dict[str, Any], commands: int,
-                     pairs: int, seen: Seen) -> None:
+                     pairs: int, seen: Seen, reads: str) -> None:
     """The opponent's stream opened, then readers of the big campaign while 32 clients
-    write to the others and one client writes and reads its own campaign."""
+    write to the others and one client writes and reads its own campaign (the stream and
+    every read on `reads`)."""
     done, ready = asyncio.Event(), asyncio.Event()
-    live = asyncio.ensure_future(watching(f"{base}/campaigns/{own['id']}/live",
+    live = asyncio.ensure_future(watching(f"{reads}/campaigns/{own['id']}/live",
                                           opponent(own), seen.arrivals, ready, seen.refused))
     await asyncio.wait_for(ready.wait(), 30)
-    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done, paced=True))
+    readers = [asyncio.ensure_future(reading(reads, big, seen.reads, done, paced=True))
                for _ in range(READERS)]
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(
         *(load.client(base, others[i % len(others)], commands, i * commands, seen.latencies,
                       seen.errors, seen.sent, load.closed_loop(started))
           for i in range(CLIENTS)),
-        read_your_writes(base, own, pairs, seen.lags, seen.late, seen.answered_at))
+        read_your_writes(base, own, pairs, seen.lags, seen.late, seen.answered_at, reads))
     seen.writing_s = time.perf_counter() - started
     done.set()
     await asyncio.gather(*readers)
     await settled(live, seen.arrivals, max(seen.answered_at, default=0))
 
 
-async def at_a_rate(base: str, big: dict[str, Any], commands: int, seen: Seen) -> None:
-    """Readers of the big campaign while 32 clients write to the others at TOURNAMENT_RATE
-    commands/s in all (open loop)."""
+async def at_a_rate(base: str, big: dict[str, Any], commands: int, seen: Seen,
+                    reads: str) -> None:
+    """Readers of the big campaign (on `reads`) while 32 clients write to the others at
+    TOURNAMENT_RATE commands/s in all (open loop)."""
     done = asyncio.Event()
-    readers = [asyncio.ensure_future(reading(base, big, seen.reads, done, paced=True))
+    readers = [asyncio.ensure_future(reading(reads, big, seen.reads, done, paced=True))
                for _ in range(READERS)]
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(*(
@@ -339,17 +356,18 @@ def writers(seen: Seen) -> dict[str, Any]:
 
 
 def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
-                   runner: bool) -> dict[str, Any]:
-    """The measurements on a service that is up, the big campaign in it."""
+                   runner: bool, reads: str) -> dict[str, Any]:
+    """The measurements on a service that is up, the big campaign in it; reads on `reads`
+    (the login, a POST, on `base`: its session cookie holds on either)."""
     seen = Seen([load.create(base) for _ in range(CLIENTS // 2)])
     own = load.create(base)
     big["cookie"] = session_cookie(base, big)
-    load.on_one_loop(reading(base, big, Seen([]).reads, 1))  # warm
+    load.on_one_loop(reading(reads, big, Seen([]).reads, 1))  # warm
     idle = Seen([]).reads
-    load.on_one_loop(reading(base, big, idle, 25))
-    load.on_one_loop(everything(base, big, own, commands, pairs, seen))
+    load.on_one_loop(reading(reads, big, idle, 25))
+    load.on_one_loop(everything(base, big, own, commands, pairs, seen, reads))
     paced = Seen(seen.others)
-    load.on_one_loop(at_a_rate(base, big, commands, paced))
+    load.on_one_loop(at_a_rate(base, big, commands, paced, reads))
     lags = seen.lags
     return {"P6": {"campaign_events": version_of(base, big), "projection_runner": runner,
                    "readers": READERS, "idle": read_figures(idle),
@@ -382,4 +400,9 @@ def http_figures(sizes: dict[str, Any], log: Any, parts: list[str]) -> dict[str,
         runner = os.environ.get("REFIT_BENCH_RUNNER", "false") == "true"
         output |= under_load(sizes["read_events"], sizes["http_commands"], sizes["pairs"],
                              runner)
+        log("P6/P7 again, every read on a second process of its own")
+        apart = under_load(sizes["read_events"], sizes["http_commands"], sizes["pairs"],
+                           runner, apart=True)
+        for part in ("P6", "P7"):
+            output[part]["reads_apart"] = apart[part]
     return output

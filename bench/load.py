@@ -51,6 +51,7 @@ except ImportError:  # uvicorn runs without it too (Windows)
 
 PG = os.environ.get("REFIT_TEST_POSTGRES_URL", "postgresql://root@127.0.0.1:5432/test")
 ADMIN = "load-bench-admin"
+READS_POOL = 4  # store connections of a reads process beside the commands' (`apart`)
 
 
 def free_port() -> int:
@@ -276,10 +277,13 @@ def started(argv: list[str], env: dict[str, str]) -> Iterator[tuple[str, int]]:
 
 @contextmanager
 def serving(pool: int, runner: bool, workers: int,
-            prepare: Callable[[str], dict[str, str]] | None = None) -> Iterator[tuple[str, int]]:
-    """`refit serve` on a fresh PostgreSQL schema (dropped afterwards), up: its base URL
-    and pid; `pool` connections per process. `prepare` gets the schema's URL before the
-    service starts (to fill it) and answers more of the service's environment."""
+            prepare: Callable[[str], dict[str, str]] | None = None,
+            apart: bool = False) -> Iterator[tuple[str, int, str]]:
+    """`refit serve` on a fresh PostgreSQL schema (dropped afterwards), up: its base URL,
+    pid, and the base URL reads go to; `pool` connections per process. `prepare` gets the
+    schema's URL before the service starts (to fill it) and answers more of the service's
+    environment. `apart`: reads go to a second `refit serve` of its own on the same
+    database, as a proxy routing GETs to a reads host would send them (docs/scale.md)."""
     keys = tempfile.mkdtemp(prefix="refit-load-")  # the service's signing key, not the cwd's
     try:
         with fresh_schema() as url:
@@ -290,9 +294,14 @@ def serving(pool: int, runner: bool, workers: int,
             if runner:  # else the service's default (on since issue 17; off before)
                 env["REFIT_PROJECTION_RUNNER"] = "true"
             env |= prepare(url) if prepare else {}
-            with started(["-c", "from api.cli import main; main()", "serve", "--workers",
-                          str(workers)], env) as up:
-                yield up
+            serve = ["-c", "from api.cli import main; main()", "serve", "--workers",
+                     str(workers)]
+            with started(serve, env) as (base, pid):
+                if not apart:
+                    yield base, pid, base
+                    return
+                with started(serve, env | {"REFIT_POOL_SIZE": str(READS_POOL)}) as (reads, _):
+                    yield base, pid, reads
     finally:
         shutil.rmtree(keys, ignore_errors=True)
 
@@ -302,7 +311,7 @@ def run(clients: int, campaigns: int, commands: int, runner: bool,
         reads: int = 0) -> dict[str, Any]:
     """Start the service (`pool` connections per process, else one per client), load it,
     check every campaign; the figures."""
-    with serving(pool or clients, runner, workers) as (base, pid):
+    with serving(pool or clients, runner, workers) as (base, pid, _reads):
         return measure(base, pid, clients, campaigns, commands, rate, reads) | {
             "projection_runner": runner or "default", "workers": workers,
             "pool": pool or clients}
