@@ -66,7 +66,8 @@ def until(check: Callable[[], bool], bound: float = BOUND) -> bool:
 
 
 class Served:
-    """A running `refit serve`: its process, its URL, and the lines it logged."""
+    """A running `refit serve`: its process, its URL, and the lines it logged (uvicorn's
+    access log, on its standard output, among them)."""
 
     def __init__(self, process: subprocess.Popen[str], url: str) -> None:
         self.process, self.url = process, url
@@ -75,8 +76,8 @@ class Served:
         self._reader.start()
 
     def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
+        assert self.process.stdout is not None  # its standard error, too
+        for line in self.process.stdout:
             self.lines.append(line)
 
     def logged(self, text: str) -> bool:
@@ -102,7 +103,7 @@ def serving_process(database_url: str, tmp_path: Path, workers: int,
     process = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--workers",
          str(workers), "--db", database_url], cwd=tmp_path, text=True,
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         env=os.environ | {"REFIT_MODULE_DIR": str(tmp_path / "modules"),
                           "REFIT_ADMIN_TOKEN": "admin-token-for-tests"} | env)
     served = Served(process, f"http://127.0.0.1:{port}")

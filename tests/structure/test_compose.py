@@ -24,3 +24,17 @@ def test_a_second_service_host_shares_the_database_and_keys_and_starts_after_the
     assert second["volumes"] == first["volumes"]  # the token and key the first made
     assert second["depends_on"] == {"refit": {"condition": "service_healthy"}}
     assert second["ports"] != first["ports"] and "healthcheck" in first
+
+
+def test_the_proxy_sends_to_hosts_compose_runs_with_the_configuration_tested_here() -> None:
+    import re
+
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    source, target = services["proxy"]["volumes"][0].split(":")[:2]
+    assert (ROOT / source).resolve() == ROOT / "deploy" / "nginx.conf"  # test_reads_host's
+    assert target == "/etc/nginx/conf.d/default.conf"
+    hosts = set(re.findall(r"server ([\w-]+):8000", (ROOT / source).read_text()))
+    assert hosts == {"refit", "refit-2", "refit-reads"} and hosts <= set(services)
+    reads = services["refit-reads"]
+    assert reads["environment"] == services["refit"]["environment"]
+    assert reads["volumes"] == services["refit"]["volumes"]
