@@ -93,16 +93,23 @@ def served(host: Served, method: str, path: str) -> bool:
     return host.logged(f'"{method} {path} HTTP/1.1" ')
 
 
+def credited(proxy: str, game: dict[str, str], amount: int) -> httpx.Response:
+    """The director's credit of Axis CPP, sent through the proxy and acknowledged."""
+    done = httpx.post(f"{proxy}/campaigns/{game['id']}/commands", timeout=BOUND,
+                      headers=auth(game["director"]),
+                      json={"type": "credit_cpp", "side": "Axis", "amount": amount,
+                            "reason": "Base"})
+    assert done.status_code == 200, done.text
+    return done
+
+
 def test_reads_reach_the_reads_host_and_commands_the_command_host(
         nginx: str, hosts: tuple[Served, Served], tmp_path: Path) -> None:
     commands, reads = hosts
     with proxied(nginx, commands, reads, tmp_path) as proxy:
         game = new_game(proxy)
         path = f"/campaigns/{game['id']}"
-        done = httpx.post(f"{proxy}{path}/commands", headers=auth(game["director"]),
-                          timeout=BOUND, json={"type": "credit_cpp", "side": "Axis",
-                                               "amount": 39, "reason": "Base"})
-        assert done.status_code == 200, done.text
+        done = credited(proxy, game, 39)
         status = httpx.get(f"{proxy}{path}", headers=auth(game["director"]), timeout=BOUND)
         assert status.status_code == 200 and status.json()["version"] == done.json()["version"]
         assert status.json()["sides"]["Axis"]["cpp"] >= 39  # read at once, on the other host
@@ -121,11 +128,7 @@ def test_a_stream_held_through_the_proxy_hears_a_command_sent_through_it(
         with streaming(live, game[BRITISH]) as british:
             assert british.opened() == 200
             start = int(british.next("ready").id or 0)
-            done = httpx.post(f"{proxy}/campaigns/{game['id']}/commands", timeout=BOUND,
-                              headers=auth(game["director"]),
-                              json={"type": "credit_cpp", "side": "Axis", "amount": 7,
-                                    "reason": "Base"})
-            assert done.status_code == 200, done.text
+            done = credited(proxy, game, 7)
             assert british.next("appended").data["version"] == done.json()["version"] > start
         assert served(reads, "GET", f"/campaigns/{game['id']}/live")
 
