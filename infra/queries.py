@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from domain.campaign import reports
-from domain.campaign.guide import due_rolls, guide
+from domain.campaign.guide import due_rolls, guide, is_public
 from domain.cosigned import CosignWatch
 from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
 from domain.history import redacted
@@ -83,7 +83,8 @@ class Queries:
         answer.to_roll = [f"{work['table']} {side}" + ("" if work["subject"] == "step" else
                                                        f" for {work['subject']}")
                           for side in state.sides for work in due_rolls(state, side)
-                          if viewer in (None, side) or work["subject"] == "step"]
+                          if viewer in (None, side) or (work["subject"] == "step"
+                                                        and is_public(state, side, work))]
         answer.reports = reports.listed(state)  # public: casualties and control are
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}

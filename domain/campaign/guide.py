@@ -14,7 +14,7 @@ from domain.campaign import reports, slots, turns
 from domain.campaign.bombardment import open_bombardments
 from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
-from domain.campaign.rolls import check_when, cpp_base
+from domain.campaign.rolls import check_when, cpp_base, tells_unannounced_san
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
 from domain.errors import RefitError
@@ -43,8 +43,9 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
         if public:  # the step's and the turn's rolls are public; an RG line's are not
-            due = [w for w in due if not w["subject"].startswith("rg:")]
-            optional = [w for w in optional if w.get("subject") == "step"]
+            due = [w for w in due if is_public(campaign, side, w)]
+            optional = [w for w in optional
+                        if w.get("subject") == "step" and is_public(campaign, side, w)]
         else:  # what the side's CPP pay for is its own to know (3.620 Recon: 1 or 2 CPP)
             optional = affordable(campaign, side, optional)
         if side in reph.done:  # it sends nothing more in this step (steps.check_not_done)
@@ -115,6 +116,13 @@ def idle(campaign: Campaign) -> bool:
     return (reph.phase == "reph" and module.idle_repeat is not None
             and reph.step in module.command_steps.get("select_initiative", [])
             and campaign.initiative.all_idle())
+
+
+def is_public(campaign: Campaign, side: str, work: Work) -> bool:
+    """Whether the other sides may know that the side has this roll to make: not for an
+    RG line's (3.617), nor one that would tell a SAN not announced yet (3.623)."""
+    return not work["subject"].startswith("rg:") and \
+        not tells_unannounced_san(campaign, campaign.rules.table(work["table"]), side)
 
 
 def why_not(campaign: Campaign, table: Table, side: str) -> str | None:
@@ -208,7 +216,8 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
     derived, claims = _drm(campaign, table, side, subject)
     work: Work = {"table": table.id, "rule": table.rule, "title": table.title,
                   "roll": table.roll, "subject": subject,
-                  "secret": campaign.rules.seals(table) or subject.startswith("rg:"),
+                  "secret": campaign.rules.seals(table) or subject.startswith("rg:")
+                  or tells_unannounced_san(campaign, table, side),
                   "drm": derived, "claims": claims}
     if table.cpp_cost:  # what the roll costs the side (3.620 Recon)
         work["cpp"] = table.cpp_cost
@@ -263,7 +272,10 @@ def due_refusal(campaign: Campaign, sides: list[str], viewer: str | None) -> str
     for side in sides:
         for work in due_rolls(campaign, side):
             own = viewer is None or viewer == side
-            what = f"the {side} {work['table']} ({work['title']})"
+            if not own and not is_public(campaign, side, work) and work["subject"] == "step":
+                what = f"the {side} a roll of its own"  # its SAN is not announced (3.623)
+            else:
+                what = f"the {side} {work['table']} ({work['title']})"
             if work["subject"] != "step":  # another side's RG line is its secret (3.617)
                 what += f" for {work['subject']}" if own else " for an RG of its own"
             named.append(what)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from domain import commands as cmd
 from domain.campaign import determination, results, slots
 from domain.campaign.dice import DiceRolled
-from domain.campaign.points import CPPCredited, CPPSpent
+from domain.campaign.points import CPPCredited, CPPSpent, SANChanged
 from domain.campaign.scenario import CONDITIONS, ReconRolled, ScenarioRecorded
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimed_drm, derived_drm
@@ -70,12 +70,14 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
         campaign._record(determination.RGDetermined, actor, secret_for=line["side"],
                          side=line["side"], purchase=checked.number,
                          **determination.by_roll(module, table, line, checked.item, value))
-    # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice.
+    # ELR, SAN and levels are public: a secret roll's effect names its table, not its dice;
+    # a SAN a secret purchase changed stays sealed until it is announced (3.623).
     cause = f"{table.id} {table.title}" + ("" if secret_for else f": Final {final}, {result}")
     for event_class, fields in effects:
         if fields["after"] != fields["before"]:
+            sealed = campaign.points.san_secret_for(side) if event_class is SANChanged else None
             campaign._record(event_class, actor, cause=cause, rule=table.rule,
-                             cg_date=reph.cg_date, **fields)
+                             cg_date=reph.cg_date, secret_for=sealed, **fields)
     results.rolled(campaign, table, final, actor)  # who sets up, moves first (3.6213, 3.623)
 
 
@@ -97,7 +99,21 @@ def _secret(campaign: Campaign, table: Table, command: cmd.Roll,
         raise InvalidCommand(f"table {table.id} is rolled openly: the opponent learns it",
                              rule=table.rule, field="secret")
     # A roll for an RG tells of a secret purchase (the guide says so alike: guide.py)
-    return campaign.rules.seals(table) or command.secret or checked.number is not None
+    return campaign.rules.seals(table) or command.secret or checked.number is not None or \
+        tells_unannounced_san(campaign, table, command.side)
+
+
+def tells_unannounced_san(campaign: Campaign, table: Table, side: str) -> bool:
+    """Whether a roll of the table would tell the side's SAN (rolled only from a SAN, a
+    DRM from it, a result that moves it) while a secret purchase's change of that SAN is
+    not announced yet (3.617, 3.623): after an Idle CG Date the RePh repeats 3.612 before
+    any announcement (3.6212), so the roll, its result and whether it is due at all are
+    the side's own until then."""
+    if campaign.points.san_secret_for(side) is None:
+        return False
+    return side in (table.min_san or {}) or \
+        any(spec.derive == "san_over" for spec in table.drm) or \
+        any(effect.target == "san" for band in table.bands for effect in band.effects)
 
 
 def _credit_and_spend(campaign: Campaign, table: Table, side: str, base: int | None,

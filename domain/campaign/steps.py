@@ -19,6 +19,7 @@ from domain.campaign.reph import (
     StepAdvanced,
     StepDoneBySide,
 )
+from domain.campaign.rolls import tells_unannounced_san
 from domain.campaign.scenario import ScenarioEnded, WalkingWoundedRecovered
 from domain.errors import MissingTable, RuleViolation
 from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement
@@ -103,8 +104,12 @@ def _leave(campaign: Campaign, actor: str, viewer: str | None) -> None:
                            "steps (an owner's file replaced them)", rule=reph.step)
     position = rules.index(reph.step) + 1
     _check_leaving(campaign, viewer)
-    skipped = [f"{side}: {why}" for _, side, why in _required(campaign)
-               if why is not None] or None
+    # Public, as the step is; not why a roll that would tell an unannounced SAN was not
+    # made (3.623): "the SAN is not 4 or more" tells it as well as the roll would.
+    skipped = [f"{side}: {why}" for table, side, why in _required(campaign)
+               if why is not None and not tells_unannounced_san(campaign,
+                                                                module.table(table), side)
+               ] or None
     if guide.idle(campaign):
         _idle_date(campaign, actor)
         return

@@ -81,6 +81,35 @@ def test_an_m1_raises_the_san_by_one_announced_to_the_opponent_at_3_623(
     assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH)] == ["OB", "OB"]
 
 
+def test_after_an_idle_date_the_san_roll_an_unannounced_m1_calls_for_is_the_sides_own(
+        refit: Refit, at_14am: UUID) -> None:
+    advance_to(refit, at_14am, None)
+    do(refit, at_14am, {"type": "end_scenario"})
+    advance_to(refit, at_14am, "3.617")
+    do(refit, at_14am, {"type": "change_san", "side": AXIS, "value": 3, "cause": "OB"})
+    buy(refit, at_14am, "M1")  # the Axis SAN 4, sealed until 3.623
+    advance_to(refit, at_14am, "3.621")
+    for side in (AXIS, BRITISH):
+        do(refit, at_14am, {"type": "select_initiative", "side": side, "chit": "idle"})
+    advance(refit, at_14am)  # Idle: the RePh repeats 3.612-3.6212 (3.6212), no 3.623
+    assert refit.store.campaign(at_14am).reph.step == "3.612"
+    # Only a SAN of 4 or more rolls (3.6122): that the roll is due would tell the SAN.
+    assert refit.reads.status(at_14am).to_roll == ["3.6122 Axis"]
+    assert refit.reads.status(at_14am, viewer=BRITISH).to_roll == []
+    assert refit.reads.guide(at_14am, viewer="observer")["sides"][AXIS]["due"] == []
+    own = refit.reads.guide(at_14am, viewer=AXIS)["sides"][AXIS]["due"]
+    assert [(w["table"], w["secret"]) for w in own] == [("3.6122", True)]
+    rolled = do(refit, at_14am, {"type": "roll", "table": "3.6122", "side": AXIS,
+                                 "subject": "step", "dice": [5]}).events
+    assert [(e["type"], e["data"].get("secret_for")) for e in rolled] == [
+        ("DiceRolled", AXIS), ("SANChanged", AXIS)]
+    assert rolled[1]["data"]["before"] == 4 and rolled[1]["data"]["after"] == 2
+    assert refit.reads.status(at_14am, viewer=BRITISH).sides[AXIS]["san"] == 3
+    assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH)] == ["OB", "OB", "OB"]
+    assert all(r.table != "3.6122" for r in refit.reads.rolls(at_14am, viewer=BRITISH)
+               if r.side == AXIS)
+
+
 def test_an_m1_is_refused_while_the_san_it_raises_is_not_recorded(refit: Refit) -> None:
     campaign = refit.commands.create_campaign("pbr", "I", "No SAN", "entered").id
     do(refit, campaign, {"type": "credit_cpp", "side": BRITISH, "amount": 17,
