@@ -51,6 +51,22 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
     shoot(british, shots, "scenario-report-due")
     confirm.click()
     expect(british.get_by_text("Report 1 awaits")).to_have_count(0)
+    # Enter in the reason box disputes the next report: it never confirms it.
+    axis.get_by_label("Unit lost").fill("Lt. 9-1")
+    axis.get_by_label("CVP it is worth").fill("4")
+    axis.get_by_role("button", name="Report the casualty").click()
+    reason = british.get_by_label("Why the British disputes report 2")
+    reason.fill("he broke and routed")
+    reason.press("Enter")
+    expect(british.get_by_text("Report 2 awaits")).to_have_count(0)
+    with httpx.Client(base_url=live) as api:
+        reports = api.get(f"/campaigns/{campaign['id']}", headers=auth(
+            campaign["tokens"]["director"])).json()["reports"]
+        assert [(r["report"], r["status"]) for r in reports] == [(2, "disputed")], reports
+        settled = api.post(f"/campaigns/{campaign['id']}/commands", headers=auth(
+            campaign["tokens"]["director"]), json={"type": "withdraw_report", "report": 2,
+                                                    "reason": "routed, not eliminated"})
+        assert settled.status_code == 200, settled.text
 
     boss = joined(browser, live, campaign, tokens["director"])
     shoot(boss, shots, "scenario-director")

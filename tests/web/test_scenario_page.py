@@ -80,6 +80,26 @@ def test_the_rg_line_of_a_casualty_reported_from_the_page_stays_off_the_opponent
         assert "4-6-8" not in forms.split("RG Purchase Record", 1)[-1].split("CVP", 1)[0]
 
 
+def forms_of(page: str) -> list[str]:
+    """Each form of a page, as its HTML."""
+    return [part.split("</form>", 1)[0] for part in page.split("<form")[1:]]
+
+
+def test_enter_in_the_dispute_reason_box_disputes_the_report_never_confirms_it(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    send(client, campaign, campaign["tokens"]["sides"][AXIS],
+         {"type": "record_casualty", "side": AXIS, "unit": "4-6-8", "cvp": 2})
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    forms = forms_of(get(client, f"/play/{campaign['id']}"))
+    # A browser submits a form by Enter with its first button: the reason's form has one.
+    reason = [form for form in forms if 'name="reason"' in form]
+    assert len(reason) == 1 and reason[0].count("<button") == 1
+    assert 'value="dispute_report"' in reason[0] and "confirm_report" not in reason[0]
+    assert "required" in reason[0].split('name="reason"', 1)[1].split(">", 1)[0]
+    confirm = [form for form in forms if "confirm_report" in form]
+    assert len(confirm) == 1 and 'name="reason"' not in confirm[0]
+
+
 def test_a_report_disputed_from_the_page_awaits_the_director_with_its_reason(
         client: TestClient, campaign: dict[str, Any]) -> None:
     send(client, campaign, campaign["tokens"]["sides"][AXIS],
@@ -143,3 +163,28 @@ def test_a_refused_casualty_comes_back_as_typed_with_the_refused_field_marked(
         assert inputs[name]["value"] == typed, name  # the quotes escaped, and read back
         assert (inputs[name].get("aria-invalid") == "true") is (name == marked), name
     assert inputs[marked]["aria-describedby"] == "error"
+
+
+def advance_form(client: TestClient, campaign: dict[str, Any], token: str) -> str:
+    """The Advance form of the side the token opens, on its page."""
+    log_in(client, token)
+    found = [form for form in forms_of(get(client, f"/play/{campaign['id']}"))
+             if 'value="advance"' in form]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_a_sides_advance_asks_first_where_leaving_the_step_gives_up_its_points(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director, british = campaign["tokens"]["director"], campaign["tokens"]["sides"][BRITISH]
+    send(client, campaign, director, {"type": "end_scenario"})
+    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
+            "14PM", "3.616"):
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    assert "hx-confirm=" not in advance_form(client, campaign, british)  # nothing to lose
+    assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    assert status(client, campaign)["step"] == "3.617"  # CPP left are forfeit after 14PM
+    form = advance_form(client, campaign, british)
+    asked = markup.unescape(form.split('hx-confirm="', 1)[1].split('"', 1)[0])
+    cpp = status(client, campaign)["sides"][BRITISH]["cpp"]
+    assert cpp > 0 and f"forfeits the British unspent CPP ({cpp} now, 0 after)" in asked
