@@ -41,6 +41,7 @@ from api.routes_charts import chart_routes
 from api.routes_proofs import proof_routes
 from api.routes_webhook import webhook_routes
 from api.turns import Turns
+from api.uncached import Uncached
 from api.web import web_routes
 from api.webhook_text import webhook_text
 from domain.campaign import campaign_id
@@ -178,6 +179,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyGuard, limit=conf.max_body_bytes,
                        limits={"/campaigns/import": conf.max_import_bytes,
                                IMPORT_PAGE: conf.max_import_bytes})
+    app.add_middleware(Uncached)  # a side's answers stay out of every cache
     app.add_middleware(HeadAsGet)  # last added: the outermost
     _offline_docs(app)
     _error_schemas(app)
