@@ -270,3 +270,17 @@ def test_a_control_change_without_lvp_keeps_the_locations_lvp(refit: Refit) -> N
     control(refit, campaign, "StAA15", US)
     do(refit, campaign, {"type": "end_scenario"})
     assert refit.reads.lvp(campaign)[0].by_map_group == {"St": {GERMAN: 0, US: 20}}
+
+
+@pytest.mark.parametrize("command", [
+    {"type": "hold_units", "side": "British", "entry_area": "Nowhere", "units": "anything"},
+    {"type": "change_pf", "side": "Axis", "reason": "setup", "count": 1},
+    {"type": "declare_fanaticism", "side": "Axis"},
+])
+def test_a_kgp_command_in_a_pbr_campaign_is_refused_and_records_nothing(
+        refit: Refit, command: dict[str, Any]) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Primosole", "server").id
+    before = refit.store.campaign(campaign).version
+    error = refused(refit, campaign, command)
+    assert isinstance(error, RuleViolation) and error.message.startswith("pbr ")
+    assert refit.store.campaign(campaign).version == before

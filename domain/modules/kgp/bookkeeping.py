@@ -270,6 +270,9 @@ def hold_units(campaign: Campaign, command: cmd.HoldUnits, actor: str) -> None:
     """Record a Holding Box entry; a side's off-map units are its own secret."""
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
+    if rule_of(campaign, "holding_rule") is None:  # a KGP command in another module's CG
+        raise RuleViolation(f"{campaign.rules.id} has no Holding Boxes (KGP 8.15): "
+                            "nothing is recorded")
     known = [a.id for a in campaign.rules.entry_areas if a.side == side]
     if known and command.entry_area not in known:
         raise InvalidCommand(f"the {side} Entry Areas are {', '.join(known)}",

@@ -3,7 +3,7 @@ bookkeeping (LVP totals at scenario end, an Objective Hex revealed by Infantry C
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from domain.modules.kgp import bookkeeping
 from domain.modules.kgp.rules import FanaticismRule, ObjectiveRule, PFRule
@@ -19,6 +19,8 @@ class KGPModule(Module):
     pf: PFRule | None = None
     fanaticism: FanaticismRule | None = None
     massacre_rule: str = ""  # KGP CG4: a Massacre's effects last the rest of the CG
+    # Entry Areas' Holding Boxes (8.15): the rules' own, not data (no owner's file moves it)
+    holding_rule: ClassVar[str] = "8.15"
 
     def check_control(self, command: Any) -> None:
         """An LVP Location's LVP and Map Group (8.2)."""
