@@ -188,3 +188,20 @@ def test_a_sides_advance_asks_first_where_leaving_the_step_gives_up_its_points(
     asked = markup.unescape(form.split('hx-confirm="', 1)[1].split('"', 1)[0])
     cpp = status(client, campaign)["sides"][BRITISH]["cpp"]
     assert cpp > 0 and f"forfeits the British unspent CPP ({cpp} now, 0 after)" in asked
+
+
+def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_other(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director, british = campaign["tokens"]["director"], campaign["tokens"]["sides"][BRITISH]
+    send(client, campaign, director, {"type": "end_scenario"})
+    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
+            "14PM", "3.621"):
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    log_in(client, british)
+    due = text_of(get(client, f"/play/{campaign['id']}")).split("Due now", 1)[1]
+    assert "The British Initiative chit (3.6212)" in due.split("Initiative chit 3.6212")[0]
+    assert "Nothing due" not in due.split("The other side")[0]
+    answer = act(client, campaign, {"action": "chit", "side": BRITISH, "chit": "idle"})
+    assert answer.status_code == 303, answer.text
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Chosen; waiting for Axis." in page and "The British Initiative chit" not in page
