@@ -137,6 +137,12 @@ def _created(d: Data) -> str:
             f"{' vs '.join(d['sides'])}, {d['dice']} dice{seed}")
 
 
+def _corrected(d: Data) -> str:
+    """What a sealed ruling corrected on its roll: nothing where it upheld it."""
+    fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
+    return f": corrected to {', '.join(fixed)}" if fixed else ": the roll stands"
+
+
 def _ruling(d: Data) -> str:
     roll = f" (v{d['roll_version']})" if d.get("roll_version") else ""
     fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
@@ -167,8 +173,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "FortificationPurchased": lambda d: (f"{d['side']} purchased {d.get('count', 1)} x "
                                          f"{d['reason']} for {d['amount']} FPP{_rule(d)}"),
     "CPPForgone": lambda d: f"{d['side']} forgo {d['amount']} CPP{_rule(d)}",
-    "RulingSealed": lambda d: (f"ruling v{d['ruling']} on roll {d['key']}: Final "
-                               f"{d['final']}, {d['result']}"),
+    "RulingSealed": lambda d: f"ruling v{d['ruling']} on roll {d['key']}" + _corrected(d),
     "PointsCorrected": lambda d: (f"{d['side']} {d['pool'].upper()} {d['before']} -> "
                                   f"{d['after']} by ruling v{d['ruling']}{_rule(d)}"),
     "PurchaseAmended": lambda d: (f"{d['side']} RG #{d['purchase']} amended by ruling "

@@ -132,6 +132,16 @@ def test_rulings_rerolls_and_unknown_records_print_generically_without_crashing(
     assert "<h1>Campaign history</h1>" in history_report(odd, "html")
 
 
+def test_a_sealed_ruling_says_the_roll_stands_or_what_it_was_corrected_to() -> None:
+    upheld = {"side": "Axis", "ruling": 218, "roll_version": 41, "final": None,
+              "result": None, "drm": None, "key": "14AM/3.6183-personnel/Axis/rg:3/leader:1/0"}
+    said = describe("RulingSealed", upheld)
+    assert said == ("ruling v218 on roll 14AM/3.6183-personnel/Axis/rg:3/leader:1/0: the roll "
+                    "stands") and "None" not in said
+    corrected = describe("RulingSealed", upheld | {"final": 7, "result": "8-1"})
+    assert corrected.endswith(": corrected to final 7, result 8-1")
+
+
 def test_the_report_reads_its_records_once_as_they_stream(played: Played) -> None:
     stream = played.refit.store.records(played.campaign)  # a generator: one pass only
     report = history_report(stream)
