@@ -50,13 +50,27 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
     if subject == UNIT:
         subject = f"unit:{(form.get('unit') or '').strip()}"
     body: dict[str, Any] = {"type": "roll", "table": form.get("table"), "side": side,
-                            "subject": subject, "drm": [{"id": c} for c in claims]}
+                            "subject": subject,
+                            "drm": [{"id": c} for c in claims] + _counted(form)}
     dice = (form.get("dice") or "").replace(",", " ").split()
     if dice:
         if not all(digits(d) for d in dice):  # not ² nor ٣
             raise InvalidCommand("dice: give each die as a number from 1 to 6", field="dice")
         body["dice"] = [int(d) for d in dice]
     return body
+
+
+def _counted(form: dict[str, Any]) -> list[dict[str, Any]]:
+    """The DRM claimed with a count the side states (`count.ID`; left empty: not claimed)."""
+    claimed = []
+    for name, value in form.items():
+        text = str(value).strip()
+        if not name.startswith("count.") or not text:
+            continue
+        if not digits(text.removeprefix("-")) or len(text) > 4:  # a leader's -2 counts too
+            raise InvalidCommand("drm: give the count as a whole number", field="drm")
+        claimed.append({"id": name.removeprefix("count."), "count": int(text)})
+    return claimed
 
 
 def _settle(form: dict[str, Any]) -> dict[str, Any]:

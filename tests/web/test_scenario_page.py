@@ -205,3 +205,28 @@ def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_
     assert answer.status_code == 303, answer.text
     page = text_of(get(client, f"/play/{campaign['id']}"))
     assert "Chosen; waiting for Axis." in page and "The British Initiative chit" not in page
+
+
+def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_stated(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director = campaign["tokens"]["director"]
+    send(client, campaign, director, {"type": "end_scenario"})
+    while status(client, campaign)["step"] != "3.606":
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    page = get(client, f"/play/{campaign['id']}")
+    leader = page.split('name="count.3.606-p-leader"', 1)[1].split(">", 1)[0]
+    assert 'type="number"' in leader and 'min="-3"' in leader and 'max="1"' in leader
+    assert "the leadership DRM of the Leader/Hero escaping" in text_of(page)
+    answer = act(client, campaign, {"action": "roll", "side": BRITISH,
+                                    "table": "3.606-personnel", "subject": "unit:LABEL",
+                                    "unit": "Lt.Fox", "count.3.606-p-leader": "-2",
+                                    "count.3.606-p-hs": "3", "count.3.606-p-pp": ""})
+    assert answer.status_code == 303, answer.text
+    rolled = [r for r in status(client, campaign, "/rolls") if r["table"] == "3.606-personnel"]
+    claimed = {d["id"]: d["value"] for d in rolled[-1]["drm"] if not d.get("auto")}
+    assert claimed == {"3.606-p-leader": -2, "3.606-p-hs": 2}  # 3 HS-equivalents: +1 x (3-1)
+    bad = act(client, campaign, {"action": "roll", "side": BRITISH, "unit": "Lt.Ash",
+                                 "table": "3.606-personnel", "subject": "unit:LABEL",
+                                 "count.3.606-p-hs": "two"})
+    assert bad.status_code == 422 and "DRM you may claim" in text_of(bad.text)
