@@ -179,10 +179,12 @@ class CreditFPP(PointsChange):
 
 
 class PurchaseFortification(PointsChange):
-    """FPP spent on `count` of a Fortification (e.g. 9.619) that `reason` names."""
+    """FPP spent on `count` of a Fortification (e.g. 9.619) that `reason` names; `amount`
+    left out is the module's Fortification Purchase Table price of them."""
 
     type: Literal["purchase_fortification"] = "purchase_fortification"
     by = "side"
+    amount: StrictInt | None = Field(default=None, ge=1, le=10_000)  # type: ignore[assignment]
     count: StrictInt = Field(default=1, ge=1, le=100)
     hex: str | None = Field(default=None, max_length=20)  # where it goes (3.619 e: Trench)
 

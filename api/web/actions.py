@@ -10,8 +10,8 @@ from domain.digits import digits
 from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
-ACTIONS = ("roll", "advance", "purchase", "chit", "settle", "answer", "casualty",
-           "end_scenario")
+ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
+           "casualty", "end_scenario")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 
@@ -40,6 +40,13 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   "kg": form.get("kg") or None,
                                   "mode": form.get("mode") or "entry",
                                   "option": form.get("option") or None})
+    if action == "fortification":  # its price is the table's: the ledger works it out
+        count = (form.get("count") or "1").strip()
+        if not digits(count) or len(count) > 3:
+            raise InvalidCommand("count: give how many as a whole number", field="count")
+        return cmd.parse_command({"type": "purchase_fortification", "side": side,
+                                  "reason": form.get("item"), "count": int(count),
+                                  "hex": (form.get("hex") or "").strip() or None})
     return cmd.parse_command(_roll(form, side, claims))
 
 

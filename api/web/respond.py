@@ -37,7 +37,10 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "disputed_by": "Disputed by",
           # the CG Scenario's forms on the guide (a field two forms share, by its command)
           "cvp": "CVP it is worth", "purchase": "RG line #", "report": "Report",
-          "record_casualty.unit": "Unit lost"}
+          "record_casualty.unit": "Unit lost",
+          # the Fortification form's (3.619, 9.619)
+          "count": "How many", "hex": "Hex (if the table asks)",
+          "purchase_fortification.reason": "Fortification (FPP each)"}
 CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
                      "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
                      "rg": "Amend: RG", "cost": "Amend: cost (CPP)",

@@ -34,8 +34,14 @@ def purchases_open(campaign: Campaign, side: str) -> list[Work]:
                          "variants": [_said(chart, v) for v in variants]})
     fpp = campaign.points.fpp.get(side) or 0
     if fpp and step in module.command_steps.get("purchase_fortification", []):
-        rule = module.fortification_chart.rule if module.fortification_chart else None
-        work.append({"purchase": "fortification", "fpp": fpp, "rule": rule})
+        forts = module.fortification_chart
+        # The table's lines the side may buy, each at its price to the side (3.619, 9.619).
+        items = [] if forts is None else [
+            {"item": line.item, "cost": line.cost[side],
+             "hex": bool(line.needs and line.needs.previous_in_hex)}
+            for line in forts.rows if side in line.cost and line.cost[side] <= fpp]
+        work.append({"purchase": "fortification", "fpp": fpp,
+                     "rule": forts.rule if forts else None, "items": items})
     return work
 
 

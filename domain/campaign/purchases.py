@@ -220,8 +220,13 @@ def fortification_purchase(campaign: Campaign, side: str,
     if chart is not None:
         row = chart.row(command.reason)
         item, rule = row.item, rule or chart.rule
+        if command.amount is None and side in row.cost:  # the table's price (e.g. 3.619)
+            command = command.model_copy(update={"amount": row.cost[side] * command.count})
         campaign.purchases.check_fortification(row, side, command, chart.rule)
         limits.check_fortification_need(campaign, side, row, command, chart.rule)
+    if command.amount is None:
+        raise InvalidCommand("give the FPP the Fortification costs: this module has no "
+                             "Fortification Purchase Table", field="amount")
     campaign.points.check_fpp(side, command.amount, rule)
     return {"side": side, "amount": command.amount, "reason": item, "rule": rule,
             "cg_date": campaign.reph.cg_date, "count": command.count, "hex": command.hex}

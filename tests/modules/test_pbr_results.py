@@ -59,6 +59,20 @@ def test_fpp_left_unspent_as_3_619_ends_are_forfeit_on_the_roster(refit: Refit,
     assert "Axis FPP forfeited" in printed.splitlines()[0]
 
 
+def test_a_fortification_bought_without_an_amount_costs_the_tables_price(
+        refit: Refit, at_14am: UUID) -> None:
+    buy(refit, at_14am, "M3")  # 20 FPP
+    advance_to(refit, at_14am, "3.619")
+    bought = do(refit, at_14am, {"type": "purchase_fortification", "side": AXIS,
+                                 "reason": "Foxhole (2-squad)", "count": 3}).events
+    assert [(e["type"], e["data"]["amount"], e["data"]["count"]) for e in bought] == [
+        ("FortificationPurchased", 6, 3)]  # 3.619: 2 FPP each
+    wrong = refused(refit, at_14am, {"type": "purchase_fortification", "side": AXIS,
+                                     "reason": "Roadblock", "amount": 5})
+    assert isinstance(wrong, InvalidCommand) and wrong.field == "amount"
+    assert refit.reads.status(at_14am, viewer=AXIS).sides[AXIS]["fpp"] == 14
+
+
 def test_an_m1_raises_the_san_by_one_announced_to_the_opponent_at_3_623(
         refit: Refit, at_14am: UUID) -> None:
     _, raised = buy(refit, at_14am, "M1")

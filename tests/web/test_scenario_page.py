@@ -230,3 +230,30 @@ def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_state
                                  "table": "3.606-personnel", "subject": "unit:LABEL",
                                  "count.3.606-p-hs": "two"})
     assert bad.status_code == 422 and "DRM you may claim" in text_of(bad.text)
+
+
+def test_fortifications_are_bought_on_the_page_at_the_tables_price_with_the_fpp(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director, axis = campaign["tokens"]["director"], campaign["tokens"]["sides"][AXIS]
+    send(client, campaign, director, {"type": "end_scenario"})
+    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
+            "14PM", "3.617"):
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    assert send(client, campaign, axis, {"type": "purchase_rg", "side": AXIS,
+                                         "rg": "M3"}).status_code == 200  # 20 FPP
+    while status(client, campaign)["step"] != "3.619":
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    log_in(client, axis)
+    form = [f for f in forms_of(get(client, f"/play/{campaign['id']}"))
+            if 'value="fortification"' in f]
+    assert len(form) == 1 and "Roadblock · 10 FPP" in markup.unescape(form[0])
+    answer = act(client, campaign, {"action": "fortification", "side": AXIS,
+                                    "item": "Roadblock", "count": "1", "hex": ""})
+    assert answer.status_code == 303, answer.text
+    own = client.get(f"/campaigns/{campaign['id']}", headers=auth(axis)).json()
+    assert own["sides"][AXIS]["fpp"] == 10
+    too_many = act(client, campaign, {"action": "fortification", "side": AXIS,
+                                      "item": "Roadblock", "count": "2"})
+    assert too_many.status_code == 422 and "FPP" in text_of(too_many.text)
+    assert client.get(f"/campaigns/{campaign['id']}", headers=auth(axis)).json()[
+        "sides"][AXIS]["fpp"] == 10
