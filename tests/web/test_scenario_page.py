@@ -165,6 +165,18 @@ def test_a_refused_casualty_comes_back_as_typed_with_the_refused_field_marked(
     assert inputs[marked]["aria-describedby"] == "error"
 
 
+def to_reph_step(client: TestClient, campaign: dict[str, Any], step: str,
+                 cg_date: str = "14PM") -> None:
+    """The director advances until the RePh of `cg_date` is at `step` (from the scenario
+    in play: it ends it first)."""
+    director = campaign["tokens"]["director"]
+    if status(client, campaign)["phase"] == "scenario":
+        send(client, campaign, director, {"type": "end_scenario"})
+    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
+            cg_date, step):
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+
+
 def advance_form(client: TestClient, campaign: dict[str, Any], token: str) -> str:
     """The Advance form of the side the token opens, on its page."""
     log_in(client, token)
@@ -177,10 +189,7 @@ def advance_form(client: TestClient, campaign: dict[str, Any], token: str) -> st
 def test_a_sides_advance_asks_first_where_leaving_the_step_gives_up_its_points(
         client: TestClient, campaign: dict[str, Any]) -> None:
     director, british = campaign["tokens"]["director"], campaign["tokens"]["sides"][BRITISH]
-    send(client, campaign, director, {"type": "end_scenario"})
-    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
-            "14PM", "3.616"):
-        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    to_reph_step(client, campaign, "3.616")
     assert "hx-confirm=" not in advance_form(client, campaign, british)  # nothing to lose
     assert send(client, campaign, director, {"type": "advance"}).status_code == 200
     assert status(client, campaign)["step"] == "3.617"  # CPP left are forfeit after 14PM
@@ -192,11 +201,8 @@ def test_a_sides_advance_asks_first_where_leaving_the_step_gives_up_its_points(
 
 def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_other(
         client: TestClient, campaign: dict[str, Any]) -> None:
-    director, british = campaign["tokens"]["director"], campaign["tokens"]["sides"][BRITISH]
-    send(client, campaign, director, {"type": "end_scenario"})
-    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
-            "14PM", "3.621"):
-        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    british = campaign["tokens"]["sides"][BRITISH]
+    to_reph_step(client, campaign, "3.621")
     log_in(client, british)
     due = text_of(get(client, f"/play/{campaign['id']}")).split("Due now", 1)[1]
     assert "The British Initiative chit (3.6212)" in due.split("Initiative chit 3.6212")[0]
@@ -209,10 +215,7 @@ def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_
 
 def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_stated(
         client: TestClient, campaign: dict[str, Any]) -> None:
-    director = campaign["tokens"]["director"]
-    send(client, campaign, director, {"type": "end_scenario"})
-    while status(client, campaign)["step"] != "3.606":
-        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    to_reph_step(client, campaign, "3.606", "14AM")
     log_in(client, campaign["tokens"]["sides"][BRITISH])
     page = get(client, f"/play/{campaign['id']}")
     leader = page.split('name="count.3.606-p-leader"', 1)[1].split(">", 1)[0]
@@ -234,15 +237,11 @@ def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_state
 
 def test_fortifications_are_bought_on_the_page_at_the_tables_price_with_the_fpp(
         client: TestClient, campaign: dict[str, Any]) -> None:
-    director, axis = campaign["tokens"]["director"], campaign["tokens"]["sides"][AXIS]
-    send(client, campaign, director, {"type": "end_scenario"})
-    while (status(client, campaign)["cg_date"], status(client, campaign)["step"]) != (
-            "14PM", "3.617"):
-        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    axis = campaign["tokens"]["sides"][AXIS]
+    to_reph_step(client, campaign, "3.617")
     assert send(client, campaign, axis, {"type": "purchase_rg", "side": AXIS,
                                          "rg": "M3"}).status_code == 200  # 20 FPP
-    while status(client, campaign)["step"] != "3.619":
-        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    to_reph_step(client, campaign, "3.619")
     log_in(client, axis)
     form = [f for f in forms_of(get(client, f"/play/{campaign['id']}"))
             if 'value="fortification"' in f]
