@@ -193,7 +193,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "ControlChanged": _control,
     "CasualtyReported": lambda d: f"report {d['report']}: " + _casualty(d) + ", to confirm",
     "CasualtyLineReported": lambda d: (f"report {d['report']}: the {d['side']} casualty "
-                                       f"came from RG #{d['purchase']}"),
+                                       + (f"came from RG #{d['purchase']}" if d['purchase']
+                                          else "came from no RG line")),
     "ControlReported": lambda d: (f"report {d['report']}: the {d['side']} Control "
                                   f"{d['location']} ({d['kind']}), to confirm{_rule(d)}"),
     "ReportConfirmed": lambda d: _answer(d, "confirmed"),
@@ -240,7 +241,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "RGAreaRecorded": lambda d: (f"{d['side']} RG #{d['purchase']} sets up/enters in "
                                  f"{d['area']}"),
     "RGCasualty": lambda d: (f"{d['side']} RG #{d['purchase']} lost {d['unit']}: "
-                             f"{d['cvp']} CVP (scenario {d['scenario']})"),
+                             f"{d['cvp']} CVP (scenario {d['scenario']})" if d['purchase']
+                             else f"{d['side']} {d['unit']}: of no RG line"),
     "UnitsRetained": lambda d: (f"{d['side']} Retained"
                                 + (" (sealed part)" if d.get("sealed_part") else "") + ": "
                                 + ("; ".join(f"{u['count']} x {u['unit']} in {u['area']}"

@@ -171,6 +171,8 @@ def meanwhile(running: Service, campaign: dict[str, Any], seconds: float,
         took = [answered - sent for _, sent, answered in met]
         return {"asked": len(threads), "answers": dict(Counter(a for a, *_ in met)),
                 "answered_while_away": sum(1 for *_, answered in met if answered < ended),
+                "answers_while_away": dict(Counter(a for a, _, answered in met
+                                                   if answered < ended)),
                 "away_seconds": round(ended - started, 2),
                 "seconds_median": round(statistics.median(took), 2) if took else None,
                 "seconds_max": round(max(took), 2) if took else None}

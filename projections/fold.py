@@ -202,6 +202,8 @@ def _rg_area(rows: Rows, record: Record) -> None:
 def _rg_casualty(rows: Rows, record: Record) -> None:
     """A casualty on its RG's (secret) line of the RG Purchase Record."""
     data = record["data"]
+    if data["purchase"] is None:  # of no RG line: nothing to write on the form
+        return
     row = rows.get(PURCHASE, str(data["purchase"]))
     assert row is not None
     row.setdefault("casualties", []).append(

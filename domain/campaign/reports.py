@@ -60,9 +60,10 @@ def record_casualty(campaign: Campaign, command: cmd.RecordCasualty, actor: str)
     campaign._record(CasualtyReported, actor, report=report, side=side, unit=command.unit,
                      cvp=command.cvp, ww_half_squads=command.ww_half_squads,
                      scenario=scenario)
-    if command.purchase is not None:  # which RG lost it is the side's own (3.6172)
-        campaign._record(CasualtyLineReported, actor, secret_for=side, report=report,
-                         side=side, purchase=command.purchase)
+    # Which RG lost it is the side's own (3.6172); sealed whether or not it names one, so
+    # that the sealed record's being there never tells a line's casualty from the OB's.
+    campaign._record(CasualtyLineReported, actor, secret_for=side, report=report,
+                     side=side, purchase=command.purchase)
 
 
 @handles(cmd.ChangeControl)
@@ -257,11 +258,11 @@ class CasualtyReported(CampaignEvent):
 
 
 class CasualtyLineReported(CampaignEvent):
-    """The RG line a reported casualty came from (sealed like the line, 3.6172)."""
+    """The RG line a reported casualty came from, or none (sealed like the line, 3.6172)."""
 
     report: int
     side: str
-    purchase: int
+    purchase: int | None
 
     def apply(self, campaign: Any) -> None:
         campaign.reports.open[str(self.report)]["fields"]["purchase"] = self.purchase

@@ -103,17 +103,18 @@ def record_casualty(campaign: Campaign, side: str, fields: dict[str, Any], scena
     campaign._record(CasualtyRecorded, actor, side=side, unit=fields["unit"],
                      cvp=fields["cvp"], scenario=scenario,
                      ww_half_squads=fields["ww_half_squads"])
-    if fields["purchase"] is not None:
-        campaign._record(RGCasualty, actor, secret_for=side, side=side,
-                         purchase=fields["purchase"], unit=fields["unit"], cvp=fields["cvp"],
-                         scenario=scenario)
+    # Sealed whether or not it names a line: its being there tells the opponent nothing.
+    campaign._record(RGCasualty, actor, secret_for=side, side=side,
+                     purchase=fields["purchase"], unit=fields["unit"], cvp=fields["cvp"],
+                     scenario=scenario)
 
 
 class RGCasualty(CampaignEvent):
-    """A casualty of an RG, on its line of the RG Purchase Record (sealed like the line)."""
+    """A casualty of an RG, on its line of the RG Purchase Record (sealed like the line);
+    `purchase` None: of no RG line (the sealed record every casualty has)."""
 
     side: str
-    purchase: int
+    purchase: int | None
     unit: str
     cvp: int
     scenario: str

@@ -116,11 +116,14 @@ def test_the_fault_suite_loses_and_duplicates_no_acknowledged_command(
         # An outage may answer 503 (Retry-After), never another 5xx; reads come back.
         assert set(figures[scenario]["5xx_by_status"]) <= {"503"}, figures[scenario]
         assert figures[scenario]["recovery_seconds"] is not None, figures[scenario]
-    away = figures["db_away"]  # out of reach: every read and command answered meanwhile
-    assert away["while_away"]["answered_while_away"] == away["while_away"]["asked"] > 0, away
-    assert set(away["while_away"]["answers"]) == {"GET 503 unavailable",
-                                                  "POST 503 unavailable"}, away
-    assert away["first_acknowledged_seconds"] is not None, away
+    # Out of reach: each read and command is answered (none hangs), and those answered while
+    # it was away were refused 503 `unavailable` at once; one sent in its last moments may
+    # be answered once it is back (on a loaded machine), so how many is the bench's figure.
+    away = figures["db_away"]["while_away"]
+    assert sum(away["answers"].values()) == away["asked"] > 0, away
+    assert set(away["answers_while_away"]) == {"GET 503 unavailable",
+                                               "POST 503 unavailable"}, away
+    assert figures["db_away"]["first_acknowledged_seconds"] is not None, figures["db_away"]
     bad = figures["corrupt_row"]  # one campaign's damaged row hurts no other campaign
     assert bad["5xx"] == 0 and bad["bad_campaign_500s"] == 0, bad
     assert {a["code"] for a in bad["bad_campaign"].values()} == {"history_unreadable"}

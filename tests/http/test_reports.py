@@ -103,7 +103,8 @@ def an_i5_bought(client: TestClient) -> Table:
 
 def test_a_side_reports_its_loss_and_the_other_sides_token_confirms_it(table: Table) -> None:
     reported = table.ok(AXIS, LOST)
-    assert [e["type"] for e in reported["events"]] == ["CasualtyReported"]
+    assert [e["type"] for e in reported["events"]] == ["CasualtyReported",
+                                                        "CasualtyLineReported"]
     assert table.read("observer", "/cvp").json()["totals"] == {AXIS: 0, BRITISH: 0}
     for role in (BRITISH, "observer", AXIS):  # public, as casualties are
         (open_report,) = table.read(role, "").json()["reports"]

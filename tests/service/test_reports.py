@@ -43,8 +43,11 @@ def cvp(refit: Refit, campaign: UUID) -> dict[str, int]:
 def test_a_side_reports_its_own_loss_and_the_cvp_count_once_the_other_side_confirms(
         refit: Refit) -> None:
     campaign = in_play(refit)
-    (reported,) = do(refit, campaign, LOST, AXIS).events
+    reported, line = do(refit, campaign, LOST, AXIS).events
     assert reported["type"] == "CasualtyReported" and reported["data"]["report"] == 1
+    # of no RG line, and sealed all the same: as a line's casualty is (3.6172)
+    assert line["type"] == "CasualtyLineReported" and line["data"]["secret_for"] == AXIS
+    assert line["data"]["purchase"] is None
     assert cvp(refit, campaign) == {AXIS: 0, BRITISH: 0}  # not counted yet
 
     british = refit.reads.guide(campaign, viewer=BRITISH)
@@ -56,7 +59,8 @@ def test_a_side_reports_its_own_loss_and_the_cvp_count_once_the_other_side_confi
 
     confirmed = do(refit, campaign, {"type": "confirm_report", "report": 1, "side": BRITISH},
                    BRITISH).events
-    assert [e["type"] for e in confirmed] == ["ReportConfirmed", "CasualtyRecorded"]
+    assert [e["type"] for e in confirmed] == ["ReportConfirmed", "CasualtyRecorded",
+                                              "RGCasualty"]
     assert cvp(refit, campaign) == {AXIS: 2, BRITISH: 0}
     assert refit.reads.guide(campaign)["reports"] == []
     again = refused_as(refit, campaign, {"type": "confirm_report", "report": 1,
@@ -123,7 +127,7 @@ def test_a_side_answers_neither_its_own_report_nor_for_the_other_side(refit: Ref
 def test_the_directors_record_counts_at_once(refit: Refit) -> None:
     campaign = in_play(refit)
     events = do(refit, campaign, LOST).events
-    assert [e["type"] for e in events] == ["CasualtyRecorded"]
+    assert [e["type"] for e in events] == ["CasualtyRecorded", "RGCasualty"]
     assert cvp(refit, campaign) == {AXIS: 2, BRITISH: 0}
     assert refit.reads.guide(campaign)["reports"] == []
 
@@ -140,6 +144,23 @@ def test_a_casualty_of_an_rg_line_keeps_the_line_to_its_side(refit: Refit) -> No
     assert casualty["type"] == "Sealed" and casualty["data"] == {"secret_for": AXIS}
     (row,) = [r for r in refit.reads.purchase_record(campaign, viewer=AXIS) if r.purchase == 1]
     assert "4-6-8" in str(row.casualties)
+
+
+def test_the_opponent_cannot_tell_a_casualty_of_an_rg_line_from_one_of_the_ob(
+        refit: Refit) -> None:
+    campaign = in_play(refit)
+    seen = []
+    for lost in (LOST | {"purchase": 1}, LOST | {"unit": "8-3-8"}):
+        before = len(refit.reads.events(campaign, viewer=BRITISH))
+        do(refit, campaign, lost, AXIS)
+        report = refit.store.campaign(campaign).reports.made
+        do(refit, campaign, {"type": "confirm_report", "report": report, "side": BRITISH},
+           BRITISH)
+        seen.append([e["type"] for e in refit.reads.events(campaign, viewer=BRITISH)[before:]])
+    assert seen[0] == seen[1] == ["CasualtyReported", "Sealed", "ReportConfirmed",
+                                  "CasualtyRecorded", "Sealed"]
+    (row,) = [r for r in refit.reads.purchase_record(campaign, viewer=AXIS) if r.purchase == 1]
+    assert "8-3-8" not in str(row.casualties) and "4-6-8" in str(row.casualties)
 
 
 def test_a_step_is_not_left_while_a_report_awaits_its_answer(refit: Refit) -> None:

@@ -55,6 +55,11 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
     axis.get_by_label("Unit lost").fill("Lt. 9-1")
     axis.get_by_label("CVP it is worth").fill("4")
     axis.get_by_role("button", name="Report the casualty").click()
+    # Reloaded: this step is about Enter in the form. (A page that has just posted its own
+    # form sometimes misses the other side's next update on a loaded machine: noted on
+    # issue 17, not yet found.)
+    expect(axis.get_by_text("Report 2 awaits the British")).to_be_visible(timeout=20_000)
+    british.reload()
     reason = british.get_by_label("Why the British disputes report 2")
     reason.fill("he broke and routed")
     reason.press("Enter")
