@@ -160,8 +160,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
             return page(request, "audit.html", 404, error=said, **context)
         try:
             found = roll_page(refit, ident, who.caller, number)
-        except RefitError as error:
-            status, said = refusal(error)
+        except RefitError as error:  # the version is the address's, not a form's field
+            status, said = refusal(error, {"version": "the roll's version (in the address)"})
             return page(request, "audit.html", status, error=said, **context)
         return page(request, "audit.html", **context, **found, **ruling_form(
             refit, ident, who.caller.role == DIRECTOR, found))

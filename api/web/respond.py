@@ -72,12 +72,13 @@ def page(request: Request, name: str, code: int = 200, *, shown_at: str | None =
                                       headers=headers)
 
 
-def refusal(error: Exception) -> tuple[int, dict[str, Any]]:
+def refusal(error: Exception, labels: dict[str, str] | None = None) -> tuple[int, dict[str, Any]]:
     """A refused form's status and words, as the JSON API gives them (api/errors.py), the
-    field named by its label on the page (`field` stays the API's, for `aria-invalid`)."""
+    field named by its label on the page (`field` stays the API's, for `aria-invalid`);
+    `labels`: a page's own words for a field, where the forms' would mislead."""
     said = dict(error_body(error)["error"])
     field = said.get("field")
-    label = field_label(field) if field else None
+    label = (labels or {}).get(field) or field_label(field) if field else None
     if field and label:  # a field no label names is left as its page's code words it
         said["label"] = label
         said["message"] = _relabelled(str(said["message"]), field, label)

@@ -162,6 +162,7 @@ def test_an_address_naming_no_roll_is_a_clear_page_not_a_500(
     log_in(client, campaign["tokens"]["sides"][BRITISH])
     html = audit_page(client, campaign, version, code)
     assert said in markup.unescape(html) and 'role="alert"' in html
+    assert "Or at version" not in html  # the forms page's field, not this address's
 
 
 def test_the_page_needs_a_session(client: TestClient, campaign: dict[str, Any]) -> None:
