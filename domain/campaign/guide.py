@@ -39,7 +39,8 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
     answer: dict[str, Any] = {"cg_date": reph.cg_date, "step": reph.step,
                               "title": step.title if step else None,
                               "phase": reph.phase, "sides": {},
-                              "reports": reports.listed(campaign)}
+                              "reports": reports.listed(campaign),
+                              "initiative": initiative_shown(campaign)}
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
         if public:  # the step's and the turn's rolls are public; an RG line's are not
@@ -59,6 +60,16 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                                  else purchases_refused(campaign, side),
                                  "on_leaving": leaving(campaign, side, not public)}
     return answer
+
+
+def initiative_shown(campaign: Campaign) -> dict[str, Any] | None:
+    """The CG Date's chits and what the Initiative Matrix made of them (3.6212), once every
+    side has chosen and they are shown together; None before (each chit is secret)."""
+    initiative = campaign.initiative
+    if initiative.waiting() or campaign.reph.phase == "setup":
+        return None
+    return {"chits": dict(initiative.chits), "scenario_type": initiative.date_scenario,
+            "rule": campaign.rules.initiative_rule}
 
 
 def chit_due(campaign: Campaign, side: str) -> Work | None:

@@ -211,6 +211,14 @@ def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_
     assert answer.status_code == 303, answer.text
     page = text_of(get(client, f"/play/{campaign['id']}"))
     assert "Chosen; waiting for Axis." in page and "The British Initiative chit" not in page
+    assert "Initiative 3.6212" not in page.split("Due now")[0]  # the chits are not shown yet
+    assert status(client, campaign, "/guide")["initiative"] is None
+    assert send(client, campaign, campaign["tokens"]["sides"][AXIS], {
+        "type": "select_initiative", "side": AXIS, "chit": "attack"}).status_code == 200
+    shown = status(client, campaign, "/guide")["initiative"]
+    assert shown["chits"] == {AXIS: "attack", BRITISH: "idle"} and shown["scenario_type"]
+    where = text_of(get(client, f"/play/{campaign['id']}")).split("Due now")[0]
+    assert f"{shown['scenario_type']} Axis Attack · British Idle" in where
 
 
 def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_stated(
