@@ -123,8 +123,8 @@ async def client(base: str, campaign: dict[str, Any], commands: int, offset: int
             writer.write(head + b"Content-Length: %d\r\n\r\n" % len(body) + body)
             status, text = await answer(reader)
             latencies.append(time.perf_counter() - start)
-            if status == 200:
-                sent[campaign["id"]] += 1
+            if status == 200:  # the events it appended (a casualty appends two; the peer one)
+                sent[campaign["id"]] += len(json.loads(text).get("events") or [None])
             else:
                 errors.append(f"{status} {text[:120]!r}")
     finally:

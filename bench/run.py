@@ -61,6 +61,7 @@ MIX: list[cmd.Command] = [  # the bulk of the timed mix: 5 rolls, 3 credits, 2 c
     cmd.Roll(table="T1", side="British", drm=[HEROIC], subject="unit:Capt.Frost"),
     cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616"),
 ]
+ONE_EVENT = cmd.CreditCPP(side="Axis", amount=1, reason="base", rule="3.616")
 
 
 def mixed(index: int) -> cmd.Command:
@@ -196,10 +197,16 @@ def append_rates(settings: Settings, bare: Settings, count: int,
 
 
 def extend(refit: Refit, campaign: Campaign, until: int) -> None:
-    """Append cheap events (rolls, CPP credits, casualties) until the version is `until`."""
+    """Append cheap events (rolls, CPP credits, casualties) until the version is `until`
+    exactly: the last one a CPP credit where a casualty's two events would pass it."""
     while campaign.version < until:
         for _ in range(min(BUILD_BATCH, until - campaign.version)):
-            campaign.execute(mixed(campaign.version), ACTOR)
+            if campaign.version >= until:
+                break
+            command = mixed(campaign.version)
+            if until - campaign.version == 1 and command.type == "record_casualty":
+                command = ONE_EVENT
+            campaign.execute(command, ACTOR)
         refit.store.save(campaign)
 
 
