@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Route, expect
 
 from tests.helpers.http import ADMIN, auth
 from tests.helpers.web import AXIS, BRITISH
@@ -81,3 +81,42 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
            ).to_have_count(0)
     expect(boss.locator("section.where")).not_to_contain_text("CG Scenario")
     shoot(boss, shots, "scenario-ended")
+
+
+def test_a_live_reload_that_comes_back_after_the_reader_began_typing_keeps_what_they_typed(
+        browser: Browser, live: str, shots: Path) -> None:
+    with httpx.Client(base_url=live) as api:
+        campaign = api.post("/campaigns", headers=auth(ADMIN),
+                            json={"module": "pbr", "cg": "I", "name": "Ranville"}).json()
+        director = auth(campaign["tokens"]["director"])
+        base = f"/campaigns/{campaign['id']}"
+        while api.get(base, headers=director).json()["phase"] != "scenario":
+            api.post(f"{base}/commands", headers=director, json={"type": "advance"})
+        axis = joined(browser, live, campaign, campaign["tokens"]["sides"][AXIS])
+        held: list[Route] = []
+
+        def hold(route: Route) -> None:  # the area's live reload waits until the Axis typed
+            if route.request.headers.get("x-refit-live") == "1" and not held:
+                held.append(route)
+            else:
+                route.continue_()
+
+        axis.route(f"{live}/play/{campaign['id']}", hold)
+        done = api.post(f"{base}/commands", headers=director, json={
+            "type": "record_casualty", "side": BRITISH, "unit": "4-5-7", "cvp": 1})
+        assert done.status_code == 200, done.text
+        version = done.json()["version"]
+    for _ in range(100):  # the stream's message, then the reload it asks for
+        if held:
+            break
+        axis.wait_for_timeout(100)
+    assert held, "the page never asked to reload its live area"
+    axis.get_by_label("Unit lost").fill("4-6-8")
+    held[0].continue_()
+    note = axis.locator("#live-note")
+    expect(note).to_contain_text("The campaign moved on")
+    expect(axis.get_by_label("Unit lost")).to_have_value("4-6-8")  # not wiped by the reload
+    shoot(axis, shots, "scenario-moved-on-while-typing")
+    axis.get_by_role("button", name="Show it").click()  # the reader's own choice: shown
+    expect(axis.locator("#live")).to_have_attribute("data-version", str(version))
+    expect(note).to_have_count(0)

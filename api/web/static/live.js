@@ -5,14 +5,18 @@
 (function () {
   "use strict";
   var source = null, followed = null, dirty = false, busy = false, behind = 0;
+  var reloading = 0;  // the version a reload of the area was asked for (0: none)
 
   function area() { return document.getElementById("live"); }
   function shown() { var a = area(); return a ? Number(a.dataset.version || 0) : 0; }
 
-  function reload() {
+  // `asked`: the reader's own "Show it", swapped in whatever they typed.
+  function reload(asked) {
+    reloading = asked === true ? 0 : Math.max(behind, shown() + 1);
     behind = 0;
     window.htmx.ajax("GET", window.location.pathname + window.location.search,
-                     {target: "#live", select: "#live", swap: "outerHTML"});
+                     {target: "#live", select: "#live", swap: "outerHTML",
+                      headers: {"X-Refit-Live": "1"}});
   }
 
   function tell(version) {
@@ -27,7 +31,7 @@
       button.type = "button";
       button.className = "secondary";
       button.textContent = "Show it";
-      button.addEventListener("click", reload);
+      button.addEventListener("click", function () { reload(true); });
       note.appendChild(document.createElement("span"));
       note.appendChild(button);
       a.parentNode.insertBefore(note, a);
@@ -63,6 +67,19 @@
   document.addEventListener("input", function (event) {
     var a = area();
     if (a && a.contains(event.target)) { dirty = true; }
+  });
+  // A reload asked for before the reader began typing in the area comes back after: its
+  // answer would wipe what they typed, so it is not swapped in; the note says instead.
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var asked = event.detail.requestConfig || {};
+    if (!reloading || !asked.headers || asked.headers["X-Refit-Live"] !== "1") { return; }
+    var version = reloading;
+    reloading = 0;
+    if (dirty) {
+      event.detail.shouldSwap = false;
+      behind = Math.max(behind, version);
+      tell(behind);
+    }
   });
   document.addEventListener("htmx:beforeRequest", function () { busy = true; });
   document.addEventListener("htmx:afterRequest", function () {
