@@ -6,6 +6,7 @@ test-artifacts/."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import httpx
 from playwright.sync_api import Browser, Route, expect
@@ -15,15 +16,20 @@ from tests.helpers.web import AXIS, BRITISH
 from tests.web.test_browser import joined, shoot
 
 
+def in_scenario(api: httpx.Client) -> dict[str, Any]:
+    """A PBr CG I campaign made by the admin, its Initial Scenario in play."""
+    campaign: dict[str, Any] = api.post("/campaigns", headers=auth(ADMIN), json={
+        "module": "pbr", "cg": "I", "name": "Ranville"}).json()
+    director, base = auth(campaign["tokens"]["director"]), f"/campaigns/{campaign['id']}"
+    while api.get(base, headers=director).json()["phase"] != "scenario":
+        api.post(f"{base}/commands", headers=director, json={"type": "advance"})
+    return campaign
+
+
 def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
         browser: Browser, live: str, shots: Path) -> None:
     with httpx.Client(base_url=live) as api:
-        campaign = api.post("/campaigns", headers=auth(ADMIN),
-                            json={"module": "pbr", "cg": "I", "name": "Ranville"}).json()
-        director = auth(campaign["tokens"]["director"])
-        base = f"/campaigns/{campaign['id']}"
-        while api.get(base, headers=director).json()["phase"] != "scenario":
-            api.post(f"{base}/commands", headers=director, json={"type": "advance"})
+        campaign = in_scenario(api)
     tokens = campaign["tokens"]
     axis = joined(browser, live, campaign, tokens["sides"][AXIS])
     british = joined(browser, live, campaign, tokens["sides"][BRITISH])
@@ -86,12 +92,9 @@ def test_a_casualty_is_reported_confirmed_and_the_director_ends_the_scenario(
 def test_a_live_reload_that_comes_back_after_the_reader_began_typing_keeps_what_they_typed(
         browser: Browser, live: str, shots: Path) -> None:
     with httpx.Client(base_url=live) as api:
-        campaign = api.post("/campaigns", headers=auth(ADMIN),
-                            json={"module": "pbr", "cg": "I", "name": "Ranville"}).json()
+        campaign = in_scenario(api)
         director = auth(campaign["tokens"]["director"])
         base = f"/campaigns/{campaign['id']}"
-        while api.get(base, headers=director).json()["phase"] != "scenario":
-            api.post(f"{base}/commands", headers=director, json={"type": "advance"})
         axis = joined(browser, live, campaign, campaign["tokens"]["sides"][AXIS])
         held: list[Route] = []
 
