@@ -137,15 +137,20 @@ def _created(d: Data) -> str:
             f"{' vs '.join(d['sides'])}, {d['dice']} dice{seed}")
 
 
+def _fixed(d: Data) -> list[str]:
+    """What a ruling corrected on its roll, as "final 7", "result 8-1" (none: it stands)."""
+    return [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
+
+
 def _corrected(d: Data) -> str:
     """What a sealed ruling corrected on its roll: nothing where it upheld it."""
-    fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
+    fixed = _fixed(d)
     return f": corrected to {', '.join(fixed)}" if fixed else ": the roll stands"
 
 
 def _ruling(d: Data) -> str:
     roll = f" (v{d['roll_version']})" if d.get("roll_version") else ""
-    fixed = [f"{k} {d[k]}" for k in ("final", "result") if d.get(k) is not None]
+    fixed = _fixed(d)
     corrected = f" (corrected: {', '.join(fixed)})" if fixed else ""
     what = f"ruling on roll {d['key']}{roll}" if d.get("key") is not None else \
         f"ruling on a secret roll{roll}" if d.get("roll_version") else "ruling on the record"

@@ -169,10 +169,9 @@ def meanwhile(running: Service, campaign: dict[str, Any], seconds: float,
         thread.join(timeout=max(0.0, ended + 30 - time.monotonic()))
     with guard:
         took = [answered - sent for _, sent, answered in met]
+        away = Counter(a for a, _, answered in met if answered < ended)
         return {"asked": len(threads), "answers": dict(Counter(a for a, *_ in met)),
-                "answered_while_away": sum(1 for *_, answered in met if answered < ended),
-                "answers_while_away": dict(Counter(a for a, _, answered in met
-                                                   if answered < ended)),
+                "answered_while_away": sum(away.values()), "answers_while_away": dict(away),
                 "away_seconds": round(ended - started, 2),
                 "seconds_median": round(statistics.median(took), 2) if took else None,
                 "seconds_max": round(max(took), 2) if took else None}

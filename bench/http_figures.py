@@ -132,8 +132,7 @@ async def reading(base: str, big: dict[str, Any], times: dict[str, list[float]],
     many rounds); each latency kept by route, a non-200 a failure. `paced`: a read due
     every READ_EVERY seconds (open loop, a random phase, each latency counted from when
     it was due), as people reading pages do; else one as soon as the last is answered."""
-    host, port = base.removeprefix("http://").split(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
+    reader, writer = await asyncio.open_connection(*_host_port(base))
     head, rounds, sent = header(base, big["token"], big.get("cookie", "")), 0, 0
     due = load.open_loop(READ_EVERY, time.perf_counter() + random.uniform(0, READ_EVERY)) \
         if paced else None

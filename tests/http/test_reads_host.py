@@ -12,6 +12,7 @@ import signal
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -88,6 +89,24 @@ def hosts(database_url: str, tmp_path: Path) -> Iterator[tuple[Served, Served]]:
         yield commands, reads
 
 
+@dataclass
+class Through:
+    """The proxy's URL, a new game made through it, and the two hosts behind it."""
+
+    proxy: str
+    game: dict[str, str]
+    commands: Served
+    reads: Served
+
+
+@pytest.fixture
+def through(nginx: str, hosts: tuple[Served, Served], tmp_path: Path) -> Iterator[Through]:
+    """nginx in front of the command and reads hosts, a PBr CG I made through it."""
+    commands, reads = hosts
+    with proxied(nginx, commands, reads, tmp_path) as proxy:
+        yield Through(proxy, new_game(proxy), commands, reads)
+
+
 def served(host: Served, method: str, path: str) -> bool:
     """Whether the host logged a request of that method for exactly that path."""
     return host.logged(f'"{method} {path} HTTP/1.1" ')
@@ -103,45 +122,36 @@ def credited(proxy: str, game: dict[str, str], amount: int) -> httpx.Response:
     return done
 
 
-def test_reads_reach_the_reads_host_and_commands_the_command_host(
-        nginx: str, hosts: tuple[Served, Served], tmp_path: Path) -> None:
-    commands, reads = hosts
-    with proxied(nginx, commands, reads, tmp_path) as proxy:
-        game = new_game(proxy)
-        path = f"/campaigns/{game['id']}"
-        done = credited(proxy, game, 39)
-        status = httpx.get(f"{proxy}{path}", headers=auth(game["director"]), timeout=BOUND)
-        assert status.status_code == 200 and status.json()["version"] == done.json()["version"]
-        assert status.json()["sides"]["Axis"]["cpp"] >= 39  # read at once, on the other host
-        assert until(lambda: served(reads, "GET", path) and served(commands, "POST", path
-                                                                   + "/commands"))
-        assert not served(commands, "GET", path) and not served(reads, "POST", path + "/commands")
-        assert served(commands, "POST", "/campaigns") and not served(reads, "POST", "/campaigns")
+def test_reads_reach_the_reads_host_and_commands_the_command_host(through: Through) -> None:
+    proxy, game, commands, reads = through.proxy, through.game, through.commands, through.reads
+    path = f"/campaigns/{game['id']}"
+    done = credited(proxy, game, 39)
+    status = httpx.get(f"{proxy}{path}", headers=auth(game["director"]), timeout=BOUND)
+    assert status.status_code == 200 and status.json()["version"] == done.json()["version"]
+    assert status.json()["sides"]["Axis"]["cpp"] >= 39  # read at once, on the other host
+    assert until(lambda: served(reads, "GET", path) and served(commands, "POST", path
+                                                               + "/commands"))
+    assert not served(commands, "GET", path) and not served(reads, "POST", path + "/commands")
+    assert served(commands, "POST", "/campaigns") and not served(reads, "POST", "/campaigns")
 
 
 def test_a_stream_held_through_the_proxy_hears_a_command_sent_through_it(
-        nginx: str, hosts: tuple[Served, Served], tmp_path: Path) -> None:
-    commands, reads = hosts
-    with proxied(nginx, commands, reads, tmp_path) as proxy:
-        game = new_game(proxy)
-        live = f"{proxy}/campaigns/{game['id']}/live"
-        with streaming(live, game[BRITISH]) as british:
-            assert british.opened() == 200
-            start = int(british.next("ready").id or 0)
-            done = credited(proxy, game, 7)
-            assert british.next("appended").data["version"] == done.json()["version"] > start
-        assert served(reads, "GET", f"/campaigns/{game['id']}/live")
+        through: Through) -> None:
+    live = f"{through.proxy}/campaigns/{through.game['id']}/live"
+    with streaming(live, through.game[BRITISH]) as british:
+        assert british.opened() == 200
+        start = int(british.next("ready").id or 0)
+        done = credited(through.proxy, through.game, 7)
+        assert british.next("appended").data["version"] == done.json()["version"] > start
+    assert served(through.reads, "GET", f"/campaigns/{through.game['id']}/live")
 
 
-def test_with_the_reads_host_down_the_command_host_answers_reads(
-        nginx: str, hosts: tuple[Served, Served], tmp_path: Path) -> None:
-    commands, reads = hosts
-    with proxied(nginx, commands, reads, tmp_path) as proxy:
-        game = new_game(proxy)
-        reads.process.send_signal(signal.SIGTERM)
-        reads.process.wait(BOUND)
-        path = f"/campaigns/{game['id']}/roster"
-        answer = httpx.get(f"{proxy}{path}", headers=auth(game["director"]), timeout=BOUND)
-        assert answer.status_code == 200, answer.text
-        assert until(lambda: served(commands, "GET", path))
-        assert re.search(r"refit_reads|502", answer.text) is None
+def test_with_the_reads_host_down_the_command_host_answers_reads(through: Through) -> None:
+    through.reads.process.send_signal(signal.SIGTERM)
+    through.reads.process.wait(BOUND)
+    path = f"/campaigns/{through.game['id']}/roster"
+    answer = httpx.get(f"{through.proxy}{path}", headers=auth(through.game["director"]),
+                       timeout=BOUND)
+    assert answer.status_code == 200, answer.text
+    assert until(lambda: served(through.commands, "GET", path))
+    assert re.search(r"refit_reads|502", answer.text) is None
