@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 from domain.rules import Module
 from infra.notify import notifier_for
 from infra.queries import Queries
+from infra.schema_lock import tables_made_alone
 from infra.settings import Settings
 from infra.store import CampaignStore
 from infra.views import Views
@@ -65,8 +66,9 @@ class Refit:
                  modules: dict[str, Module] | None = None) -> None:
         self.making = threading.RLock()
         self.settings = settings or Settings()
-        self.store = CampaignStore(self.settings, modules)
-        self.views = Views(self.store)
+        with tables_made_alone(self.settings):
+            self.store = CampaignStore(self.settings, modules)
+            self.views = Views(self.store)
         self.reads = Queries(self.store, self.views)
         self.live = notifier_for(self.store.env, self.store.recorder, self.settings.live_poll)
         self.store.listeners.append(self.live.publish)
