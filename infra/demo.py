@@ -76,7 +76,7 @@ class Director:
 
 def play_demo(refit: Refit) -> tuple[UUID, Tokens]:
     """Play the scripted campaign; its id and role tokens (to look at it over HTTP)."""
-    campaign, tokens = refit.commands.open_campaign("pbr", "I", "Demo: Pegasus Bridge CG I",
+    campaign, tokens = refit.commands.open_campaign("pbr", "I", "Demo: PBr CG I",
                                                     "server",
                                            "demo")
     d = Director(refit, campaign.id)

@@ -91,7 +91,7 @@ def test_the_forms_render_from_one_read_model_as_each_read_gives_them(
     assert (forms.cvp, forms.elr) == (refit.reads.cvp(campaign, as_of), refit.reads.elr(campaign,
                                                                                         as_of))
     assert render_form(forms, "purchases") == purchases_csv(forms.purchases)
-    assert "<h1>Demo: Pegasus Bridge CG I</h1>" in render_form(forms, "html")
+    assert "<h1>Demo: PBr CG I</h1>" in render_form(forms, "html")
     with pytest.raises(ValidationError):
         forms.version = 1  # type: ignore[misc]  # one point's forms, never changed after
     with pytest.raises(ValueError, match="not 'tea'"):
@@ -118,7 +118,7 @@ def test_the_printable_page_holds_every_form_and_every_rg_with_nothing_external(
         played: Played) -> None:
     refit, campaign = played.refit, played.campaign
     record = refit.reads.purchase_record(campaign)
-    page = forms_html("Demo: Pegasus Bridge CG I", refit.reads.roster(campaign), record,
+    page = forms_html("Demo: PBr CG I", refit.reads.roster(campaign), record,
                       refit.reads.cvp(campaign), refit.reads.elr(campaign), subtitle="PBr CG I")
     for heading in ("CG Roster", "RG Purchase Record", "CVP", "ELR history"):
         assert f"<h2>{heading}</h2>" in page

@@ -35,7 +35,7 @@ def section(report: str, cg_date: str) -> str:
 def test_the_report_lists_each_cg_date_in_order(text: str) -> None:
     headings = [line for line in text.splitlines() if line.startswith("CG Date ")]
     assert headings == [f"CG Date {date}" for date in DATES]
-    assert text.splitlines()[0] == "Demo: Pegasus Bridge CG I"
+    assert text.splitlines()[0] == "Demo: PBr CG I"
 
 
 def test_each_cg_date_goes_step_by_step_through_its_reph(text: str) -> None:
