@@ -22,12 +22,14 @@ def copied(value: Any) -> Any:
     kind = type(value)
     if kind in _LEAVES:  # most of a campaign's values: checked first, as they are copied
         return value
+    # A leaf inside is taken as it is, without a call: a command copies the whole campaign.
     if kind is dict:
-        return {key: copied(item) for key, item in value.items()}
+        return {key: item if type(item) in _LEAVES else copied(item)
+                for key, item in value.items()}
     if kind is list:
-        return [copied(item) for item in value]
+        return [item if type(item) in _LEAVES else copied(item) for item in value]
     if kind is tuple:
-        return tuple(copied(item) for item in value)
+        return tuple(item if type(item) in _LEAVES else copied(item) for item in value)
     if kind is set:
         return set(value)
     if isinstance(value, Part):
