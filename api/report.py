@@ -303,6 +303,12 @@ def _event(record: Any, kind: str, data: Data, undone: bool) -> Line:
     return Line("event", describe(kind, data), version, when, _note(rec, data), undone)
 
 
+def in_words(record: Any) -> str:
+    """One record of a history read, in words (another side's secret: a sealed fact)."""
+    kind, data = _parts(record)
+    return _event(record, kind, data, False).text
+
+
 def _version(record: Any) -> int | None:
     version = record.get("version") if isinstance(record, dict) else None
     return version if isinstance(version, int) else None

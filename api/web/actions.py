@@ -11,9 +11,13 @@ from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
-           "casualty", "end_scenario")
+           "casualty", "end_scenario", "points", "rating", "scenario")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
+# The director's adjustments (api/web/templates/adjust.html): each a command of its own.
+POINTS = ("credit_cpp", "spend_cpp", "credit_fpp")
+RATINGS = ("change_elr", "change_san")
+NOTES = ("scenario_type", "weather", "ec", "wind")  # record_scenario's
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -35,6 +39,15 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
         return cmd.parse_command(_casualty(form, side))
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
+    if action == "points":
+        return cmd.parse_command({"type": _one_of(form, "change", POINTS), "side": side,
+                                  "amount": _whole(form, "amount"), **_why(form, "reason")})
+    if action == "rating":
+        return cmd.parse_command({"type": _one_of(form, "rating", RATINGS), "side": side,
+                                  "value": _whole(form, "value"), **_why(form, "cause")})
+    if action == "scenario":
+        return cmd.parse_command({"type": "record_scenario",
+                                  **{note: _text(form, note) for note in NOTES}})
     if action == "purchase":
         return cmd.parse_command({"type": "purchase_rg", "side": side, "rg": form.get("rg"),
                                   "kg": form.get("kg") or None,
@@ -48,6 +61,24 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   "reason": form.get("item"), "count": int(count),
                                   "hex": (form.get("hex") or "").strip() or None})
     return cmd.parse_command(_roll(form, side, claims))
+
+
+def _one_of(form: dict[str, Any], field: str, choices: tuple[str, ...]) -> str:
+    """The field's value, one of the choices the page offers."""
+    value = form.get(field)
+    if value not in choices:
+        raise InvalidCommand(f"{field}: one of {', '.join(choices)}", field=field)
+    return str(value)
+
+
+def _text(form: dict[str, Any], field: str) -> str | None:
+    """A text field as typed, trimmed; None if left empty."""
+    return str(form.get(field) or "").strip() or None
+
+
+def _why(form: dict[str, Any], field: str) -> dict[str, Any]:
+    """A director's change's reason (or cause), required, and its rule if one is named."""
+    return {field: _text(form, field) or "", "rule": _text(form, "rule")}
 
 
 def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str, Any]:

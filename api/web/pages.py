@@ -132,16 +132,17 @@ def _session_routes(routes: APIRouter, refit: Refit, admin_token: str | None) ->
 def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
     @routes.get("/play/{campaign}")
     def guide_page(request: Request, campaign: str, rolled: str | None = None,
-                   bought: str | None = None) -> Response:
+                   bought: str | None = None, done: str | None = None) -> Response:
         """The role's home: a side's RePh guide, the director's every side's; `rolled`
         FIRST-LAST: the versions a roll just appended, whose roll it shows; `bought` the
-        version a purchase was recorded at, which it confirms (to whom may read it)."""
+        version a purchase was recorded at, which it confirms (to whom may read it);
+        `done` FIRST-LAST: what another form just recorded, said in words."""
         ident = _ident(campaign)
         who = visitor(request, refit, ident)
         just = bought if bought and digits(bought) and \
             len(bought) <= 10 else None
         return _guide(request, refit, ident, who.session, who.caller, _versions(rolled),
-                      bought=int(just) if just else None)
+                      bought=int(just) if just else None, done=_versions(done))
 
     @routes.get("/play/{campaign}/rolls/{version}")
     def roll_audit_page(request: Request, campaign: str, version: str) -> Response:
@@ -183,8 +184,11 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
                                            who.caller, None, status, said, posted=fields,
                                            shown_at=f"/play/{ident}")
-        said = {"roll": f"?rolled={first}-{last}", "purchase": f"?bought={first}"}
-        return RedirectResponse(f"/play/{ident}{said.get(fields.get('action') or '', '')}",
+        # What was recorded, said back; an Advance's own state line says it already.
+        said = {"roll": f"?rolled={first}-{last}", "purchase": f"?bought={first}",
+                "advance": ""}
+        return RedirectResponse(f"/play/{ident}" + said.get(fields.get("action") or "",
+                                                            f"?done={first}-{last}"),
                                 status_code=303)
 
 
@@ -208,9 +212,9 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
 def _guide(request: Request, refit: Refit, ident: UUID, session: Session, caller: Caller,
            rolled: range | None, code: int = 200, error: dict[str, Any] | None = None,
            bought: int | None = None, posted: dict[str, str] | None = None,
-           shown_at: str | None = None) -> Response:
+           shown_at: str | None = None, done: range | None = None) -> Response:
     """The guide page for the caller, with a refused form's error and fields if one was."""
-    context = home(refit, ident, caller, rolled, bought)
+    context = home(refit, ident, caller, rolled, bought, done)
     return page(request, "guide.html", code, role=caller.role, error=error, posted=posted,
                 csrf=Sessions(refit.keys).csrf(session), campaign=ident, shown_at=shown_at,
                 **context)

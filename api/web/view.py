@@ -7,17 +7,19 @@ from typing import Any
 from uuid import UUID
 
 from api.access import DIRECTOR, OBSERVER, Caller
+from api.report import in_words
 from api.web.undo_view import last_undo
 from infra.application import Refit
 from projections import read
 
 RECENT = 8  # rolls listed under the guide
+JUST_DONE = 20  # records a form may append, said back on the page (a casualty: two)
 
 
 def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
-         bought: int | None = None) -> dict[str, Any]:
+         bought: int | None = None, done: range | None = None) -> dict[str, Any]:
     """The guide page's reads for the caller: status, guide, the others' public progress,
-    the latest rolls (and the one just made)."""
+    the latest rolls (and the one just made), what a form just recorded."""
     viewer = caller.viewer
     reads = refit.reads
     status = reads.status(ident, None, viewer)
@@ -34,6 +36,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "rolled": [row for row in rolls if rolled is not None and row.version in rolled],
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
+            "done": recorded(refit, ident, viewer, done, status.version),
             "sealed": {side: sum(1 for row in record if row.side == side and row.hidden)
                        for side in others},
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
@@ -42,6 +45,17 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # the director's undo choices are on their own page (they read the history)
             "undo": {"last_undo": last_undo(refit, ident, status.version)}
             if caller.role == DIRECTOR else None}
+
+
+def recorded(refit: Refit, ident: UUID, viewer: str | None, done: range | None,
+             head: int) -> list[str]:
+    """What the versions a form just appended recorded, in words, as the viewer reads them
+    (another side's secret: a sealed fact); none for versions not in the campaign."""
+    if done is None or not 0 < len(done) <= JUST_DONE or done.start < 1 \
+            or done.stop - 1 > head:
+        return []
+    records = refit.reads.history(ident, viewer, lte=done.stop - 1, gt=done.start - 1)
+    return [in_words(record) for record in records]
 
 
 def bought_now(record: list[read.PurchaseRow], sides: list[str], cg_date: str
