@@ -41,6 +41,11 @@ from projections.rows import (
     set_left,
 )
 
+# The fold's version: raised whenever the rows it makes of the same events change, so that
+# a view folded before is dropped at start and folded again (projections/view_sql.py).
+# 2: the others' SAN history gains the value a 3.623 announcement opened.
+FOLD_VERSION = 2
+
 
 def fold(rows: Rows, record: Record) -> None:
     """Apply one history record to the rows."""
@@ -281,9 +286,14 @@ def _san_announced(rows: Rows, record: Record) -> None:
     shown = meta.setdefault(f"shown_{SAN}", {})
     row = rows.get(ROSTER, meta["cg_date"])
     assert row is not None
-    for side in record["data"]["san"]:
-        shown.pop(side, None)
+    for side, after in record["data"]["san"].items():
+        seen = shown.pop(side, after)
         _show(row["sides"][side], SAN, shown, side)
+        if seen != after:  # the others' SAN history reaches the value announced
+            rows.put(SAN, f"{record['version']:09d}:{side}", record["version"], {
+                "side": side, "before": seen, "after": after, "rule": record["data"]["rule"],
+                "cause": "announced (changed in secret since)", "version": record["version"],
+                "cg_date": record["data"]["cg_date"], "secret_for": None, "others_of": side})
     put_roster(rows, row)
     put_meta(rows, meta, record)
 

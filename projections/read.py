@@ -378,10 +378,12 @@ def elr(source: RowSource) -> ELRAnswer:
 
 
 def san(source: RowSource, viewer: str | None = DIRECTOR) -> list[RatingChange]:
-    """Each SAN change with its cause; one a secret purchase made (M1) only to its side."""
+    """Each SAN change with its cause; one a secret purchase made (M1) only to its side,
+    the others reading its announcement (3.623) in its place."""
     meta = _meta(source)
     return [RatingChange.model_validate(row) for row in source.select_rows(SAN)
-            if row.get("secret_for") is None or _sees(meta, viewer, row["secret_for"])]
+            if (row.get("secret_for") is None or _sees(meta, viewer, row["secret_for"]))
+            and not (row.get("others_of") and _sees(meta, viewer, row["others_of"]))]
 
 
 def rolls(source: RowSource, viewer: str | None = DIRECTOR,

@@ -23,6 +23,7 @@ from projections.held import CampaignRows, Holding, Refold
 from projections.prefetch import Prefetch
 from projections.quarantine import TolerantMapper, passed_over
 from projections.view import ANY, RowValue, ViewMovedOn
+from projections.view_sql import FOLDED_LOG
 
 CHECKPOINT_EVERY = 500  # the fewest versions between two as-of checkpoints of a campaign
 ROWS_PER_VERSION = 8  # ... and for a campaign of many rows, its rows / this (see `spacing`)
@@ -133,7 +134,7 @@ Reader = Callable[[UUID, int], MemoryRows]  # a campaign's rows as of a version
 class CampaignLog(Application[UUID]):
     """The campaigns' event store as eventsourcing's ProjectionRunner subscribes to it."""
 
-    name = "refit"
+    name = FOLDED_LOG  # "refit": the view's position in the log is tracked by this name
 
     def construct_mapper(self) -> Mapper[UUID]:
         """eventsourcing's mapper, but a damaged event reaches the projection runner as

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from eventsourcing.persistence import Tracking
@@ -9,6 +10,7 @@ from eventsourcing.postgres import PostgresTrackingRecorder
 from psycopg.sql import SQL, Identifier
 
 from projections import view_sql as shared
+from projections.fold import FOLD_VERSION
 from projections.rows import META
 from projections.sealed import (
     Seal,
@@ -17,12 +19,23 @@ from projections.sealed import (
     row_macs,
     sealed_rows,
 )
-from projections.view_sql import ANY, CHECKPOINTS, TABLE, Checkpoints, Encoded, RowValue
+from projections.view_sql import (
+    ANY,
+    CHECKPOINTS,
+    FOLD_TABLE,
+    FOLDED_LOG,
+    TABLE,
+    Checkpoints,
+    Encoded,
+    RowValue,
+    outdated,
+)
 
 # Before they shared the application's tracking table, the projection runner's views kept
 # their position in a table of their own: it is merged in (the further position kept) and
 # dropped, so that no notification is folded again.
 _RUNNER_TRACKING = "boundprojection_tracking"
+log = logging.getLogger(__name__)
 _MERGE_RUNNER_TRACKING = (
     "DO $refit_merge$ BEGIN "
     "PERFORM pg_advisory_xact_lock(hashtext({old_name})); "  # processes starting together
@@ -57,6 +70,9 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         self.sql_create_statements.append(SQL(
             "CREATE TABLE IF NOT EXISTS {0}.{1} (campaign text, version bigint, doc bytea, "
             "mac text, PRIMARY KEY (campaign, version))").format(*checkpoints))
+        self.sql_create_statements.append(SQL(
+            "CREATE TABLE IF NOT EXISTS {0}.{1} (version integer NOT NULL)").format(
+            Identifier(self.datastore.schema), Identifier(FOLD_TABLE)))
         self._select_checkpoint = SQL(
             "SELECT version, doc, mac FROM {0}.{1} WHERE campaign=%s AND version<=%s "
             "ORDER BY version DESC LIMIT 1").format(*checkpoints)
@@ -107,28 +123,52 @@ class PostgresProjectionView(PostgresTrackingRecorder):
 
     def create_table(self) -> None:
         """The tables; a view kept from before the seal gains its MAC column, and its rows
-        and checkpoints are sealed as they stand (verify compares them with the events)."""
+        and checkpoints are sealed as they stand (verify compares them with the events);
+        a view another fold made is emptied, to be folded again from the events."""
         super().create_table()
         with self.datastore.transaction(commit=True) as curs:
-            curs.execute(self._lock)  # processes starting together add the column once
-            curs.execute("SELECT 1 FROM information_schema.columns WHERE table_schema=%s "
-                         "AND table_name=%s AND column_name='mac'",
-                         (self.datastore.schema, TABLE))
-            if curs.fetchone() is not None:
-                return
+            curs.execute(self._lock)  # processes starting together do each once
+            self._sealed_as_they_stand(curs)
+            self._emptied_if_outdated(curs)
+
+    def _sealed_as_they_stand(self, curs: Any) -> None:
+        curs.execute("SELECT 1 FROM information_schema.columns WHERE table_schema=%s "
+                     "AND table_name=%s AND column_name='mac'", (self.datastore.schema, TABLE))
+        if curs.fetchone() is not None:
+            return
+        for names in (self._tables, self._checkpoints):
+            curs.execute(SQL("ALTER TABLE {0}.{1} ADD COLUMN IF NOT EXISTS mac text")
+                         .format(*names))
+        curs.execute(SQL("SELECT campaign, kind, key, ord, doc FROM {0}.{1}").format(
+            *self._tables))
+        curs.executemany(SQL("UPDATE {0}.{1} SET mac=%s WHERE campaign=%s AND kind=%s "
+                             "AND key=%s").format(*self._tables),
+                         row_macs(self.seal, curs.fetchall()))
+        curs.execute(SQL("SELECT campaign, version, doc FROM {0}.{1}").format(
+            *self._checkpoints))
+        curs.executemany(SQL("UPDATE {0}.{1} SET mac=%s WHERE campaign=%s AND version=%s")
+                         .format(*self._checkpoints),
+                         checkpoint_macs(self.seal, curs.fetchall()))
+
+    def _emptied_if_outdated(self, curs: Any) -> None:
+        schema = Identifier(self.datastore.schema)
+        fold = Identifier(FOLD_TABLE)
+        curs.execute(SQL("SELECT version FROM {0}.{1}").format(schema, fold))
+        found = curs.fetchone()
+        if found and found["version"] == FOLD_VERSION:
+            return
+        curs.execute(SQL("SELECT 1 FROM {0}.{1} LIMIT 1").format(*self._tables))
+        if outdated(found and found["version"], curs.fetchone() is not None):
             for names in (self._tables, self._checkpoints):
-                curs.execute(SQL("ALTER TABLE {0}.{1} ADD COLUMN IF NOT EXISTS mac text")
-                             .format(*names))
-            curs.execute(SQL("SELECT campaign, kind, key, ord, doc FROM {0}.{1}").format(
-                *self._tables))
-            curs.executemany(SQL("UPDATE {0}.{1} SET mac=%s WHERE campaign=%s AND kind=%s "
-                                 "AND key=%s").format(*self._tables),
-                             row_macs(self.seal, curs.fetchall()))
-            curs.execute(SQL("SELECT campaign, version, doc FROM {0}.{1}").format(
-                *self._checkpoints))
-            curs.executemany(SQL("UPDATE {0}.{1} SET mac=%s WHERE campaign=%s AND version=%s")
-                             .format(*self._checkpoints),
-                             checkpoint_macs(self.seal, curs.fetchall()))
+                curs.execute(SQL("DELETE FROM {0}.{1}").format(*names))
+            # the tracking table it shares with the webhooks, whose position is kept
+            curs.execute(SQL("DELETE FROM {0}.{1} WHERE application_name=%s").format(
+                schema, Identifier(self.tracking_table_name)), (FOLDED_LOG,))
+            log.warning("the view was folded by another version of the fold: emptied, it "
+                        "is folded again from the events")
+        curs.execute(SQL("DELETE FROM {0}.{1}").format(schema, fold))
+        curs.execute(SQL("INSERT INTO {0}.{1} VALUES (%s)").format(schema, fold),
+                     (FOLD_VERSION,))
 
     def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
         """One row (RowUnsealed if its seal fails)."""

@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 from eventsourcing.persistence import IntegrityError, Tracking
 
+from projections.fold import FOLD_VERSION
 from projections.rows import META
 from projections.sealed import RowUnsealed, Seal, check_row, checkpoint_holds, row_holds
 
@@ -21,6 +22,15 @@ Checkpoints = Sequence[tuple[str, int, bytes]]  # campaign, version, packed rows
 TABLE = "refit_projection_rows"
 CHECKPOINTS = "refit_checkpoints"  # a campaign's rows as of a version, for `as_of` reads
 ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
+FOLD_TABLE = "refit_view_fold"  # the version of the fold that made the view's rows
+FOLDED_LOG = "refit"  # the log the view tracks: CampaignLog.name (projections/runner.py)
+FOLD_TABLE_SQL = f"CREATE TABLE IF NOT EXISTS {FOLD_TABLE} (version integer NOT NULL)"
+
+
+def outdated(found: int | None, has_rows: bool) -> bool:
+    """Whether the view's rows were made by another fold than this one: a view with rows
+    and no version was folded before versions were kept."""
+    return found != FOLD_VERSION and (found is not None or has_rows)
 
 
 class ViewMovedOn(IntegrityError):

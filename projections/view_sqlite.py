@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteTrackingRecorder
 
+from projections.fold import FOLD_VERSION
 from projections.rows import META
 from projections.sealed import (
     Seal,
@@ -18,6 +20,9 @@ from projections.sealed import (
 from projections.view_sql import (
     ANY,
     CHECKPOINTS,
+    FOLD_TABLE,
+    FOLD_TABLE_SQL,
+    FOLDED_LOG,
     TABLE,
     Checkpoints,
     Encoded,
@@ -28,10 +33,13 @@ from projections.view_sql import (
     checked_docs,
     latest_sealed,
     metas_found,
+    outdated,
     sealed_docs,
     sealed_row,
     split,
 )
+
+log = logging.getLogger(__name__)
 
 
 class SQLiteProjectionView(SQLiteTrackingRecorder):
@@ -46,27 +54,49 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
                 "ord INTEGER, doc TEXT, mac TEXT, PRIMARY KEY (campaign, kind, key)) "
                 "WITHOUT ROWID",
                 f"CREATE TABLE IF NOT EXISTS {CHECKPOINTS} (campaign TEXT, version INTEGER, "
-                "doc BLOB, mac TEXT, PRIMARY KEY (campaign, version)) WITHOUT ROWID"]
+                "doc BLOB, mac TEXT, PRIMARY KEY (campaign, version)) WITHOUT ROWID",
+                FOLD_TABLE_SQL]
 
     def create_table(self) -> None:
         """The tables; a view kept from before the seal gains its MAC column, and its rows
-        and checkpoints are sealed as they stand (verify compares them with the events)."""
+        and checkpoints are sealed as they stand (verify compares them with the events);
+        a view another fold made is emptied, to be folded again from the events."""
         super().create_table()
         with self.datastore.transaction(commit=True) as c:
-            added = []
+            self._sealed_as_they_stand(c)
+            self._emptied_if_outdated(c)
+
+    def _sealed_as_they_stand(self, c: Any) -> None:
+        added = []
+        for table in (TABLE, CHECKPOINTS):
+            c.execute(f"PRAGMA table_info({table})")
+            if "mac" not in {row["name"] for row in c.fetchall()}:
+                c.execute(f"ALTER TABLE {table} ADD COLUMN mac TEXT")
+                added.append(table)
+        if TABLE not in added:
+            return
+        c.execute(f"SELECT campaign, kind, key, ord, doc FROM {TABLE}")
+        c.executemany(f"UPDATE {TABLE} SET mac=? WHERE campaign=? AND kind=? AND key=?",
+                      row_macs(self.seal, c.fetchall()))
+        c.execute(f"SELECT campaign, version, doc FROM {CHECKPOINTS}")
+        c.executemany(f"UPDATE {CHECKPOINTS} SET mac=? WHERE campaign=? AND version=?",
+                      checkpoint_macs(self.seal, c.fetchall()))
+
+    def _emptied_if_outdated(self, c: Any) -> None:
+        c.execute(f"SELECT version FROM {FOLD_TABLE}")
+        found = c.fetchone()
+        if found and found["version"] == FOLD_VERSION:
+            return  # nothing written: a start beside a writer holding the file waits for none
+        c.execute(f"SELECT 1 FROM {TABLE} LIMIT 1")
+        if outdated(found and found["version"], c.fetchone() is not None):
             for table in (TABLE, CHECKPOINTS):
-                c.execute(f"PRAGMA table_info({table})")
-                if "mac" not in {row["name"] for row in c.fetchall()}:
-                    c.execute(f"ALTER TABLE {table} ADD COLUMN mac TEXT")
-                    added.append(table)
-            if TABLE not in added:
-                return
-            c.execute(f"SELECT campaign, kind, key, ord, doc FROM {TABLE}")
-            c.executemany(f"UPDATE {TABLE} SET mac=? WHERE campaign=? AND kind=? AND key=?",
-                          row_macs(self.seal, c.fetchall()))
-            c.execute(f"SELECT campaign, version, doc FROM {CHECKPOINTS}")
-            c.executemany(f"UPDATE {CHECKPOINTS} SET mac=? WHERE campaign=? AND version=?",
-                          checkpoint_macs(self.seal, c.fetchall()))
+                c.execute(f"DELETE FROM {table}")
+            # eventsourcing's SQLite tracking table, the webhooks' position in it kept
+            c.execute("DELETE FROM tracking WHERE application_name=?", (FOLDED_LOG,))
+            log.warning("the view was folded by another version of the fold: emptied, it "
+                        "is folded again from the events")
+        c.execute(f"DELETE FROM {FOLD_TABLE}")
+        c.execute(f"INSERT INTO {FOLD_TABLE} VALUES (?)", (FOLD_VERSION,))
 
     def select_checkpoint(self, campaign: str, at_most: int) -> tuple[int, bytes] | None:
         """The latest sealed checkpoint of a campaign at or before a version."""

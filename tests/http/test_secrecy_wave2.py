@@ -148,6 +148,21 @@ def test_a_directors_san_change_before_3_623_keeps_the_m1s_san_sealed(table: Tab
     assert table.read(BRITISH, "").json()["sides"][AXIS]["san"] == 4  # announced
 
 
+def test_once_announced_the_others_san_history_ends_at_the_san_announced(
+        table: Table) -> None:
+    table.ok("director", {"type": "change_san", "side": AXIS, "value": 5,
+                          "cause": "the SAN track misread", "rule": "3.6"})
+    table.to("setup", "3.623")
+    for role in OTHERS:
+        history = [row for row in table.read(role, "/san").json() if row["side"] == AXIS]
+        assert [(row["before"], row["after"]) for row in history] == [(None, 2), (2, 5)]
+        assert history[-1]["cause"] == "announced (changed in secret since)"
+        assert table.read(role, "").json()["sides"][AXIS]["san"] == 5, role
+    mine = [(row["before"], row["after"]) for row in table.read(AXIS, "/san").json()
+            if row["side"] == AXIS]
+    assert mine == [(None, 2), (2, 3), (3, 5)]  # its own, the M1's and the director's
+
+
 def test_a_rulings_san_adjustment_before_3_623_keeps_the_m1s_san_sealed(
         table: Table) -> None:
     ruled = table.client.post(
