@@ -87,3 +87,10 @@ def test_3_619_note_f_the_axis_buys_no_more_than_5_roadblocks(refit: Refit) -> N
     assert isinstance(error, RuleViolation) and "at most 5 Roadblock per CG" in error.message
     do(refit, campaign, {"type": "purchase_fortification", "side": BRITISH,
                          "reason": "Roadblock", "amount": 10})
+
+
+def test_3_6182_is_named_as_the_rule_names_it_for_full_british_i2_and_i4_roll_it_too(
+        refit: Refit) -> None:
+    table = refit.store.module("pbr").table("3.6182")
+    assert table.title == "Support Weapon Allotment"  # not '(Depleted RG)': see its EXC
+    assert any("Full Strength British I2 and I4" in note for note in table.notes)

@@ -91,8 +91,10 @@ def test_an_m1_raises_the_san_by_one_announced_to_the_opponent_at_3_623(
     announced = [e for e in refit.reads.events(at_14am, viewer=BRITISH)
                  if e["type"] == "SANAnnounced"]
     assert [(e["data"]["san"], e["data"]["rule"]) for e in announced] == [({AXIS: 3}, "3.623")]
-    # The change's cause names the RG bought: still the Axis' own until CG End.
-    assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH)] == ["OB", "OB"]
+    # The change's cause names the RG bought: still the Axis' own until CG End; the
+    # British history reaches the SAN announced, by the announcement.
+    assert [(c.cause, c.after) for c in refit.reads.san(at_14am, viewer=BRITISH)][2:] == [
+        ("announced (changed in secret since)", 3)]
 
 
 def test_after_an_idle_date_the_san_roll_an_unannounced_m1_calls_for_is_the_sides_own(
