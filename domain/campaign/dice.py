@@ -90,9 +90,11 @@ class Dice(Part):
         """How many times the side has rolled the table in the CG."""
         return self.table_rolls_cg.get(f"{table}/{side}", 0)
 
-    def gave(self, table: str, side: str, result: str) -> bool:
-        """Whether a roll of the table by the side on this CG Date gave that result."""
-        return bool(self.results_today.get(f"{table}/{side}/{result}"))
+    def gave(self, table: str, side: str, result: str, subject: str | None = None) -> bool:
+        """Whether a roll of the table by the side on this CG Date gave that result (for
+        that subject, if one is named)."""
+        at = "" if subject is None else f"@{subject}"
+        return bool(self.results_today.get(f"{table}/{side}/{result}{at}"))
 
     def dice(self, key: str, kind: str, entered: list[int] | None) -> list[int]:
         """The roll's dice: what its key showed before an undo, the entered dice, or the
@@ -188,8 +190,8 @@ class DiceRolled(CampaignEvent):
         tally = f"{self.table}/{self.side}"
         dice.rolls_today[tally] = dice.rolls_today.get(tally, 0) + 1
         dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 0) + 1
-        gave = f"{tally}/{self.result}"
-        dice.results_today[gave] = dice.results_today.get(gave, 0) + 1
+        for gave in (f"{tally}/{self.result}", f"{tally}/{self.result}@{self.subject}"):
+            dice.results_today[gave] = dice.results_today.get(gave, 0) + 1
         if self.sealed is not None and self.entered_by is None:
             dice.sealed_rolls_on_seed += 1
         if self.entered_by is None and dice.mode == "server":

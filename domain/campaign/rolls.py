@@ -44,7 +44,7 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
                     "auto": True})
     if allowed is None:
         _check_step(campaign, table)
-    check_when(campaign, table, side)
+    check_when(campaign, table, side, command.subject)
     base = cpp_base(campaign, table, side)
     cost = _cost(campaign, table, side, drm)
     target = slots.sw_target(campaign, table, checked, command.target)
@@ -171,8 +171,10 @@ def cpp_base(campaign: Campaign, table: Table, side: str) -> int | None:
     return base
 
 
-def check_when(campaign: Campaign, table: Table, side: str) -> None:
-    """Refuse a roll the table's own conditions rule out now (who, when, how often)."""
+def check_when(campaign: Campaign, table: Table, side: str,
+               subject: str | None = None) -> None:
+    """Refuse a roll the table's own conditions rule out now (who, when, how often; for
+    the subject, if one is named)."""
     def refuse(why: str) -> None:
         raise RuleViolation(f"table {table.id} {why}", rule=table.rule)
 
@@ -202,11 +204,16 @@ def check_when(campaign: Campaign, table: Table, side: str) -> None:
                f"{table.loss_points.margin} more CVP than the other in the prior scenario")
     _check_dates(campaign, table, side)
     follows = table.follows
-    if follows is not None and not any(dice.gave(follows.table, side, result)
-                                       for result in follows.results):
-        called = " or ".join(repr(result) for result in follows.results)
-        refuse(f"is rolled only after a {follows.table} roll by the {side} on "
-               f"{reph.cg_date} gave {called}; none did")
+    if follows is None:
+        return
+    whose = subject if follows.same_subject else None
+    if not any(dice.gave(first, side, result, whose)
+               for first, results in follows.callers().items() for result in results):
+        called = " or ".join(f"{first} roll gave {' or '.join(map(repr, results))}"
+                             for first, results in follows.callers().items())
+        of = f" for {whose}" if whose is not None else ""
+        refuse(f"is rolled only after a {called} by the {side}{of} on {reph.cg_date}; "
+               "none did")
 
 
 def _check_dates(campaign: Campaign, table: Table, side: str) -> None:

@@ -194,8 +194,8 @@ class RollVoided(CampaignEvent):
         dice.table_rolls_cg[tally] = dice.table_rolls_cg.get(tally, 1) - 1
         if self.cg_date == campaign.reph.cg_date:  # the voided roll counts no more today
             dice.rolls_today[tally] = dice.rolls_today.get(tally, 1) - 1
-            gave = f"{tally}/{self.result}"
-            dice.results_today[gave] = dice.results_today.get(gave, 1) - 1
+            for gave in (f"{tally}/{self.result}", f"{tally}/{self.result}@{self.subject}"):
+                dice.results_today[gave] = dice.results_today.get(gave, 1) - 1
 
 
 class RollAuthorized(CampaignEvent):

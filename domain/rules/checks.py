@@ -156,11 +156,11 @@ def _check_initiative(module: Module) -> None:
 
 def _check_table(module: Module, table: Table, dates: list[str]) -> None:
     follows = table.follows
-    if follows is not None:
-        first = next((t for t in module.tables if t.id == follows.table), None)
-        if first is None or not set(follows.results) <= {b.result for b in first.bands}:
+    for caller, results in (follows.callers() if follows is not None else {}).items():
+        first = next((t for t in module.tables if t.id == caller), None)
+        if first is None or not set(results) <= {b.result for b in first.bands}:
             raise ValueError(f"table {table.id}: follows a table or result the module "
-                             f"does not have ({follows.table}: {follows.results})")
+                             f"does not have ({caller}: {results})")
     if table.from_date is not None and table.from_date not in dates:
         raise ValueError(f"table {table.id}: from_date {table.from_date!r} is no CG Date")
     if table.game_end is not None and table.game_end.by not in [*module.sides, "ATTACKER"]:

@@ -83,7 +83,8 @@ class Module(Strict):
         result calls for (3.613 †). A roll for an RG line is sealed besides (9.617)."""
         follows = table.follows
         return table.secret or table.credits_cpp or table.credits_roll or \
-            (follows is not None and self.table(follows.table).secret)
+            (follows is not None and any(self.table(first).secret
+                                         for first in follows.callers()))
 
     def table(self, table_id: str) -> Table:
         """The table with this id, or an error naming what is missing."""

@@ -50,6 +50,14 @@ class FollowUp(Strict):
 
     table: str  # the table whose roll, by the same side on the CG Date, calls for it
     results: list[str] = Field(min_length=1)  # the results of that table that call for it
+    also: dict[str, list[str]] = {}  # other tables' results that call for it as well
+    # Rolled only for a subject a calling result was rolled for (3.6061: the unit the
+    # Escape attempt Eliminated), not for any of the side's.
+    same_subject: bool = False
+
+    def callers(self) -> dict[str, list[str]]:
+        """Each table whose results call for the roll, with those results."""
+        return {self.table: self.results, **self.also}
 
 
 class Target(Strict):

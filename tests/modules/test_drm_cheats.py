@@ -164,3 +164,27 @@ def test_abtf_9_6181_vg_plus_one_is_derived_for_a_vg_rg_only(refit: Refit) -> No
     other = vg + 1
     assert "9.6181-vg" in drm_of(roll(refit, campaign, "9.6181", "German", [3, 3], vg))
     assert "9.6181-vg" not in drm_of(roll(refit, campaign, "9.6181", "German", [3, 3], other))
+
+
+def test_3_6061_equipment_is_rolled_only_for_a_unit_its_escape_attempt_eliminated(
+        refit: Refit, after_scenario: UUID) -> None:
+    escaped = roll_for(refit, after_scenario, "3.606-personnel", "unit:Sqd1", [3, 3])
+    assert escaped["result"] == "Escapes(1)"
+    lost = roll_for(refit, after_scenario, "3.606-personnel", "unit:Sqd2", [6, 6])
+    assert lost["result"] == "All units and Equipment Eliminated"
+    error = refused(refit, after_scenario, {"type": "roll", "table": "3.6061",
+                                            "side": BRITISH, "dice": [5],
+                                            "subject": "unit:Sqd1"})
+    assert isinstance(error, RuleViolation) and error.rule == "3.6061"
+    assert "by the British for unit:Sqd1" in error.message
+    assert roll_for(refit, after_scenario, "3.6061", "unit:Sqd2", [5])["result"] == \
+        "Equipment Eliminated"
+
+
+def roll_for(refit: Refit, campaign: UUID, table: str, subject: str,
+             dice: list[int]) -> dict[str, Any]:
+    """A British roll with physical dice for a unit; its recorded data."""
+    body = {"type": "roll", "table": table, "side": BRITISH, "dice": dice,
+            "subject": subject}
+    data: dict[str, Any] = do(refit, campaign, body).events[0]["data"]
+    return data
