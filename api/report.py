@@ -240,8 +240,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                          + f": {d['reason']}"),
     "RulingRecorded": _ruling,
     "OrderDecided": lambda d: ", ".join(
-        f"{d[k]} {v}" for k, v in (("sets_up_first", "set up first"),
-                                   ("moves_first", "move first")) if d.get(k)) + _rule(d),
+        f"{d[k]} {v}" for k, v in (("sets_up_first", "sets up first"),
+                                   ("moves_first", "moves first")) if d.get(k)) + _rule(d),
     "SANAnnounced": lambda d: f"SAN announced: {_value(d['san'])}{_rule(d)}",
     "RGAreaRecorded": lambda d: (f"{d['side']} RG #{d['purchase']} sets up/enters in "
                                  f"{d['area']}"),

@@ -40,7 +40,11 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "record_casualty.unit": "Unit lost",
           # the Fortification form's (3.619, 9.619)
           "count": "How many", "hex": "Hex (if the table asks)",
-          "purchase_fortification.reason": "Fortification (FPP each)"}
+          "purchase_fortification.reason": "Fortification (FPP each)",
+          # the director's adjustments (api/web/templates/adjust.html)
+          "change": "Change", "amount": "Amount", "rating": "Rating", "value": "It becomes",
+          "cause": "Cause", "rule": "Rule (if one)", "scenario_type": "Scenario type",
+          "weather": "Weather", "ec": "EC", "wind": "Wind"}
 CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
                      "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
                      "rg": "Amend: RG", "cost": "Amend: cost (CPP)",

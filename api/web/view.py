@@ -37,6 +37,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
+            "notes": option_notes(refit, status.module, mine),
             "sealed": {side: sum(1 for row in record if row.side == side and row.hidden)
                        for side in others},
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
@@ -45,6 +46,16 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # the director's undo choices are on their own page (they read the history)
             "undo": {"last_undo": last_undo(refit, ident, status.version)}
             if caller.role == DIRECTOR else None}
+
+
+def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
+    """A chart note's option (PBr a, e, r) as a player names it: `note a (-2 drm to the E7.2
+    arrival dr)`, by the option's name, for the viewer's sides (none where the module's
+    chart is not loaded)."""
+    rules = refit.store.module(module)
+    charts = [rules.rg_charts[side] for side in sides if side in rules.rg_charts]
+    return {option.name: f"note {option.note} ({option.effect})"
+            for chart in charts for option in chart.options}
 
 
 def recorded(refit: Refit, ident: UUID, viewer: str | None, done: range | None,

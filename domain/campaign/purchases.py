@@ -49,7 +49,7 @@ class Purchases(Part):
             raise InvalidCommand(f"no RG purchase #{number}", field="purchase")
         line = self.lines[number - 1]
         if line["side"] != side:
-            raise InvalidCommand(f"purchase #{number} is not {side}'s", field="purchase")
+            raise InvalidCommand(f"purchase #{number} is not the {side}'s", field="purchase")
         return line
 
     def check_removal(self, number: int, side: str) -> None:

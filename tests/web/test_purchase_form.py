@@ -180,3 +180,16 @@ def test_the_side_lists_what_it_bought_this_reph_and_the_opponent_only_that_line
     their = client.get(f"/campaigns/{campaign['id']}/purchase-record",
                        headers=auth(campaign["tokens"]["sides"][BRITISH])).json()
     assert [line["hidden"] for line in their] == [True, True]  # what the JSON read says
+
+
+def test_an_rg_bought_with_a_chart_notes_option_is_said_by_its_note_not_its_code_name(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    html = page_of(client, campaign, AXIS)
+    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "F1", "kg": "",
+        "mode": "entry", "option": "arrival_drm"})
+    assert bought.status_code == 303, bought.text
+    said = text_of(markup.unescape(client.get(bought.headers["location"]).text))
+    assert "Bought F1 (FB42) at entry with note a (-2 drm to the E7.2 arrival dr) for 2 CPP" \
+        in said
+    assert "arrival_drm" not in said
