@@ -39,6 +39,17 @@ def page_of(client: TestClient, campaign: dict[str, Any], side: str) -> str:
     return answer.text
 
 
+def buy(client: TestClient, campaign: dict[str, Any], rg: str, mode: str,
+        option: str = "") -> Any:
+    """An RG bought on the Axis page in one way (the answer, not followed)."""
+    html = page_of(client, campaign, AXIS)
+    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
+        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": rg, "kg": "",
+        "mode": mode, "option": option})
+    assert bought.status_code == 303, bought.text
+    return bought
+
+
 def row_of(html: str, rg: str, kind: str = "rg") -> str:
     """One RG's row of the page's purchase tables, as text."""
     found = re.search(rf'<tr data-{kind}="{rg}">(.*?)</tr>', html, re.S)
@@ -72,11 +83,7 @@ def test_each_rg_the_axis_may_not_buy_says_why_with_its_rule(
 
 def test_a_way_chosen_on_the_page_is_the_purchase_the_ledger_records(
         client: TestClient, campaign: dict[str, Any]) -> None:
-    html = page_of(client, campaign, AXIS)
-    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
-        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "I9", "kg": "",
-        "mode": "reserve", "option": ""})
-    assert bought.status_code == 303, bought.text
+    bought = buy(client, campaign, "I9", "reserve")
     said = client.get(bought.headers["location"])  # the page confirms what was bought
     assert "Bought I9 (Italian MTR Coy) in reserve for 4 CPP: line #1 of the Axis RG " \
         "Purchase Record, 14AM" in text_of(said.text)
@@ -184,11 +191,7 @@ def test_the_side_lists_what_it_bought_this_reph_and_the_opponent_only_that_line
 
 def test_an_rg_bought_with_a_chart_notes_option_is_said_by_its_note_not_its_code_name(
         client: TestClient, campaign: dict[str, Any]) -> None:
-    html = page_of(client, campaign, AXIS)
-    bought = client.post(f"/play/{campaign['id']}/act", follow_redirects=False, data={
-        "csrf": csrf_of(html), "side": AXIS, "action": "purchase", "rg": "F1", "kg": "",
-        "mode": "entry", "option": "arrival_drm"})
-    assert bought.status_code == 303, bought.text
+    bought = buy(client, campaign, "F1", "entry", "arrival_drm")
     said = text_of(markup.unescape(client.get(bought.headers["location"]).text))
     assert "Bought F1 (FB42) at entry with note a (-2 drm to the E7.2 arrival dr) for 2 CPP" \
         in said
