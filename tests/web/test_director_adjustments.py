@@ -133,3 +133,17 @@ def test_what_another_side_recorded_in_secret_is_said_as_a_sealed_fact(
     shown = text_of(get(client, f"/play/{campaign['id']}?done={version}-{version}"))
     said = shown[shown.find("Recorded:"):].split(".")[0]
     assert said == "Recorded: sealed fact, secret to Axis", said
+
+
+def test_a_new_campaigns_pages_say_its_initial_scenario_gives_cpp_elr_and_san(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    shown = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "No ELR or SAN recorded yet for the Axis and the British" in shown
+    assert "record them under \"The director's adjustments\" below" in shown
+    for side in (AXIS, BRITISH):
+        answer = adjusted(client, campaign, {"action": "rating", "side": side,
+                                             "rating": "change_elr", "value": "3",
+                                             "cause": "Initial Scenario OB"})
+        assert answer.status_code == 303, answer.text
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    assert "No ELR or SAN recorded yet" not in text_of(get(client, f"/play/{campaign['id']}"))
