@@ -185,7 +185,8 @@ def elr_text(answer: ELRAnswer) -> str:
 
 def guide_text(answer: dict[str, Any]) -> str:
     """Per side: the rolls due and the Initiative chit to choose, then the optional rolls
-    (with the DRM a side may claim, by id) and purchases, and what leaving the step does."""
+    (with the DRM a side may claim, by id) and purchases, the tables not rolled now and
+    why, and what leaving the step does."""
     lines = [_where(answer)]
     for side, part in answer["sides"].items():
         lines.append(f"{side}{' (done with the step)' if part['done'] else ''}")
@@ -194,6 +195,8 @@ def guide_text(answer: dict[str, Any]) -> str:
             due.append(f"  due: {_chit(part['chit'])}")
         lines += due or ["  due: nothing"]
         lines += [f"  may: {_work(w)}" for w in part["optional"]]
+        lines += [f"  not now: {t['title']} ({t['rule']}): {t['why']}"
+                  for t in part.get("not_now", [])]
         lines += [f"  on leaving: {note}" for note in part["on_leaving"]]
     lines += [f"report {r['report']} ({r['what']}): {r['status']}, awaits the "
               f"{' or '.join(r['awaiting'])}" for r in answer.get("reports", [])]

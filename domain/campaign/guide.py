@@ -58,6 +58,9 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                                  # the RG it may not buy now, each with the rule why
                                  "refused": [] if public or side in reph.done
                                  else purchases_refused(campaign, side),
+                                 # the step's tables it does not roll now, each with why
+                                 "not_now": [] if public or side in reph.done
+                                 else not_now(campaign, side),
                                  "on_leaving": leaving(campaign, side, not public)}
     return answer
 
@@ -144,6 +147,24 @@ def why_not(campaign: Campaign, table: Table, side: str) -> str | None:
     except RefitError as refusal:
         return refusal.message
     return None
+
+
+def not_now(campaign: Campaign, side: str) -> list[Work]:
+    """The step's tables the side does not roll now, each with the rule's reason (3.620
+    before an Initial Scenario, a follow-up no result called for, the CPP it lacks)."""
+    step = _step(campaign)
+    if step is None:
+        return []
+    have = campaign.points.cpp.get(side) or 0
+    found = []
+    for table in (campaign.rules.table(t) for t in step.tables):
+        why = why_not(campaign, table, side)
+        if why is None and table.cpp_cost > have:
+            why = f"table {table.id} costs {table.cpp_cost} CPP; {side} has {have}"
+        if why is not None:
+            found.append({"table": table.id, "title": table.title, "rule": table.rule,
+                          "why": why})
+    return found
 
 
 def due_rolls(campaign: Campaign, side: str) -> list[Work]:

@@ -135,3 +135,23 @@ def test_leaving_3617_on_14pm_warns_each_side_of_its_cpp_forfeited(
     observer = guide(client, campaign, campaign["tokens"]["observer"]).json()
     assert all("now" not in note for part in observer["sides"].values()
                for note in part["on_leaving"])  # how many CPP is each side's secret
+
+
+def test_a_side_reads_why_the_steps_tables_it_does_not_roll_are_not_rolled_now(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)
+    tokens = campaign["tokens"]
+    while guide(client, campaign, tokens["director"]).json()["step"] != "3.620":
+        assert send(client, campaign, tokens["director"], {"type": "advance"}).status_code \
+            == 200
+    british = guide(client, campaign, tokens["sides"][BRITISH]).json()["sides"][BRITISH]
+    assert british["due"] == [] and british["optional"] == []
+    assert [(t["table"], t["rule"], t["why"]) for t in british["not_now"]] == [
+        ("3.620", "3.620", "table 3.620 is not rolled for an Initial Scenario: its SSR gives it")]
+    observer = guide(client, campaign, tokens["observer"]).json()["sides"]
+    assert all(part["not_now"] == [] for part in observer.values())  # a side's own reasons
+    page = client.post("/login", data={"token": tokens["sides"][BRITISH]},
+                       follow_redirects=False)
+    assert page.status_code == 303
+    shown = client.get(f"/play/{campaign['id']}").text
+    assert "Not rolled now (1)" in shown and "is not rolled for an Initial Scenario" in shown
