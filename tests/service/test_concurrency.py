@@ -18,8 +18,9 @@ from tests.helpers.story import abtf_campaign, advance, load_abtf_owner_data, to
 
 
 def wounded(app: Refit, n: int) -> cmd.Roll:
-    """A 9.6101 dr for the n-th wounded leader this service reports: a dice key of its own."""
-    return cmd.Roll(table="9.6101", side="German", subject=f"unit:L{id(app) % 10**6}-{n}")
+    """A 9.6101 dr for the n-th wounded leader this service reports: a dice key of its own
+    (by the service's whole id: two services' ids once agreed in their last six digits)."""
+    return cmd.Roll(table="9.6101", side="German", subject=f"unit:L{id(app):x}-{n}")
 
 
 def test_two_directors_rolling_at_once_lose_nothing(settings: Settings) -> None:
