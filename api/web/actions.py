@@ -161,4 +161,4 @@ def _whole(form: dict[str, Any], field: str) -> int | str:
     the text itself (refused by the command's schema, naming the field)."""
     text = str(form.get(field) or "").strip()
     unsigned = text[1:] if text[:1] == "-" else text
-    return int(text) if digits(unsigned) and len(unsigned) <= 6 else text
+    return int(text) if digits(unsigned) and len(unsigned) <= 9 else text

@@ -390,7 +390,7 @@ class Campaign(Aggregate):
         self.reph.check_not_ended()
         given = command.model_dump(exclude={"type"})
         if all(value is None for value in given.values()):
-            raise InvalidCommand("give scenario_type, weather, ec or wind",
+            raise InvalidCommand("give the scenario type, weather, EC or wind",
                                  field="scenario_type")
         self._record(ScenarioRecorded, actor, cg_date=self.reph.cg_date, **given)
 

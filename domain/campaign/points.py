@@ -41,7 +41,8 @@ class Points(Part):
     def check_spend(self, side: str, amount: int, rule: str | None) -> None:
         """A side spends no more CPP than it has."""
         if self.cpp[side] < amount:
-            raise RuleViolation(f"{side} has {self.cpp[side]} CPP, not {amount}", rule=rule)
+            raise RuleViolation(f"{side} has {self.cpp[side]} CPP, not {amount}", rule=rule,
+                                field="amount")
 
     def check_fpp(self, side: str, amount: int, rule: str | None) -> None:
         """A side spends no more FPP than it has."""
