@@ -150,14 +150,17 @@ def why_not(campaign: Campaign, table: Table, side: str) -> str | None:
 
 
 def not_now(campaign: Campaign, side: str) -> list[Work]:
-    """The step's tables the side does not roll now, each with the rule's reason (3.620
-    before an Initial Scenario, a follow-up no result called for, the CPP it lacks)."""
+    """The step's tables of the side's that it does not roll now, each with the rule's
+    reason (3.620 before an Initial Scenario, a follow-up no result called for, the CPP it
+    lacks); another side's tables are not listed."""
     step = _step(campaign)
     if step is None:
         return []
     have = campaign.points.cpp.get(side) or 0
     found = []
     for table in (campaign.rules.table(t) for t in step.tables):
+        if table.sides is not None and side not in table.sides:
+            continue  # another side's table: never the side's to roll
         why = why_not(campaign, table, side)
         if why is None and table.cpp_cost > have:
             why = f"table {table.id} costs {table.cpp_cost} CPP; {side} has {have}"
