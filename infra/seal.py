@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -16,6 +17,7 @@ from uuid import UUID
 
 from eventsourcing.persistence import EventStore, Recording, StoredEvent
 
+from domain.campaign import Campaign
 from infra.keys import Keys
 from infra.settings import Settings
 
@@ -79,6 +81,16 @@ def _snapshot_parts(stored: StoredEvent, state: bytes) -> tuple[str, int, str, b
     return str(stored.originator_id), stored.originator_version, stored.topic, state
 
 
+_CLASS_VERSION = re.compile(rb'"class_version":\s*(\d+)')
+
+
+def older(state: bytes) -> bool:
+    """Whether a snapshot's state was taken by an older class_version of the campaign,
+    whose state the events would not give again (domain/campaign/upcasts.py)."""
+    found = _CLASS_VERSION.search(state)
+    return found is not None and int(found.group(1)) < Campaign.class_version
+
+
 class SealedSnapshots(EventStore[UUID]):
     """eventsourcing's snapshot store, each snapshot sealed: one whose MAC fails (edited,
     or kept from before the seal) is passed over, so the campaign is rebuilt from its
@@ -101,12 +113,15 @@ class SealedSnapshots(EventStore[UUID]):
         for stored in self.recorder.select_events(originator_id=originator_id, gt=gt,
                                                   lte=lte, desc=desc, limit=limit):
             opened = self.seal.opened(stored)
-            if opened is None:
-                log.warning("snapshot of campaign %s at version %s is not sealed by this "
-                            "service: passed over, the campaign is rebuilt from its events",
-                            originator_id, stored.originator_version)
+            why = "is not sealed by this service" if opened is None else \
+                "was taken by an older Refit" if older(opened.state) else None
+            if why is not None:
+                log.warning("snapshot of campaign %s at version %s %s: passed over, the "
+                            "campaign is rebuilt from its events", originator_id,
+                            stored.originator_version, why)
                 self.passed_over.add(originator_id)
                 continue
+            assert opened is not None
             yield self.mapper.to_domain_event(opened)
 
     def stored(self, originator_id: UUID) -> list[StoredEvent]:

@@ -126,3 +126,9 @@ def v9_v10(state: dict[str, Any]) -> None:
 def v10_v11(state: dict[str, Any]) -> None:
     """Before v11: no side registered a key or co-signed a checkpoint."""
     state.setdefault("cosigning", Cosigning())
+
+
+def v11_v12(state: dict[str, Any]) -> None:
+    """Before v12: the CG Date's roll results were not also kept by subject (3.6061's
+    follow-up), and cannot be told from the state: the store passes such a snapshot over
+    and rebuilds the campaign from its events (infra/seal.py)."""

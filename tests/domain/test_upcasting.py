@@ -170,10 +170,10 @@ def test_a_v10_snapshot_loads_with_no_key_registered_and_nothing_cosigned(
     assert loaded.cosigning.keys == {} and loaded.cosigning.cosigned == {}
 
 
-def test_a_snapshot_taken_now_records_class_version_11(refit: Refit) -> None:
+def test_a_snapshot_taken_now_records_class_version_12(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 11
+    assert taken.state["class_version"] == 12
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
     assert again.retained == live.retained
