@@ -16,6 +16,11 @@ from projections.fold_audit import (
     fold_ruling,
     fold_ruling_sealed,
 )
+from projections.fold_reports import (
+    fold_casualty_reported,
+    fold_control_reported,
+    fold_report_answered,
+)
 from projections.rows import (
     CONTROL,
     CVP,
@@ -43,8 +48,9 @@ from projections.rows import (
 
 # The fold's version: raised whenever the rows it makes of the same events change, so that
 # a view folded before is dropped at start and folded again (projections/view_sql.py).
-# 2: the others' SAN history gains the value a 3.623 announcement opened.
-FOLD_VERSION = 2
+# 2: the others' SAN history gains the value a 3.623 announcement opened; 3: each report
+# between the sides has a row, with how it was answered.
+FOLD_VERSION = 3
 
 
 def fold(rows: Rows, record: Record) -> None:
@@ -500,6 +506,13 @@ def _seed_revealed(rows: Rows, record: Record) -> None:
 
 
 _HANDLERS: dict[str, Fold] = {
+    # A report changes no form until it is confirmed (the CasualtyRecorded or ControlChanged
+    # recorded then is folded): its own row says how it was answered.
+    "CasualtyReported": fold_casualty_reported,
+    "ControlReported": fold_control_reported,
+    "ReportConfirmed": fold_report_answered("confirmed"),
+    "ReportDisputed": fold_report_answered("disputed"),
+    "ReportWithdrawn": fold_report_answered("withdrawn"),
     "Created": _created,
     "DiceRolled": _dice_rolled,
     "RGPurchased": _rg_purchased,
@@ -571,11 +584,8 @@ NOT_FOLDED: dict[str, str] = {
     **dict.fromkeys(("SideKeyRegistered", "CheckpointCosigned"),
                     "a side's key and co-signatures are proofs of the log, on no form: "
                     "the event log shows them and verify checks them"),
-    **dict.fromkeys(("CasualtyReported", "CasualtyLineReported", "ControlReported",
-                     "ReportConfirmed", "ReportDisputed", "ReportWithdrawn"),
-                    "a side's report changes no form until it is confirmed: the "
-                    "CasualtyRecorded or ControlChanged recorded then is folded; the guide "
-                    "and status show open reports (read from the campaign)"),
+    "CasualtyLineReported": "a reported casualty's RG line, sealed: no row reads it (the "
+                            "CasualtyReported beside it is folded)",
     "Undone": "the views turn their rows back to its target (projections/runner.py), and "
               "a fold of the log skips what it undid",
 }

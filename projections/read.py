@@ -16,6 +16,7 @@ from projections.rows import (
     META,
     OBJECTIVE,
     PURCHASE,
+    REPORT,
     RETAINED,
     ROLL,
     ROSTER,
@@ -153,6 +154,23 @@ class RatingChange(BaseModel):
     after: int
     cause: str
     rule: str | None
+
+
+class ReportRow(BaseModel):
+    """A report between the sides and how it was answered, public as casualties and
+    control are: `status` awaiting, disputed, confirmed, withdrawn (by its side) or
+    rejected (by the director), `answered_by` a side or the director."""
+
+    report: int
+    kind: str
+    by: str
+    what: str
+    cg_date: str
+    status: str
+    answered_by: str | None
+    reason: str | None
+    version: int
+    answered_at: int | None
 
 
 class ELRAnswer(BaseModel):
@@ -384,6 +402,11 @@ def san(source: RowSource, viewer: str | None = DIRECTOR) -> list[RatingChange]:
     return [RatingChange.model_validate(row) for row in source.select_rows(SAN)
             if (row.get("secret_for") is None or _sees(meta, viewer, row["secret_for"]))
             and not (row.get("others_of") and _sees(meta, viewer, row["others_of"]))]
+
+
+def reports(source: RowSource) -> list[ReportRow]:
+    """Every report between the sides, oldest first, with how it was answered."""
+    return [ReportRow.model_validate(row) for row in source.select_rows(REPORT)]
 
 
 def rolls(source: RowSource, viewer: str | None = DIRECTOR,

@@ -20,6 +20,7 @@ OBJECTIVE = "objective"
 HOLDING = "holding"
 RETAINED = "retained"  # each side's Retained units per CG Date: its open and sealed parts
 STEP = "step"  # each RePh step (and CG Scenario) done: the versions it began and ended at
+REPORT = "report"  # each report between the sides, and how it was answered
 
 
 class Rows(Protocol):

@@ -13,6 +13,7 @@ from infra.application import Refit
 from projections import read
 
 RECENT = 8  # rolls listed under the guide
+SETTLED = ("confirmed", "withdrawn", "rejected")  # a report's answers that end it
 JUST_DONE = 20  # records a form may append, said back on the page (a casualty: two)
 
 
@@ -38,6 +39,9 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
+            # the reports settled on this CG Date, newest first (public, as casualties are)
+            "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
+                        status.cg_date and r.status in SETTLED][:RECENT],
             "sealed": {side: sum(1 for row in record if row.side == side and row.hidden)
                        for side in others},
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,

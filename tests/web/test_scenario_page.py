@@ -264,3 +264,26 @@ def test_fortifications_are_bought_on_the_page_at_the_tables_price_with_the_fpp(
     assert too_many.status_code == 422 and "FPP" in text_of(too_many.text)
     assert client.get(f"/campaigns/{campaign['id']}", headers=auth(axis)).json()[
         "sides"][AXIS]["fpp"] == 10
+
+
+def test_a_dispute_the_director_rejects_shows_as_settled_on_each_sides_page(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    tokens = campaign["tokens"]
+    log_in(client, tokens["sides"][AXIS])
+    assert act(client, campaign, {"action": "casualty", "side": AXIS, "unit": "4-6-8",
+                                  "cvp": "2"}).status_code == 303
+    log_in(client, tokens["sides"][BRITISH])
+    assert act(client, campaign, {"action": "answer", "side": BRITISH, "report": "1",
+                                  "answer": "dispute_report",
+                                  "reason": "it was captured"}).status_code == 303
+    assert "Reports settled" not in text_of(get(client, f"/play/{campaign['id']}"))
+    log_in(client, tokens["director"])
+    assert act(client, campaign, {"action": "settle", "report": "1",
+                                  "answer": "withdraw_report",
+                                  "reason": "captured, not eliminated"}).status_code == 303
+    for token in (tokens["sides"][AXIS], tokens["sides"][BRITISH], tokens["observer"]):
+        log_in(client, token)
+        shown = text_of(get(client, f"/play/{campaign['id']}"))
+        assert "Report 1: the Axis lost 4-6-8 (2 CVP): rejected by the director " \
+            "(captured, not eliminated)." in shown, shown[:400]
+    assert status(client, campaign, "/cvp")["totals"] == {AXIS: 0, BRITISH: 0}
