@@ -13,6 +13,7 @@ from projections.read import (
     ObjectiveRow,
     PurchaseRow,
     RatingChange,
+    ReportRow,
     RetainedRow,
     RollRow,
     RosterRow,
@@ -133,6 +134,13 @@ def rating_rows(changes: list[RatingChange]) -> tuple[list[str], list[list[Any]]
     return (["v", "CG Date", "side", "from", "to", "cause", "rule"],
             [[c.version, c.cg_date, c.side, c.before, c.after, c.cause, c.rule]
              for c in changes])
+
+
+def report_rows(rows: list[ReportRow]) -> tuple[list[str], list[list[Any]]]:
+    """The reports between the sides: what each said, and how it was answered."""
+    return (["#", "v", "CG Date", "by", "report", "status", "answered by", "why"],
+            [[r.report, r.version, r.cg_date, r.by, r.what, r.status, r.answered_by,
+              r.reason] for r in rows])
 
 
 def lvp_rows(rows: list[LVPRow]) -> tuple[list[str], list[list[Any]]]:
@@ -279,5 +287,6 @@ TEXT: dict[str, Callable[[Any], str]] = {
     "objectives": _table(objective_rows),
     "retained": _table(retained_rows),
     "rolls": _table(roll_rows),
+    "report_log": _table(report_rows),
     "guide": guide_text,
 }

@@ -128,9 +128,13 @@ class Queries:
         """Each SAN change with its cause (one a secret purchase made only to its side)."""
         return read.san(self.views.rows(campaign_id, as_of), viewer)
 
-    def report_log(self, campaign_id: UUID, as_of: Point = None) -> list[read.ReportRow]:
-        """Every report between the sides and how it was answered (public, as casualties
-        and control are; the pages list those settled)."""
+    @exposed("/reports", "Every report between the sides, and how each was answered",
+             "reports")
+    def report_log(self, campaign_id: UUID, as_of: Point = None,
+                   viewer: str | None = None) -> list[read.ReportRow]:
+        """Every casualty and Control report between the sides, and how it was answered:
+        awaiting, disputed, confirmed, withdrawn or rejected, by whom and why (public, as
+        casualties and control are; a casualty's RG line is never on it)."""
         return read.reports(self.views.rows(campaign_id, as_of))
 
     @exposed("/retained", "Retained units per CG Date", "retained")

@@ -50,6 +50,7 @@ READ_COMMANDS = {
     "lvp": "KGP LVP totals",
     "objectives": "KGP Objective Hexes",
     "rolls": "Every roll",
+    "reports": "Every report between the sides, and how each was answered",
 }
 
 

@@ -287,3 +287,6 @@ def test_a_dispute_the_director_rejects_shows_as_settled_on_each_sides_page(
         assert "Report 1: the Axis lost 4-6-8 (2 CVP): rejected by the director " \
             "(captured, not eliminated)." in shown, shown[:400]
     assert status(client, campaign, "/cvp")["totals"] == {AXIS: 0, BRITISH: 0}
+    [row] = status(client, campaign, "/reports")  # the JSON read says it alike
+    assert (row["report"], row["by"], row["status"], row["answered_by"], row["reason"]) == (
+        1, AXIS, "rejected", "director", "captured, not eliminated")
