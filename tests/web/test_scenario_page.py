@@ -207,6 +207,10 @@ def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_
     due = text_of(get(client, f"/play/{campaign['id']}")).split("Due now", 1)[1]
     assert "The British Initiative chit (3.6212)" in due.split("Initiative chit 3.6212")[0]
     assert "Nothing due" not in due.split("The other side")[0]
+    chosen = get(client, f"/play/{campaign['id']}").split('class="row chit-choice"', 1)[1]
+    asked = chosen.split('hx-confirm="', 1)[1].split('"', 1)[0]
+    assert asked == "Choose the British Initiative chit? It stays secret until every side " \
+        "has chosen; only the director can undo it."
     answer = act(client, campaign, {"action": "chit", "side": BRITISH, "chit": "idle"})
     assert answer.status_code == 303, answer.text
     page = text_of(get(client, f"/play/{campaign['id']}"))
