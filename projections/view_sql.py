@@ -24,7 +24,6 @@ CHECKPOINTS = "refit_checkpoints"  # a campaign's rows as of a version, for `as_
 ANY = -1  # `after` for a writer that is the view's only writer (eventsourcing's runner)
 FOLD_TABLE = "refit_view_fold"  # the version of the fold that made the view's rows
 FOLDED_LOG = "refit"  # the log the view tracks: CampaignLog.name (projections/runner.py)
-FOLD_TABLE_SQL = f"CREATE TABLE IF NOT EXISTS {FOLD_TABLE} (version integer NOT NULL)"
 
 
 def outdated(found: int | None, has_rows: bool) -> bool:

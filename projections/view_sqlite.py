@@ -21,7 +21,6 @@ from projections.view_sql import (
     ANY,
     CHECKPOINTS,
     FOLD_TABLE,
-    FOLD_TABLE_SQL,
     FOLDED_LOG,
     TABLE,
     Checkpoints,
@@ -55,7 +54,7 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
                 "WITHOUT ROWID",
                 f"CREATE TABLE IF NOT EXISTS {CHECKPOINTS} (campaign TEXT, version INTEGER, "
                 "doc BLOB, mac TEXT, PRIMARY KEY (campaign, version)) WITHOUT ROWID",
-                FOLD_TABLE_SQL]
+                f"CREATE TABLE IF NOT EXISTS {FOLD_TABLE} (version INTEGER NOT NULL)"]
 
     def create_table(self) -> None:
         """The tables; a view kept from before the seal gains its MAC column, and its rows

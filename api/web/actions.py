@@ -59,7 +59,7 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
             raise InvalidCommand("count: give how many as a whole number", field="count")
         return cmd.parse_command({"type": "purchase_fortification", "side": side,
                                   "reason": form.get("item"), "count": int(count),
-                                  "hex": (form.get("hex") or "").strip() or None})
+                                  "hex": _text(form, "hex")})
     return cmd.parse_command(_roll(form, side, claims))
 
 
@@ -86,7 +86,7 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
     physical dice in entered mode."""
     subject = form.get("subject") or "step"
     if subject == UNIT:
-        subject = f"unit:{(form.get('unit') or '').strip()}"
+        subject = f"unit:{_text(form, 'unit') or ''}"
     body: dict[str, Any] = {"type": "roll", "table": form.get("table"), "side": side,
                             "subject": subject,
                             "drm": [{"id": c} for c in claims] + _counted(form)}
@@ -120,7 +120,7 @@ def _settle(form: dict[str, Any]) -> dict[str, Any]:
                              field="answer")
     body: dict[str, Any] = {"type": answer, "report": _report(form)}
     if answer == "withdraw_report":
-        body["reason"] = (form.get("reason") or "").strip()
+        body["reason"] = _text(form, "reason") or ""
     return body
 
 
@@ -141,7 +141,7 @@ def _answer(form: dict[str, Any], side: str | None) -> dict[str, Any]:
                              field="answer")
     body: dict[str, Any] = {"type": answer, "report": _report(form), "side": side}
     if answer == "dispute_report":
-        body["reason"] = (form.get("reason") or "").strip()
+        body["reason"] = _text(form, "reason") or ""
     return body
 
 
@@ -149,9 +149,9 @@ def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:
     """A unit the side lost in the CG Scenario, with its CVP (A26.2) and, for a unit of
     an RG, its line of the RG Purchase Record: numbers as typed, refused if none."""
     body: dict[str, Any] = {"type": "record_casualty", "side": side,
-                            "unit": (form.get("unit") or "").strip(),
+                            "unit": _text(form, "unit") or "",
                             "cvp": _whole(form, "cvp")}
-    if (form.get("purchase") or "").strip():
+    if _text(form, "purchase"):
         body["purchase"] = _whole(form, "purchase")
     return body
 
@@ -159,6 +159,6 @@ def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:
 def _whole(form: dict[str, Any], field: str) -> int | str:
     """A whole number as typed (validation names the field if it is out of bounds), or
     the text itself (refused by the command's schema, naming the field)."""
-    text = str(form.get(field) or "").strip()
+    text = _text(form, field) or ""
     unsigned = text[1:] if text[:1] == "-" else text
     return int(text) if digits(unsigned) and len(unsigned) <= 9 else text
