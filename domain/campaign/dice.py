@@ -40,6 +40,8 @@ class Dice(Part):
     # read with them, so an undo cannot open the mix again.
     kept_by_undo = frozenset({"seed", "seed_commitment", "sealed_rolls_on_seed",
                               "rolled_before", "shares", "shares_closed"})
+    flat = frozenset({"shares", "slots", "epochs", "rolls_today", "results_today",
+                      "table_rolls_cg"})
 
     def __init__(self, mode: str, seed: str | None, seed_commitment: str | None) -> None:
         self.mode = mode  # server or entered

@@ -42,6 +42,11 @@ class Part:
 
     name: ClassVar[str]
     kept_by_undo: ClassVar[frozenset[str]] = frozenset()  # fields an undo never turns back
+    # Fields that only ever hold a dict of str to leaves (str, int, bool, None): a copy
+    # takes them with dict.copy, in C, rather than item by item. A roll adds to four such
+    # dicts, which grow with every slot rolled on the CG Date (tests/domain/test_parts.py
+    # checks the declaration against a played campaign).
+    flat: ClassVar[frozenset[str]] = frozenset()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -56,7 +61,10 @@ class Part:
 
     def copy(self) -> Self:
         """A deep copy (eventsourcing copies a cached campaign for every command)."""
-        return self.restore(copied(self.__dict__))
+        flat = self.flat
+        return self.restore({key: value.copy() if key in flat else
+                             value if type(value) in _LEAVES else copied(value)
+                             for key, value in self.__dict__.items()})
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Self:
         return self.copy()
