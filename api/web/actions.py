@@ -11,7 +11,7 @@ from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
-           "casualty", "end_scenario", "points", "rating", "scenario")
+           "casualty", "control", "end_scenario", "points", "rating", "scenario")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -37,6 +37,8 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
         return cmd.parse_command(_answer(form, side))
     if action == "casualty":
         return cmd.parse_command(_casualty(form, side))
+    if action == "control":
+        return cmd.parse_command(_control(form, side))
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
     if action == "points":
@@ -153,6 +155,20 @@ def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:
                             "cvp": _whole(form, "cvp")}
     if _text(form, "purchase"):
         body["purchase"] = _whole(form, "purchase")
+    return body
+
+
+def _control(form: dict[str, Any], side: str | None) -> dict[str, Any]:
+    """A Location the side Controls now (A26.11-.12), of a kind the module records; in
+    KGP an LVP Location's LVP and Map Group, and whether Infantry Controls it (8.2)."""
+    body: dict[str, Any] = {"type": "change_control", "side": side,
+                            "location": _text(form, "location") or "",
+                            "infantry": form.get("infantry") == "yes"}
+    for name in ("kind", "map_group"):
+        if _text(form, name):
+            body[name] = _text(form, name)
+    if _text(form, "lvp"):
+        body["lvp"] = _whole(form, "lvp")
     return body
 
 

@@ -38,6 +38,8 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           # the CG Scenario's forms on the guide (a field two forms share, by its command)
           "cvp": "CVP it is worth", "purchase": "RG line #", "report": "Report",
           "record_casualty.unit": "Unit lost",
+          "location": "Location", "change_control.kind": "Kind", "lvp": "Its LVP",
+          "map_group": "Its Map Group", "infantry": "Controlled by Infantry",
           # the Fortification form's (3.619, 9.619)
           "count": "How many", "hex": "Hex (if the table asks)",
           "purchase_fortification.reason": "Fortification (FPP each)",

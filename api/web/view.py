@@ -39,6 +39,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
+            "control": control_choices(refit, status.module),
             # the reports settled on this CG Date, newest first (public, as casualties are)
             "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
                         status.cg_date and r.status in SETTLED][:RECENT],
@@ -60,6 +61,16 @@ def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
     charts = [rules.rg_charts[side] for side in sides if side in rules.rg_charts]
     return {option.name: f"note {option.note} ({option.effect})"
             for chart in charts for option in chart.options}
+
+
+def control_choices(refit: Refit, module: str) -> dict[str, Any]:
+    """What the Control form offers: the kinds of Location the module records Control
+    of, and (KGP 8.2) its Map Groups for an LVP Location."""
+    rules = refit.store.module(module)
+    groups: dict[str, str] = getattr(rules, "map_groups", {})
+    return {"kinds": rules.control_kinds, "rule": rules.control_rule or "A26.11",
+            "map_groups": [(group, f"{group}: {name}") for group, name in groups.items()],
+            "lvp_rule": getattr(rules, "lvp_rule", "")}
 
 
 def recorded(refit: Refit, ident: UUID, viewer: str | None, done: range | None,

@@ -166,6 +166,7 @@ def _control_fields(campaign: Campaign, given: dict[str, Any]) -> dict[str, Any]
     and Map Group unless given new ones; KGP 8.2)."""
     command = cmd.ChangeControl.model_validate({k: v for k, v in given.items()
                                                 if k in cmd.ChangeControl.model_fields})
+    campaign.rules.check_control_kind(command.kind)
     campaign.rules.check_control(command)
     change = campaign.scenario.control_change(command.location, command.side, command.lvp,
                                               command.map_group)

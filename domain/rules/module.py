@@ -71,6 +71,10 @@ class Module(Strict):
     entry_areas: list[EntryArea] = []
     unit_limits: UnitLimits = UnitLimits()  # HIP, FT/DC, withdrawal, Bombardment limits
     notes: list[str] = []
+    # What a Control change may name: a Strategic Location or another Location (A26.11;
+    # PBr 3.605), and in ABtF a Block too (9.605). `control_rule` is where the module says so.
+    control_kinds: list[str] = ["Strategic Location", "Location"]
+    control_rule: str = ""
 
     @model_validator(mode="after")
     def _names_are_consistent(self) -> Module:
@@ -157,6 +161,13 @@ class Module(Strict):
                 if area.side == side and self.date_index(area.from_date) <= today]
 
     # -- the hooks of a module's own procedure (domain/modules/kgp overrides them) ----
+
+    def check_control_kind(self, kind: str) -> None:
+        """A control change names a kind of Location the module records Control of."""
+        if kind not in self.control_kinds:
+            raise InvalidCommand(f"{kind!r} is not what {self.id.upper()} records Control of: "
+                                 f"one of {', '.join(self.control_kinds)}",
+                                 rule=self.control_rule or "A26.11", field="kind")
 
     def check_control(self, command: Any) -> None:
         """Refuse what a control change gives that this module keeps no record of."""

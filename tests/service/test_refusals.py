@@ -190,3 +190,22 @@ def test_c1_control_characters_are_refused_too(refit: Refit, server_campaign: UU
     error = refused(refit, server_campaign, {"type": "change_control",
                                              "location": "Bridge\u0085", "side": "German"})
     assert isinstance(error, ValidationError)
+
+
+def test_control_of_what_the_module_has_no_control_of_names_the_kind_and_rule(
+        refit: Refit, server_campaign: UUID) -> None:
+    error = refused(refit, server_campaign, {"type": "change_control", "location": "Bridge",
+                                             "kind": "Village", "side": "German"})
+    assert isinstance(error, InvalidCommand)
+    assert (error.field, error.rule) == ("kind", "9.605")
+    assert "Strategic Location, Location, Block" in str(error)
+
+
+def test_a_block_changes_hands_in_abtf_but_pbr_has_no_blocks(
+        refit: Refit, server_campaign: UUID) -> None:
+    do(refit, server_campaign, {"type": "change_control", "location": "Block 7",
+                                "kind": "Block", "side": "German", "rule": "9.605"})
+    pbr = refit.commands.create_campaign("pbr", "I", "Pegasus", "server").id
+    error = refused(refit, pbr, {"type": "change_control", "location": "Block 7",
+                                 "kind": "Block", "side": "Axis"})
+    assert isinstance(error, InvalidCommand) and (error.field, error.rule) == ("kind", "3.605")

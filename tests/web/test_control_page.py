@@ -1,0 +1,122 @@
+"""Control from the pages: a side reports a Location it Controls now (A26.11-.12) and the
+other side confirms it from its own page; the form offers only the kinds of Location the
+module records Control of (PBr 3.605, ABtF 9.605's Blocks) and, in KGP, an LVP
+Location's Map Group (8.2); a refusal comes back as typed and appends nothing."""
+
+from __future__ import annotations
+
+import html as markup
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from api.web.view import control_choices
+from infra.application import Refit
+from tests.helpers.http import new_campaign, send
+from tests.helpers.web import AXIS, BRITISH, inputs_of, text_of
+from tests.web.test_director_tools import get, log_in
+from tests.web.test_scenario_page import act, forms_of, status
+
+
+def in_play(client: TestClient, module: str = "pbr") -> dict[str, Any]:
+    """A campaign of the module whose Initial Scenario is in play."""
+    campaign = new_campaign(client, module)
+    while status(client, campaign)["phase"] != "scenario":
+        answer = send(client, campaign, campaign["tokens"]["director"], {"type": "advance"})
+        assert answer.status_code == 200, answer.text
+    return campaign
+
+
+def control_forms(client: TestClient, campaign: dict[str, Any]) -> list[str]:
+    """The Control forms on the session's page."""
+    return [form for form in forms_of(get(client, f"/play/{campaign['id']}"))
+            if 'value="control"' in form]
+
+
+def test_a_side_reports_a_location_it_controls_and_the_other_side_confirms_it(
+        client: TestClient) -> None:
+    campaign = in_play(client)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    forms = control_forms(client, campaign)
+    assert len(forms) == 1 and f'value="{AXIS}"' in forms[0]
+    assert "Report a Location the Axis Controls now" in text_of(forms[0])
+    answer = act(client, campaign, {"action": "control", "side": AXIS,
+                                    "location": "Ranville church", "kind": "Strategic Location"})
+    assert answer.status_code == 303, answer.text
+    assert status(client, campaign, "/control") == []  # not until the British confirm it
+    page = text_of(get(client, answer.headers["location"]))
+    assert "Ranville church" in page and "Recorded:" in page
+
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "the Axis Control Ranville church (Strategic Location)" in page
+    answer = act(client, campaign, {"action": "answer", "side": BRITISH, "report": "1",
+                                    "answer": "confirm_report"})
+    assert answer.status_code == 303, answer.text
+    [row] = status(client, campaign, "/control")
+    assert (row["location"], row["side"], row["kind"]) == (
+        "Ranville church", AXIS, "Strategic Location")
+
+
+def test_the_observer_has_no_control_form_and_a_side_has_only_its_own(
+        client: TestClient) -> None:
+    campaign = in_play(client)
+    log_in(client, campaign["tokens"]["observer"])
+    assert control_forms(client, campaign) == []
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    [form] = control_forms(client, campaign)
+    assert f'value="{BRITISH}"' in form and f'value="{AXIS}"' not in form
+
+
+def test_the_kinds_offered_are_the_modules_own(client: TestClient, refit: Refit) -> None:
+    pbr = in_play(client, "pbr")
+    log_in(client, pbr["tokens"]["director"])
+    pbr_form = control_forms(client, pbr)[0]
+    assert 'value="Strategic Location"' in pbr_form and 'value="Block"' not in pbr_form
+    assert "Kind (3.605)" in pbr_form
+    assert 'name="map_group"' not in pbr_form and 'name="infantry"' not in pbr_form
+    abtf = control_choices(refit, "abtf")  # ABtF's Initial Scenario waits on owner data
+    assert (abtf["kinds"], abtf["rule"]) == (["Strategic Location", "Location", "Block"],
+                                             "9.605")
+
+
+def test_a_kgp_director_records_an_lvp_location_with_its_map_group(client: TestClient) -> None:
+    campaign = in_play(client, "kgp")
+    log_in(client, campaign["tokens"]["director"])
+    form = control_forms(client, campaign)[0]
+    assert 'value="Lg"' in form and 'name="infantry"' in form and "8.2" in form
+    side = campaign_sides(client, campaign)[0]
+    answer = act(client, campaign, {"action": "control", "side": side, "location": "La Gleize",
+                                    "kind": "Strategic Location", "lvp": "3",
+                                    "map_group": "Lg"})
+    assert answer.status_code == 303, answer.text
+    [row] = status(client, campaign, "/control")
+    assert (row["location"], row["side"], row["lvp"], row["map_group"]) == (
+        "La Gleize", side, 3, "Lg")
+
+
+def campaign_sides(client: TestClient, campaign: dict[str, Any]) -> list[str]:
+    """The campaign's sides, in order."""
+    return list(status(client, campaign)["sides"])
+
+
+def test_a_refused_control_comes_back_as_typed_names_the_field_and_appends_nothing(
+        client: TestClient) -> None:
+    campaign = in_play(client)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    before = status(client, campaign)["version"]
+    answer = act(client, campaign, {"action": "control", "side": AXIS,
+                                    "location": "Ranville church", "kind": "Block"})
+    assert answer.status_code == 422, answer.text
+    said = markup.unescape(text_of(answer.text))
+    assert "Kind" in said and "3.605" in said and "not what PBR records Control of" in said
+    inputs = inputs_of(answer.text, "control")
+    assert inputs["location"]["value"] == "Ranville church"
+    answer = act(client, campaign, {"action": "control", "side": AXIS, "location": " ",
+                                    "kind": "Location"})
+    assert answer.status_code == 422 and "Location: left empty" in markup.unescape(answer.text)
+    assert inputs_of(answer.text, "control")["location"].get("aria-invalid") == "true"
+    answer = act(client, campaign, {"action": "control", "side": BRITISH,
+                                    "location": "Ranville church"})
+    assert answer.status_code == 403, answer.text  # the Axis reports only its own Control
+    assert status(client, campaign)["version"] == before
