@@ -239,6 +239,9 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                          + (f" ({d['events']} events undone)" if d.get("events") else "")
                          + f": {d['reason']}"),
     "RulingRecorded": _ruling,
+    "RollDisputed": lambda d: (f"the {d['side']} disputes the {d['table']} roll of "
+                               f"{d['rolled_on']} (version {d['roll_version']}): "
+                               f"{d['reason']}"),
     "OrderDecided": lambda d: ", ".join(
         f"{d[k]} {v}" for k, v in (("sets_up_first", "sets up first"),
                                    ("moves_first", "moves first")) if d.get(k)) + _rule(d),

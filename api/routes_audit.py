@@ -13,6 +13,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Str
 from pydantic import ConfigDict, Field
 
 from api.access import (
+    DIRECTOR,
+    OBSERVER,
     AsOf,
     CommandAnswer,
     Credentials,
@@ -89,9 +91,18 @@ class RulingBody(StrictBody):
     disputed_by: str | None = Field(default=None, max_length=200)
 
 
+class DisputeBody(StrictBody):
+    """A side's dispute of the roll made at `version` (as the roll audit names it): why
+    it is wrong. The director rules on it."""
+
+    version: int = Field(ge=1, le=10**9)
+    reason: Text
+
+
 def audit_routes(app: APIRouter, refit: Refit, conf: Settings) -> None:
     """Add the audit routes to the service."""
     _director_routes(app, refit)
+    _dispute_route(app, refit)
     _reading_routes(app, refit)
     _transfer_routes(app, refit, conf)
 
@@ -135,6 +146,24 @@ def _director_routes(app: APIRouter, refit: Refit) -> None:
         return command_answer(refit.proofs.receipted(ident, refit.audit.record_ruling(
             ident, body.key, body.verdict, body.reason, caller.role, body.final, body.result,
             list(body.corrections), body.drm, body.disputed_by)), None)
+
+
+def _dispute_route(app: APIRouter, refit: Refit) -> None:
+    gate = campaign_gate(refit)
+
+    @app.post("/campaigns/{campaign}/disputes", response_model=CommandAnswer)
+    @gated(gate)
+    def dispute(campaign: str, body: DisputeBody, credentials: Credentials) -> Response:
+        """Dispute a roll the side may read (its own, or the other side's public one),
+        with the reason; it awaits the director's ruling, which settles it. Who: a side
+        (the director rules, the observer reads: 403)."""
+        ident, caller = caller_for(refit, campaign, credentials)
+        if caller.role in (DIRECTOR, OBSERVER):
+            raise Forbidden(f"a side disputes a roll; the {caller.role} "
+                            + ("rules on it (POST /rulings)" if caller.role == DIRECTOR
+                               else "reads"))
+        return command_answer(refit.proofs.receipted(ident, refit.audit.dispute_roll(
+            ident, body.version, caller.role, body.reason, caller.role)), caller.viewer)
 
 
 def _reading_routes(app: APIRouter, refit: Refit) -> None:

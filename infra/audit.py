@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, cast
 from uuid import UUID
 
-from domain.campaign import Campaign, rulings
+from domain.campaign import Campaign, disputes, rulings
 from domain.campaign.audit import Undone, check_undo, reroll_undo_reason
 from domain.errors import InvalidCommand
 from domain.history import undone_ranges
@@ -115,6 +115,15 @@ class Audit:
                 roll = roll | {"wrote": self._wrote(campaign_id, roll["version"])}
             rulings.record_ruling(campaign, roll, verdict, reason, actor, final, result,
                                   corrections, drm, disputed_by)
+        return self.commands.run(campaign_id, act)
+
+    def dispute_roll(self, campaign_id: UUID, version: int, side: str, reason: str,
+                     actor: str) -> CommandResult:
+        """A side's dispute of the standing roll made at `version`, awaiting a ruling."""
+        def act(campaign: Campaign) -> None:
+            roll = next((row for row in self.views.rows(campaign_id).select_rows(ROLL)
+                         if row["version"] == version), None)
+            disputes.dispute_roll(campaign, roll, version, side, reason, actor)
         return self.commands.run(campaign_id, act)
 
     def _wrote(self, campaign_id: UUID, version: int) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 from uuid import UUID
 
 from domain.campaign import reports
+from domain.campaign.disputes import open_disputes
 from domain.campaign.guide import due_rolls, guide, is_public
 from domain.cosigned import CosignWatch
 from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
@@ -86,6 +87,7 @@ class Queries:
                           if viewer in (None, side) or (work["subject"] == "step"
                                                         and is_public(state, side, work))]
         answer.reports = reports.listed(state)  # public: casualties and control are
+        answer.disputes = open_disputes(state, viewer)  # one of a secret roll: its side's
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
         return answer

@@ -69,6 +69,7 @@ class RollAudit(BaseModel):
     rulings: list[dict[str, Any]]
     rerolls: list[dict[str, Any]]
     sealed: list[SealedRoll] = []
+    disputes: list[dict[str, Any]] = []  # each side's dispute of it: who, why, when
 
 
 # A ruling's corrections, by event type: the kind each applies (domain/campaign/rulings.py).
@@ -116,6 +117,7 @@ class _Walk:
         self.shares: dict[int, dict[str, str]] = {}  # seed index -> side -> its share
         self.ended: int | None = None
         self.rulings: list[dict[str, Any]] = []
+        self.disputes: list[dict[str, Any]] = []
         self.rerolls: list[dict[str, Any]] = []
         self.head = 0
 
@@ -145,6 +147,8 @@ class _Walk:
                                "disputed_by") | {"corrections": data.get("corrections") or [],
                                                  "changed": []}
             self.rulings.append(self.ruling)
+        elif kind == "RollDisputed" and self._rules_on(data):
+            self.disputes.append(_act(record, "side", "reason", "cg_date"))
         elif kind == "RerollAuthorized" and data.get("key") == self.key:
             self.rerolls.append(_act(record, "reason", "epoch"))
 
@@ -205,7 +209,8 @@ def roll_audit(key: str | None, records: Iterable[dict[str, Any]],
     found = key if key is not None else \
         (walk.made[0][0]["data"]["key"] if walk.made else None)
     return RollAudit(key=found, rolls=made, rulings=walk.rulings, rerolls=walk.rerolls,
-                     sealed=sealed)
+                     sealed=sealed, disputes=[d | {"standing": not is_undone(d["version"], ranges)}
+                                              for d in walk.disputes])
 
 
 def _undone_by(walk: _Walk, version: int) -> int | None:

@@ -564,6 +564,8 @@ _HANDLERS: dict[str, Fold] = {
 # Events that change no row of the forms, each with the reason (a test holds every event
 # type to a handler above or a line here).
 NOT_FOLDED: dict[str, str] = {
+    "RollDisputed": "the open disputes are read from the campaign (status `disputes`), and "
+                    "each roll's from the log by the roll audit; a ruling closes it",
     "SeedShareContributed": "a side's dice seed share is on no form; the event log shows "
                             "it, and verify and the roll audit mix it into the seed",
     "ModuleUpgraded": "the module data a campaign plays is read from the campaign (status "

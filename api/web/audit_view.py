@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-from api.access import Caller
+from api.access import DIRECTOR, OBSERVER, Caller
+from domain.campaign.disputes import open_disputes
 from domain.digits import digits
 from infra.application import Refit
 from projections.audit import RollAudit
@@ -18,7 +19,14 @@ def roll_page(refit: Refit, ident: UUID, caller: Caller, version: int) -> dict[s
     audit's refusal (422) when no roll open to the role was made there."""
     audit = refit.audit.roll_audit(ident, None, caller.viewer, version)
     proof = refit.proofs.inclusion(ident, version).as_dict()
-    return {"audit": audit, "roll": _made_at(audit, version),
+    roll = _made_at(audit, version)
+    campaign = refit.store.campaign(ident)
+    disputed = next((d for d in open_disputes(campaign, caller.viewer)
+                     if d["roll_version"] == version), None)
+    return {"audit": audit, "roll": roll, "open_dispute": disputed,
+            # a side disputes a standing roll it may read, once, before CG End
+            "may_dispute": caller.role not in (DIRECTOR, OBSERVER) and roll is not None
+            and roll.standing and disputed is None and campaign.reph.phase != "ended",
             "sealed": next((s for s in audit.sealed if s.version == version), None),
             "commitment": commitment_at(refit, ident, caller.viewer, version),
             "proof": proof}

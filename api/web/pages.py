@@ -37,6 +37,7 @@ from api.web.login import (
 from api.web.respond import HERE, page, refusal, same_site
 from api.web.respond import page_campaign as _ident
 from api.web.rulings_view import ruling_form
+from api.web.side_acts import side_acts
 from api.web.verify_view import verify_pages
 from api.web.view import home
 from api.web.webhook_page import webhook_pages
@@ -57,6 +58,7 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
     _admin_pages(routes, refit, admin_token)
     director_pages(routes, refit)
     director_acts(routes, refit)
+    side_acts(routes, refit)
     verify_pages(routes, refit)
     import_pages(routes, refit, admin_token, import_limit)
     webhook_pages(routes, refit)

@@ -1,6 +1,10 @@
 """The Campaign aggregate and its parts (README, 'How the code is laid out')."""
 
-from domain.campaign import bombardment, rulings  # their events are registered on import
+from domain.campaign import (  # their events are registered on import
+    bombardment,
+    disputes,
+    rulings,
+)
 from domain.campaign.access import token_hash
 from domain.campaign.aggregate import Campaign, campaign_id
 from domain.campaign.events import EVENTS, CampaignEvent
@@ -8,4 +12,4 @@ from domain.campaign.handlers import HANDLERS, handles
 from domain.campaign.retained import retain_units  # its handler registers as it is imported
 
 __all__ = ["EVENTS", "HANDLERS", "Campaign", "CampaignEvent", "bombardment", "campaign_id",
-           "handles", "retain_units", "rulings", "token_hash"]
+           "disputes", "handles", "retain_units", "rulings", "token_hash"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from domain.campaign.disputes import closed_by_ruling
 from domain.campaign.events import NOT_DATA, CampaignEvent
 from domain.campaign.part import Part
 from domain.errors import InvalidCommand, RuleViolation
@@ -134,7 +135,8 @@ class RulingRecorded(CampaignEvent):
     secret_roll: bool = False  # the roll is secret: its particulars are sealed
 
     def apply(self, campaign: Any) -> None:
-        """A ruling is a record beside the roll; the campaign's state does not move."""
+        """A ruling is a record beside the roll; it settles the roll's dispute, if one."""
+        closed_by_ruling(campaign, self.roll_version)
 
 
 def check_ruling(verdict: str, reason: str, final: int | None, result: str | None,

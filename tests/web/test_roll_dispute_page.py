@@ -1,0 +1,93 @@
+"""A side disputes a roll from its audit page; the director's home lists the dispute with
+a link to the roll's audit, whose ruling form names who disputed it; the ruling settles
+it. A refusal comes back on the same page, as the JSON API words it."""
+
+from __future__ import annotations
+
+import html as markup
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from infra.settings import Settings
+from tests.helpers.http import auth, serving
+from tests.helpers.paths import FIXTURE_CHART
+from tests.helpers.web import csrf_of, text_of
+from tests.http.test_roll_disputes import played, rolls
+from tests.web.test_director_tools import get, log_in, post
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    """The service with the fictitious PBr test chart (a public and a secret table)."""
+    yield from serving(settings, FIXTURE_CHART)
+
+
+def dispute_from_page(client: TestClient, campaign: dict[str, Any], version: int,
+                      reason: str) -> Any:
+    """The dispute form posted from the roll's audit page (the session's side)."""
+    page = get(client, f"/play/{campaign['id']}/rolls/{version}")
+    return post(client, f"/play/{campaign['id']}/rolls/{version}/dispute",
+                {"csrf": csrf_of(page), "reason": reason})
+
+
+def test_a_side_disputes_the_other_sides_roll_and_the_director_rules_from_the_link(
+        client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    log_in(client, campaign["tokens"]["sides"]["Axis"])
+    page = get(client, f"/play/{campaign['id']}/rolls/{british}")
+    assert "Dispute this roll" in page
+    answer = dispute_from_page(client, campaign, british, "Sgt. Jones was Pinned")
+    assert answer.status_code == 303, answer.text
+    page = text_of(get(client, answer.headers["location"].split("#")[0]))
+    assert "the Axis disputed it: “Sgt. Jones was Pinned”" in page
+    assert "awaits the director's ruling" in page and "Dispute this roll" not in page
+
+    log_in(client, campaign["tokens"]["director"])
+    home = get(client, f"/play/{campaign['id']}")
+    assert f'href="/play/{campaign["id"]}/rolls/{british}#rule"' in home
+    assert "disputed by the Axis on" in text_of(home) and "Sgt. Jones was Pinned" in home
+    audit = get(client, f"/play/{campaign['id']}/rolls/{british}")
+    picked = audit.split('name="disputed_by"', 1)[1].split("</select>", 1)[0]
+    assert '<option value="Axis" selected>' in picked
+    ruled = post(client, f"/play/{campaign['id']}/rolls/{british}/ruling",
+                 {"csrf": csrf_of(audit), "verdict": "upheld", "reason": "he was not",
+                  "disputed_by": "Axis"})
+    assert ruled.status_code == 303, ruled.text
+    assert "Sgt. Jones was Pinned" not in get(client, f"/play/{campaign['id']}")
+    assert "(settled by a ruling)" in text_of(get(client, f"/play/{campaign['id']}/rolls/"
+                                                          f"{british}"))
+
+
+def test_the_director_and_observer_have_no_dispute_form_and_are_refused_one(
+        client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    log_in(client, campaign["tokens"]["director"])
+    assert "Dispute this roll" not in get(client, f"/play/{campaign['id']}/rolls/{british}")
+    answer = dispute_from_page(client, campaign, british, "no")
+    assert answer.status_code == 403 and "the director rules on it" in answer.text
+    log_in(client, campaign["tokens"]["observer"])  # its pages carry no form at all
+    page = get(client, f"/play/{campaign['id']}/rolls/{british}")
+    assert "Dispute this roll" not in page and 'name="csrf"' not in page
+    answer = post(client, f"/play/{campaign['id']}/rolls/{british}/dispute",
+                  {"csrf": "none", "reason": "no"})
+    assert answer.status_code == 403, answer.text
+    status = client.get(f"/campaigns/{campaign['id']}",
+                        headers=auth(campaign["tokens"]["director"])).json()
+    assert status["disputes"] == []
+
+
+def test_a_blank_reason_comes_back_on_the_roll_page_naming_the_field(
+        client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    log_in(client, campaign["tokens"]["sides"]["British"])  # its own roll
+    answer = dispute_from_page(client, campaign, british, "   ")
+    assert answer.status_code == 422, answer.text
+    said = markup.unescape(answer.text)
+    assert "a dispute says why the roll is wrong" in said and "Dispute this roll" in said
+    assert 'aria-invalid="true"' in answer.text.split('id="dispute-reason"', 1)[1][:400]
