@@ -39,7 +39,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
-            "control": control_choices(refit, status.module),
+            "control": control_choices(refit, status, caller.role == DIRECTOR),
             # the reports settled on this CG Date, newest first (public, as casualties are)
             "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
                         status.cg_date and r.status in SETTLED][:RECENT],
@@ -63,14 +63,21 @@ def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
             for chart in charts for option in chart.options}
 
 
-def control_choices(refit: Refit, module: str) -> dict[str, Any]:
-    """What the Control form offers: the kinds of Location the module records Control
-    of, and (KGP 8.2) its Map Groups for an LVP Location."""
-    rules = refit.store.module(module)
+def control_choices(refit: Refit, status: read.CampaignStatus, director: bool
+                    ) -> dict[str, Any]:
+    """What the Control form offers now: the kinds of Location the module records Control
+    of that may change now (none outside the scenario and the Setup Area step; a Block's
+    only in its step, save by the director: ABtF 9.605, 9.6051), and (KGP 8.2) its Map
+    Groups for an LVP Location."""
+    rules = refit.store.module(status.module)
+    rule = rules.control_rule or "A26.11"
+    now = status.phase == "scenario" or (status.phase == "reph" and status.step == rule)
+    bound = rules.control_step_kinds
+    kinds = [kind for kind in rules.control_kinds if now and (
+        director or bound.get(kind, status.step) == status.step)]
     groups: dict[str, str] = getattr(rules, "map_groups", {})
-    return {"kinds": rules.control_kinds, "rule": rules.control_rule or "A26.11",
-            "map_groups": [(group, f"{group}: {name}") for group, name in groups.items()],
-            "lvp_rule": getattr(rules, "lvp_rule", "")}
+    return {"kinds": kinds, "rule": rule, "lvp_rule": getattr(rules, "lvp_rule", ""),
+            "map_groups": [(group, f"{group}: {name}") for group, name in groups.items()]}
 
 
 def recorded(refit: Refit, ident: UUID, viewer: str | None, done: range | None,

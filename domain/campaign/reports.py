@@ -72,6 +72,8 @@ def change_control(campaign: Campaign, command: cmd.ChangeControl, actor: str) -
     side reports a Location it Controls now, for the other side to confirm."""
     campaign.reph.check_not_ended()
     _acting(campaign, command.side, actor)  # a side reports what it Controls
+    step = campaign.reph.step if campaign.reph.phase == "reph" else None
+    campaign.rules.check_control_kind(command.kind, step, actor in campaign.sides)
     fields = _control_fields(campaign, command.model_dump())
     if actor not in campaign.sides:
         _record_control(campaign, fields, actor)
@@ -166,7 +168,6 @@ def _control_fields(campaign: Campaign, given: dict[str, Any]) -> dict[str, Any]
     and Map Group unless given new ones; KGP 8.2)."""
     command = cmd.ChangeControl.model_validate({k: v for k, v in given.items()
                                                 if k in cmd.ChangeControl.model_fields})
-    campaign.rules.check_control_kind(command.kind)
     campaign.rules.check_control(command)
     change = campaign.scenario.control_change(command.location, command.side, command.lvp,
                                               command.map_group)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from domain.errors import InvalidCommand, MissingTable
+from domain.errors import InvalidCommand, MissingTable, RuleViolation
 from domain.rules.base import Strict
 from domain.rules.calendar import CalendarDate, CGParams, PointsEffect, Step
 from domain.rules.charts import FortificationChart, RGChart, RGRow, SWChart
@@ -75,6 +75,9 @@ class Module(Strict):
     # PBr 3.605), and in ABtF a Block too (9.605). `control_rule` is where the module says so.
     control_kinds: list[str] = ["Strategic Location", "Location"]
     control_rule: str = ""
+    # A kind whose Control a side reports only in that RePh step (ABtF: a Block's, 9.605);
+    # the director records it at any time (a Block Control Forfeiture, 9.6051).
+    control_step_kinds: dict[str, str] = {}
 
     @model_validator(mode="after")
     def _names_are_consistent(self) -> Module:
@@ -162,12 +165,18 @@ class Module(Strict):
 
     # -- the hooks of a module's own procedure (domain/modules/kgp overrides them) ----
 
-    def check_control_kind(self, kind: str) -> None:
-        """A control change names a kind of Location the module records Control of."""
+    def check_control_kind(self, kind: str, step: str | None, by_side: bool) -> None:
+        """A control change names a kind of Location the module records Control of; a
+        side reports one bound to a RePh step only in it (ABtF 9.605's Blocks)."""
         if kind not in self.control_kinds:
             raise InvalidCommand(f"{kind!r} is not what {self.id.upper()} records Control of: "
                                  f"one of {', '.join(self.control_kinds)}",
                                  rule=self.control_rule or "A26.11", field="kind")
+        bound = self.control_step_kinds.get(kind)
+        if by_side and bound is not None and step != bound:
+            raise RuleViolation(f"{kind} Control is determined only in RePh step {bound}, "
+                                "as its Setup Areas are: report it then (the director "
+                                "records a forfeiture at any time)", rule=bound, field="kind")
 
     def check_control(self, command: Any) -> None:
         """Refuse what a control change gives that this module keeps no record of."""

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from domain import commands as cmd
-from domain.errors import InvalidCommand, MissingTable, RefitError
+from domain.errors import InvalidCommand, MissingTable, RefitError, RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
 from tests.helpers.story import advance_to, do, load_abtf_owner_data, to_reph_step
@@ -209,3 +209,20 @@ def test_a_block_changes_hands_in_abtf_but_pbr_has_no_blocks(
     error = refused(refit, pbr, {"type": "change_control", "location": "Block 7",
                                  "kind": "Block", "side": "Axis"})
     assert isinstance(error, InvalidCommand) and (error.field, error.rule) == ("kind", "3.605")
+
+
+def test_a_side_reports_a_blocks_control_only_in_9_605_the_director_at_any_time(
+        refit: Refit, server_campaign: UUID) -> None:
+    """ABtF 9.605: Block Control is determined (and can change) only as a result of this
+    step [EXC: Block Control Forfeiture; 9.6051]."""
+    block = {"type": "change_control", "location": "Block 7", "kind": "Block",
+             "side": "German"}
+    to_reph_step(refit, server_campaign, "9.604")
+    error = refused(refit, server_campaign, block, actor="German")
+    assert isinstance(error, RuleViolation) and (error.field, error.rule) == ("kind", "9.605")
+    assert "only in RePh step 9.605" in str(error)
+    do(refit, server_campaign, block | {"location": "Block 8"})  # the director: 9.6051
+    advance_to(refit, server_campaign, "9.605")
+    do(refit, server_campaign, block, actor="German")  # a report, for the British to confirm
+    [report] = refit.store.campaign(server_campaign).reports.open.values()
+    assert (report["kind"], report["side"]) == ("control", "German")

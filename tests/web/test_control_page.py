@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from api.web.view import control_choices
 from infra.application import Refit
+from projections.read import CampaignStatus
 from tests.helpers.http import new_campaign, send
 from tests.helpers.web import AXIS, BRITISH, inputs_of, text_of
 from tests.web.test_director_tools import get, log_in
@@ -75,9 +76,31 @@ def test_the_kinds_offered_are_the_modules_own(client: TestClient, refit: Refit)
     assert 'value="Strategic Location"' in pbr_form and 'value="Block"' not in pbr_form
     assert "Kind (3.605)" in pbr_form
     assert 'name="map_group"' not in pbr_form and 'name="infantry"' not in pbr_form
-    abtf = control_choices(refit, "abtf")  # ABtF's Initial Scenario waits on owner data
-    assert (abtf["kinds"], abtf["rule"]) == (["Strategic Location", "Location", "Block"],
-                                             "9.605")
+    # ABtF's Initial Scenario waits on owner data: its choices, as each role has them.
+    def abtf(phase: str, step: str | None, director: bool) -> list[str]:
+        status = CampaignStatus.model_construct(module="abtf", phase=phase, step=step)
+        choices = control_choices(refit, status, director)
+        assert choices["rule"] == "9.605"
+        return list(choices["kinds"])
+    assert abtf("scenario", None, director=False) == ["Strategic Location", "Location"]
+    assert abtf("reph", "9.605", director=False) == ["Strategic Location", "Location", "Block"]
+    assert abtf("scenario", None, director=True) == ["Strategic Location", "Location", "Block"]
+    assert abtf("reph", "9.606", director=True) == []  # no Control form past 9.605
+
+
+def test_the_control_form_is_back_in_the_setup_area_step_and_gone_after_it(
+        client: TestClient) -> None:
+    campaign = in_play(client)
+    director = campaign["tokens"]["director"]
+    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    while status(client, campaign)["step"] != "3.605":
+        assert control_forms(client, campaign) == [], status(client, campaign)["step"]
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    [form] = control_forms(client, campaign)
+    assert "Kind (3.605)" in form
+    assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    assert control_forms(client, campaign) == []
 
 
 def test_a_kgp_director_records_an_lvp_location_with_its_map_group(client: TestClient) -> None:

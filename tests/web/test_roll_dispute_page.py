@@ -45,6 +45,8 @@ def test_a_side_disputes_the_other_sides_roll_and_the_director_rules_from_the_li
     page = text_of(get(client, answer.headers["location"].split("#")[0]))
     assert "the Axis disputed it: “Sgt. Jones was Pinned”" in page
     assert "awaits the director's ruling" in page and "Dispute this roll" not in page
+    home = text_of(get(client, f"/play/{campaign['id']}"))
+    assert f"Your dispute of roll {british} (T1, " in home and "Sgt. Jones was Pinned" in home
 
     log_in(client, campaign["tokens"]["director"])
     home = get(client, f"/play/{campaign['id']}")
