@@ -173,6 +173,9 @@ def status_text(answer: CampaignStatus) -> str:
         lines.append(f"{answer.step} waits for: {', '.join(answer.to_roll)}")
     lines += [f"report {r['report']} ({r['what']}, {r['status']}) awaits the "
               f"{' or '.join(r['awaiting'])}" for r in answer.reports]
+    lines += [f"roll {d['roll_version']} ({d['table']}, {d['rolled_on']}) disputed by the "
+              f"{d['side']}, awaits the director's ruling: {d['reason']}"
+              for d in answer.disputes]
     return "\n".join(lines)
 
 

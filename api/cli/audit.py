@@ -100,6 +100,19 @@ def ruling(campaign: Id,
         None if drm is None else [_json(text, "drm") for text in drm], disputed_by)))
 
 
+@app.command()
+def dispute(campaign: Id,
+            version: Annotated[int, typer.Option(help="The version the roll was made at.")],
+            reason: Reason,
+            by: Annotated[str, typer.Option(
+                "--by", help="The side disputing it (a side disputes; the director rules).")],
+            db: Db = None, as_json: Json = False) -> None:
+    """A side's dispute of a roll it may read (its own, or the other side's public one),
+    awaiting the director's ruling (`refit ruling`), which settles it."""
+    answer(as_json, appended(db, as_json, campaign, lambda refit: refit.audit.dispute_roll(
+        campaign_key(campaign), version, by, reason, by)))
+
+
 def _json(text: str, option: str) -> Any:
     """One JSON option value, refused naming its option when it is not JSON."""
     try:

@@ -62,10 +62,10 @@ def dispute_roll(campaign: Campaign, roll: dict[str, Any] | None, version: int, 
     """Record a side's dispute of the standing roll made at `version` (`roll`: its row in
     the rolls view, None if no standing roll is there)."""
     campaign.reph.check_not_ended()
-    side = campaign.check_side(side)
     if actor not in campaign.sides:
         raise Forbidden("a side disputes a roll; the director rules on it (a ruling)",
                         field="side")
+    side = campaign.check_side(side)
     if actor != side:
         raise Forbidden(f"the {actor} disputes for itself, not for the {side}", field="side")
     if roll is None or roll.get("secret_for") not in (None, side):

@@ -574,3 +574,24 @@ def test_both_sides_cosign_at_the_command_line_and_an_import_checks_what_they_ho
     imported = refit("import", str(source), "--checkpoint", str(held),
                      "--db", other_database_url)
     assert isinstance(imported, dict) and imported["events"] == 5
+
+
+def test_a_side_disputes_a_roll_and_the_status_says_it_awaits_a_ruling(db: str) -> None:
+    created = refit("campaign", "new", "--module", "abtf", "--cg", "I", "--name", "A",
+                    "--db", db)
+    campaign = created["id"]  # type: ignore[call-overload]
+    while refit("status", campaign, "--db", db)["step"] != "9.620":  # type: ignore[index]
+        refit("advance", campaign, "--db", db)
+    rolled = refit("roll", campaign, "--table", "9.6202", "--side", "British", "--db", db)
+    version = rolled["version"]  # type: ignore[call-overload]
+    refit("dispute", campaign, "--version", str(version), "--by", "German",
+          "--reason", "the British ELR loss DRM is wrong", "--db", db)
+    shown = runner.invoke(app, ["status", campaign, "--db", db])
+    assert f"roll {version} (9.6202, 17N) disputed by the German, awaits the director's " \
+           "ruling: the British ELR loss DRM is wrong" in shown.stdout
+    again = runner.invoke(app, ["dispute", campaign, "--version", str(version), "--by",
+                                "British", "--reason", "mine too", "--db", db])
+    assert again.exit_code != 0 and "disputed already" in again.output
+    director = runner.invoke(app, ["dispute", campaign, "--version", str(version), "--by",
+                                   "director", "--reason", "no", "--db", db])
+    assert director.exit_code != 0 and "the director rules on it" in director.output
