@@ -200,7 +200,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "CasualtyLineReported": lambda d: (f"report {d['report']}: the {d['side']} casualty "
                                        + (f"came from RG #{d['purchase']}" if d['purchase']
                                           else "came from no RG line")),
-    "ControlReported": lambda d: (f"report {d['report']}: the {d['side']} Control "
+    "ControlReported": lambda d: (f"report {d['report']}: the {d['side']} Controls "
                                   f"{d['location']} ({d['kind']}), to confirm{_rule(d)}"),
     "ReportConfirmed": lambda d: _answer(d, "confirmed"),
     "ReportDisputed": lambda d: _answer(d, "disputed") + f": {d['reason']}",

@@ -16,6 +16,7 @@ from typing import Any
 from uuid import UUID
 from weakref import WeakKeyDictionary
 
+from domain.campaign.disputes import open_disputes
 from domain.campaign.guide import guide
 from infra.store import CampaignStore
 
@@ -30,6 +31,7 @@ class Progress:
     version: int
     guide: dict[str, Any]
     last_event: datetime
+    disputes: tuple[str, ...] = ()  # the public roll disputes awaiting a ruling
 
 
 class _Kept:
@@ -66,6 +68,8 @@ def progress(store: CampaignStore, campaign_id: UUID, version: int | None = None
     found = None if version is None else kept.get((campaign_id, version))
     if found is None:
         state = store.campaign(campaign_id)
-        found = Progress(state.version, guide(state, PUBLIC), state.modified_on)
+        found = Progress(state.version, guide(state, PUBLIC), state.modified_on, tuple(
+            f"roll {d['roll_version']} ({d['table']}, {d['rolled_on']}): disputed by the "
+            f"{d['side']}" for d in open_disputes(state, PUBLIC)))
         kept.put((campaign_id, found.version), found)
     return found

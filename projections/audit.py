@@ -174,6 +174,8 @@ def _changed(ruling: dict[str, Any], record: dict[str, Any]) -> None:
     if record["type"] == "RulingSealed":
         if "key" in data:  # the secret roll's corrected figures, to those who see it
             ruling |= {name: data[name] for name in ("final", "result", "drm")}
+            if data.get("disputed_by"):  # its own side's dispute, sealed with the roll
+                ruling["disputed_by"] = data["disputed_by"]
         return
     change = {"kind": CORRECTED_BY[record["type"]], "version": record["version"],
               "side": data.get("side")}

@@ -158,7 +158,7 @@ def line_of(status: Listing, read: Callable[[Listing], Progress],
     guide = found.guide
     line.sides, line.title = side_states(guide), guide["title"]
     line.disputes = [f"report {r['report']}: {r['what']}" for r in guide["reports"]
-                     if r["status"] == "disputed"]
+                     if r["status"] == "disputed"] + list(found.disputes)
     line.last, line.ago = found.last_event, ago(found.last_event, now)
     line.stalled = guide["phase"] in ("setup", "reph") and now - found.last_event > STALLED
     return line

@@ -53,11 +53,12 @@ def _refused(request: Request, refit: Refit, ident: UUID, who: Visitor, version:
              form: dict[str, str], error: RefitError) -> Response:
     """The audit page again, with the refusal beside the form as it was filled in."""
     status, said = refusal(error, {"version": "the roll's version (in the address)"})
+    number = page_version(version)
+    # The address shown is built from the version read, never from the text given.
     context: dict[str, Any] = {"role": who.caller.role, "campaign": ident,
                                "version": version, "asked": form,
                                "csrf": Sessions(refit.keys).csrf(who.session),
-                               "shown_at": f"/play/{ident}/rolls/{version}"}
-    number = page_version(version)
+                               "shown_at": f"/play/{ident}/rolls/{number}" if number else None}
     try:
         found = roll_page(refit, ident, who.caller, number) if number else {}
     except RefitError:

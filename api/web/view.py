@@ -66,17 +66,18 @@ def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
 def control_choices(refit: Refit, status: read.CampaignStatus, director: bool
                     ) -> dict[str, Any]:
     """What the Control form offers now: the kinds of Location the module records Control
-    of that may change now (none outside the scenario and the Setup Area step; a Block's
-    only in its step, save by the director: ABtF 9.605, 9.6051), and (KGP 8.2) its Map
-    Groups for an LVP Location."""
+    of that may change now (in the CG Scenario and the RePh; a Block's only in its step,
+    save by the director: ABtF 9.605, 9.6051), whether it is open (the scenario and the
+    Setup Area step) or folded, and (KGP 8.2) its Map Groups for an LVP Location."""
     rules = refit.store.module(status.module)
     rule = rules.control_rule or "A26.11"
-    now = status.phase == "scenario" or (status.phase == "reph" and status.step == rule)
+    now = status.phase in ("scenario", "reph")  # PBr 3.605: "at any time during/after"
     bound = rules.control_step_kinds
     kinds = [kind for kind in rules.control_kinds if now and (
         director or bound.get(kind, status.step) == status.step)]
     groups: dict[str, str] = getattr(rules, "map_groups", {})
     return {"kinds": kinds, "rule": rule, "lvp_rule": getattr(rules, "lvp_rule", ""),
+            "open": status.phase == "scenario" or status.step == rule,
             "map_groups": [(group, f"{group}: {name}") for group, name in groups.items()]}
 
 

@@ -136,7 +136,7 @@ class RulingRecorded(CampaignEvent):
 
     def apply(self, campaign: Any) -> None:
         """A ruling is a record beside the roll; it settles the roll's dispute, if one."""
-        closed_by_ruling(campaign, self.roll_version)
+        closed_by_ruling(campaign, self.roll_version, self.originator_version)
 
 
 def check_ruling(verdict: str, reason: str, final: int | None, result: str | None,

@@ -4,10 +4,11 @@ at the table; here the argument is on the record, beside the roll, for the direc
 settle with the roll's audit and proof on screen.
 
 A side disputes its own rolls and the rolls it may read of the other side (public ones);
-a dispute of its own secret roll is sealed to it, as the roll is. One open dispute per
-roll: the other side, who may read it too, adds to the director's ruling, not a second
-dispute. The open disputes are kept on the reports part, and only once one is made, so
-a campaign that has none keeps the shape its snapshots had.
+a dispute of its own secret roll is sealed to it, as the roll is. One dispute per roll:
+the other side, who may read it too, adds to the director's ruling, not a second dispute;
+and once a ruling settles it, the ruling stands (the director may rule again). The
+disputes are kept on the reports part, and only once one is made, so a campaign that has
+none keeps the shape its snapshots had.
 """
 
 from __future__ import annotations
@@ -15,19 +16,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain.campaign.events import CampaignEvent
+from domain.commands import printable
 from domain.errors import Forbidden, InvalidCommand, RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
 
-FIELD = "roll_disputes"  # on the reports part: "VERSION" -> the open dispute
+FIELD = "roll_disputes"  # on the reports part: "VERSION" -> the dispute, and its ruling
+REASON_LENGTH = 500
 
 
 class RollDisputed(CampaignEvent):
     """A side disputes a roll, with its reason; the director rules on it."""
 
     roll_version: int
-    table: str  # the roll's, and the CG Date it was rolled on: what the director sees first
+    # The roll's table, side and CG Date: what the director and the sides see first.
+    table: str
+    roll_side: str
     rolled_on: str
     side: str
     reason: str
@@ -36,24 +41,28 @@ class RollDisputed(CampaignEvent):
     def apply(self, campaign: Any) -> None:
         campaign.reports.__dict__.setdefault(FIELD, {})[str(self.roll_version)] = {
             "roll_version": self.roll_version, "table": self.table,
-            "rolled_on": self.rolled_on, "side": self.side, "reason": self.reason,
-            "cg_date": self.cg_date, "version": self.originator_version,
-            "secret_for": self.secret_for}
+            "roll_side": self.roll_side, "rolled_on": self.rolled_on, "side": self.side,
+            "reason": self.reason, "cg_date": self.cg_date,
+            "version": self.originator_version, "secret_for": self.secret_for,
+            "ruled": None}
 
 
-def closed_by_ruling(campaign: Any, roll_version: int | None) -> None:
-    """A ruling on the roll settles its dispute."""
-    if roll_version is not None:
-        campaign.reports.__dict__.get(FIELD, {}).pop(str(roll_version), None)
+def closed_by_ruling(campaign: Any, roll_version: int | None, ruling: int) -> None:
+    """A ruling on the roll settles its dispute, for good: the same roll is not disputed
+    again (the director may rule on it again)."""
+    found = campaign.reports.__dict__.get(FIELD, {}).get(str(roll_version))
+    if found is not None and found["ruled"] is None:
+        found["ruled"] = ruling
 
 
 def open_disputes(campaign: Campaign, viewer: str | None) -> list[dict[str, Any]]:
     """The disputes awaiting a ruling that the viewer may read (None: the director's,
     all), oldest first."""
     found = campaign.reports.__dict__.get(FIELD, {}).values()
-    return sorted(({k: v for k, v in d.items() if k != "secret_for"}
+    return sorted(({k: v for k, v in d.items() if k not in ("secret_for", "ruled")}
                    | {"secret": d["secret_for"] is not None}
-                   for d in found if viewer is None or d["secret_for"] in (None, viewer)),
+                   for d in found if d["ruled"] is None
+                   and (viewer is None or d["secret_for"] in (None, viewer))),
                   key=lambda d: d["version"])
 
 
@@ -71,12 +80,28 @@ def dispute_roll(campaign: Campaign, roll: dict[str, Any] | None, version: int, 
     if roll is None or roll.get("secret_for") not in (None, side):
         raise InvalidCommand(f"no standing roll made at version {version} is open to the "
                              f"{side}", field="version")
-    if not reason.strip():
-        raise InvalidCommand("a dispute says why the roll is wrong", field="reason")
-    if str(version) in campaign.reports.__dict__.get(FIELD, {}):
+    earlier = campaign.reports.__dict__.get(FIELD, {}).get(str(version))
+    if earlier is not None:
         raise RuleViolation(f"the roll made at version {version} is disputed already: the "
-                            "director rules on it")
+                            "director rules on it" if earlier["ruled"] is None else
+                            f"the director ruled on the dispute of the roll made at version "
+                            f"{version} (version {earlier['ruled']}): the ruling stands")
     campaign._record(RollDisputed, actor, secret_for=roll.get("secret_for"),
-                     roll_version=version, table=roll["table"], rolled_on=roll["cg_date"],
-                     side=side, reason=reason.strip(),
+                     roll_version=version, table=roll["table"], roll_side=roll["side"],
+                     rolled_on=roll["cg_date"], side=side, reason=_reason(reason),
                      cg_date=campaign.reph.cg_date)
+
+
+def _reason(text: str) -> str:
+    """A dispute's reason: printable words, at most REASON_LENGTH characters."""
+    try:
+        printable(text)
+    except ValueError as error:
+        raise InvalidCommand(f"reason: {error}", field="reason") from None
+    text = text.strip()
+    if not any(char.isalnum() for char in text):
+        raise InvalidCommand("a dispute says why the roll is wrong", field="reason")
+    if len(text) > REASON_LENGTH:
+        raise InvalidCommand(f"a dispute's reason is at most {REASON_LENGTH} characters",
+                             field="reason")
+    return text

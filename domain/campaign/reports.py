@@ -78,6 +78,7 @@ def change_control(campaign: Campaign, command: cmd.ChangeControl, actor: str) -
     if actor not in campaign.sides:
         _record_control(campaign, fields, actor)
         return
+    _check_not_reported(campaign, fields)
     campaign._record(ControlReported, actor, report=campaign.reports.made + 1,
                      cg_date=campaign.reph.cg_date, **fields)
 
@@ -174,6 +175,16 @@ def _control_fields(campaign: Campaign, given: dict[str, Any]) -> dict[str, Any]
     return change | {"kind": command.kind, "rule": command.rule, "infantry": command.infantry}
 
 
+def _check_not_reported(campaign: Campaign, fields: dict[str, Any]) -> None:
+    """A side's Control report is made once: while it is open, the same is not sent again."""
+    for number, entry in campaign.reports.open.items():
+        said = entry["fields"]
+        if entry["kind"] == "control" and entry["side"] == fields["side"] and \
+                (said["location"], said["kind"]) == (fields["location"], fields["kind"]):
+            raise RuleViolation(f"report {number} already says {describe(entry)}: it awaits "
+                                "its answer", field="location")
+
+
 def _record_control(campaign: Campaign, fields: dict[str, Any], actor: str) -> None:
     """Record the change; Infantry Control reveals an Objective Hex (KGP 8.2)."""
     campaign._record(ControlChanged, actor, cg_date=campaign.reph.cg_date, **fields)
@@ -189,7 +200,7 @@ def describe(entry: dict[str, Any]) -> str:
     fields = entry["fields"]
     if entry["kind"] == "casualty":
         return f"the {entry['side']} lost {fields['unit']} ({fields['cvp']} CVP)"
-    return f"the {entry['side']} Control {fields['location']} ({fields['kind']})"
+    return f"the {entry['side']} Controls {fields['location']} ({fields['kind']})"
 
 
 def listed(campaign: Campaign) -> list[dict[str, Any]]:

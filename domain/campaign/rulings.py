@@ -113,6 +113,7 @@ class RulingSealed(CampaignEvent):
     final: int | None
     result: str | None
     drm: list[dict[str, Any]] | None
+    disputed_by: str | None = None  # the roll's own side, whose dispute is as secret as it
 
     def apply(self, campaign: Any) -> None:
         """A record beside the ruling; the campaign's state does not move."""
@@ -234,17 +235,20 @@ def record_ruling(campaign: Campaign, roll: dict[str, Any] | None, verdict: str,
     secret = roll is not None and roll.get("secret_for") is not None
     shown = {"key": roll["key"] if roll else None, "final": final, "result": result,
              "drm": ruled_drm}
+    # A side's dispute of its own secret roll is sealed to it (disputes.py): so is its name
+    # on the ruling, which the other side reads.
+    own = secret and roll is not None and disputed_by == roll.get("secret_for")
     campaign._record(
         RulingRecorded, actor, roll_version=roll["version"] if roll else None,
         side=roll["side"] if roll else (disputed_by or ""), verdict=verdict, reason=reason,
-        corrections=[fix.kind for fix in fixes], disputed_by=disputed_by,
+        corrections=[fix.kind for fix in fixes], disputed_by=None if own else disputed_by,
         secret_roll=secret, **({"key": None, "final": None, "result": None, "drm": None}
                                if secret else shown))
     ruling = campaign.version
     if secret and roll is not None:
         campaign._record(RulingSealed, actor, secret_for=roll["secret_for"],
                          side=roll["side"], ruling=ruling, roll_version=roll["version"],
-                         **shown)
+                         disputed_by=disputed_by if own else None, **shown)
     for index, fix in enumerate(fixes):
         try:
             _apply(campaign, fix, roll, ruling, actor)

@@ -180,8 +180,12 @@ class Module(Strict):
 
     def check_control(self, command: Any) -> None:
         """Refuse what a control change gives that this module keeps no record of."""
-        if command.lvp or command.map_group:
-            raise InvalidCommand(f"{self.id} keeps no LVP or Map Groups", field="lvp")
+        given = next((name for name in ("lvp", "map_group", "infantry")
+                      if getattr(command, name)), None)
+        if given is not None:
+            raise InvalidCommand(f"{self.id.upper()} keeps no LVP, Map Groups or Objective "
+                                 "Hexes (KGP 8.2): a Control change here names none",
+                                 field=given)
 
     def control_changed(self, campaign: Any, side: str | None, where: str, infantry: bool,
                         actor: str) -> None:

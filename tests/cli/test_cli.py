@@ -583,7 +583,8 @@ def test_a_side_disputes_a_roll_and_the_status_says_it_awaits_a_ruling(db: str) 
     while refit("status", campaign, "--db", db)["step"] != "9.620":  # type: ignore[index]
         refit("advance", campaign, "--db", db)
     rolled = refit("roll", campaign, "--table", "9.6202", "--side", "British", "--db", db)
-    version = rolled["version"]  # type: ignore[call-overload]
+    [version] = [e["version"] for e in rolled["events"]  # type: ignore[call-overload]
+                 if e["type"] == "DiceRolled"]
     refit("dispute", campaign, "--version", str(version), "--by", "German",
           "--reason", "the British ELR loss DRM is wrong", "--db", db)
     shown = runner.invoke(app, ["status", campaign, "--db", db])

@@ -8,7 +8,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import auth, secrets_played, send
+from tests.helpers.http import ADMIN, auth, secrets_played, send
+from tests.helpers.web import text_of
 
 
 def played(client: TestClient) -> dict[str, Any]:
@@ -134,3 +135,64 @@ def test_an_undo_past_the_dispute_takes_it_back_and_the_audit_marks_it_undone(
                        params={"version": british}, headers=director).json()
     assert [d["standing"] for d in audit["disputes"]] == [False]
     assert dispute(client, campaign, "Axis", british).status_code == 200  # open again
+
+
+def test_a_ruling_on_a_secret_roll_its_own_side_disputed_keeps_that_side_sealed(
+        client: TestClient) -> None:
+    campaign = played(client)
+    axis = rolls(client, campaign)["Axis"]
+    assert dispute(client, campaign, "Axis", axis, "the Elite -1").status_code == 200
+    director = auth(campaign["tokens"]["director"])
+    key = client.get(f"/campaigns/{campaign['id']}/rolls", headers=director).json()[0]["key"]
+    ruled = client.post(f"/campaigns/{campaign['id']}/rulings", headers=director, json={
+        "key": key, "verdict": "upheld", "reason": "stands as rolled", "disputed_by": "Axis"})
+    assert ruled.status_code == 200, ruled.text
+    british = auth(campaign["tokens"]["sides"]["British"])
+    events = client.get(f"/campaigns/{campaign['id']}/events", headers=british).json()
+    [ruling] = [e for e in events if e["type"] == "RulingRecorded"]
+    assert ruling["data"]["disputed_by"] is None and ruling["data"]["reason"] == \
+        "stands as rolled"  # a ruling is public; whose dispute it settled is not
+    for read in ("events", "export", f"rolls/audit?version={axis}", "report"):
+        text = client.get(f"/campaigns/{campaign['id']}/{read}", headers=british).text
+        assert "disputed by Axis" not in text and '"disputed_by":"Axis"' not in \
+            text.replace(" ", ""), read
+    own = client.get(f"/campaigns/{campaign['id']}/rolls/audit", params={"version": axis},
+                     headers=auth(campaign["tokens"]["sides"]["Axis"])).json()
+    assert own["rulings"][0]["disputed_by"] == "Axis"
+
+
+def test_a_dispute_a_ruling_settled_is_not_raised_again(client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    assert dispute(client, campaign, "Axis", british).status_code == 200
+    director = auth(campaign["tokens"]["director"])
+    key = client.get(f"/campaigns/{campaign['id']}/rolls", headers=director).json()[-1]["key"]
+    ruled = client.post(f"/campaigns/{campaign['id']}/rulings", headers=director,
+                        json={"key": key, "verdict": "upheld", "reason": "no leader there"})
+    assert ruled.status_code == 200, ruled.text
+    for side in ("Axis", "British"):
+        again = dispute(client, campaign, side, british, "still wrong")
+        assert again.status_code == 422, again.text
+        assert "the ruling stands" in again.json()["error"]["message"]
+
+
+def test_a_reason_with_no_word_in_it_is_refused(client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    for reason in ("\u200b", " ... ", "\u00a0"):
+        answer = dispute(client, campaign, "Axis", british, reason)
+        assert answer.status_code == 422 and answer.json()["error"]["field"] == "reason"
+
+
+def test_the_admins_dashboard_counts_a_public_dispute_never_a_sealed_one(
+        client: TestClient) -> None:
+    campaign = played(client)
+    made = rolls(client, campaign)
+    assert dispute(client, campaign, "Axis", made["Axis"], "the Elite -1").status_code == 200
+    client.post("/login", data={"token": ADMIN})
+    page = text_of(client.get("/admin").text)
+    assert "ruling pending" not in page and "Elite" not in page  # the observer's reading
+    assert dispute(client, campaign, "Axis", made["British"], "Pinned").status_code == 200
+    page = text_of(client.get("/admin").text)
+    assert "1 ruling pending" in page
+    assert f"roll {made['British']} (T1, 14AM): disputed by the Axis" in page

@@ -50,7 +50,7 @@ def test_a_side_reports_a_location_it_controls_and_the_other_side_confirms_it(
 
     log_in(client, campaign["tokens"]["sides"][BRITISH])
     page = text_of(get(client, f"/play/{campaign['id']}"))
-    assert "the Axis Control Ranville church (Strategic Location)" in page
+    assert "the Axis Controls Ranville church (Strategic Location)" in page
     answer = act(client, campaign, {"action": "answer", "side": BRITISH, "report": "1",
                                     "answer": "confirm_report"})
     assert answer.status_code == 303, answer.text
@@ -84,23 +84,28 @@ def test_the_kinds_offered_are_the_modules_own(client: TestClient, refit: Refit)
         return list(choices["kinds"])
     assert abtf("scenario", None, director=False) == ["Strategic Location", "Location"]
     assert abtf("reph", "9.605", director=False) == ["Strategic Location", "Location", "Block"]
+    assert abtf("reph", "9.606", director=False) == ["Strategic Location", "Location"]
     assert abtf("scenario", None, director=True) == ["Strategic Location", "Location", "Block"]
-    assert abtf("reph", "9.606", director=True) == []  # no Control form past 9.605
+    assert abtf("setup", "9.617", director=True) == []  # before the Initial Scenario
 
 
-def test_the_control_form_is_back_in_the_setup_area_step_and_gone_after_it(
+def test_the_control_form_is_open_in_the_setup_area_step_and_folded_in_the_rest_of_the_reph(
         client: TestClient) -> None:
     campaign = in_play(client)
     director = campaign["tokens"]["director"]
     assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
     log_in(client, campaign["tokens"]["sides"][AXIS])
+
+    def folded() -> bool:
+        page = get(client, f"/play/{campaign['id']}")
+        [form] = control_forms(client, campaign)
+        return '<details class="control-later">' in page and "Kind (3.605)" in form
     while status(client, campaign)["step"] != "3.605":
-        assert control_forms(client, campaign) == [], status(client, campaign)["step"]
+        assert folded(), status(client, campaign)["step"]
         assert send(client, campaign, director, {"type": "advance"}).status_code == 200
-    [form] = control_forms(client, campaign)
-    assert "Kind (3.605)" in form
+    assert not folded()
     assert send(client, campaign, director, {"type": "advance"}).status_code == 200
-    assert control_forms(client, campaign) == []
+    assert folded()
 
 
 def test_a_kgp_director_records_an_lvp_location_with_its_map_group(client: TestClient) -> None:
@@ -143,3 +148,32 @@ def test_a_refused_control_comes_back_as_typed_names_the_field_and_appends_nothi
                                     "location": "Ranville church"})
     assert answer.status_code == 403, answer.text  # the Axis reports only its own Control
     assert status(client, campaign)["version"] == before
+
+
+def test_what_pbr_keeps_no_record_of_is_refused_naming_its_field(client: TestClient) -> None:
+    campaign = in_play(client)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    for name, value, label in (("infantry", "yes", "Controlled by Infantry"),
+                               ("map_group", "A", "Its Map Group"), ("lvp", "2", "Its LVP")):
+        answer = act(client, campaign, {"action": "control", "side": AXIS,
+                                        "location": "Ranville church",
+                                        "kind": "Strategic Location", name: value})
+        assert answer.status_code == 422, answer.text
+        said = markup.unescape(text_of(answer.text))
+        assert "PBR keeps no LVP, Map Groups or Objective Hexes (KGP 8.2): a Control " \
+               f"change here names none (field: {label})" in said
+
+
+def test_a_control_report_awaiting_its_answer_is_not_sent_again(client: TestClient) -> None:
+    campaign = in_play(client)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    fields = {"action": "control", "side": AXIS, "location": "Ranville church",
+              "kind": "Strategic Location"}
+    assert act(client, campaign, fields).status_code == 303
+    before = status(client, campaign)["version"]
+    again = act(client, campaign, fields)
+    assert again.status_code == 422, again.text
+    assert "report 1 already says the Axis Controls Ranville church" in \
+        markup.unescape(again.text)
+    assert status(client, campaign)["version"] == before
+    assert act(client, campaign, fields | {"kind": "Location"}).status_code == 303

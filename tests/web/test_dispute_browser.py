@@ -31,7 +31,7 @@ def test_a_dispute_shows_live_on_the_directors_audit_page_and_never_on_the_oppon
                           headers=auth(tokens["sides"][AXIS]),
                           json={"version": version, "reason": "the I5 is Elite: -1 DRM"})
         assert answer.status_code == 200, answer.text
-        expect(director.get_by_text("the Axis disputed it")).to_be_visible(timeout=5000)
+        expect(director.get_by_text("The Axis disputed it")).to_be_visible(timeout=5000)
         expect(director.get_by_text("awaits the director's ruling")).to_be_visible()
         expect(director.locator("#r-disputed_by")).to_have_value(AXIS)
         shoot(director, shots, "dispute-live-director")

@@ -43,7 +43,7 @@ def test_a_side_disputes_the_other_sides_roll_and_the_director_rules_from_the_li
     answer = dispute_from_page(client, campaign, british, "Sgt. Jones was Pinned")
     assert answer.status_code == 303, answer.text
     page = text_of(get(client, answer.headers["location"].split("#")[0]))
-    assert "the Axis disputed it: “Sgt. Jones was Pinned”" in page
+    assert "The Axis disputed it on 14AM" in page and "“Sgt. Jones was Pinned”" in page
     assert "awaits the director's ruling" in page and "Dispute this roll" not in page
     home = text_of(get(client, f"/play/{campaign['id']}"))
     assert f"Your dispute of roll {british} (T1, " in home and "Sgt. Jones was Pinned" in home
@@ -93,3 +93,49 @@ def test_a_blank_reason_comes_back_on_the_roll_page_naming_the_field(
     said = markup.unescape(answer.text)
     assert "a dispute says why the roll is wrong" in said and "Dispute this roll" in said
     assert 'aria-invalid="true"' in answer.text.split('id="dispute-reason"', 1)[1][:400]
+
+
+def test_the_page_refuses_a_reason_the_api_refuses_and_appends_nothing(
+        client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    log_in(client, campaign["tokens"]["sides"]["Axis"])
+    before = client.get(f"/campaigns/{campaign['id']}",
+                        headers=auth(campaign["tokens"]["director"])).json()["version"]
+    for reason in ("y" * 10_000, "bell\x07 esc\x1b[31m", "line1\nline2", "a\x00b",
+                   "rtl\u202eevil", "\u200b"):
+        answer = dispute_from_page(client, campaign, british, reason)
+        assert answer.status_code == 422, (reason[:20], answer.text[:200])
+        tag = answer.text.split('id="dispute-reason"', 1)[1].split(">", 1)[0]
+        assert 'aria-invalid="true"' in tag
+    after = client.get(f"/campaigns/{campaign['id']}",
+                       headers=auth(campaign["tokens"]["director"])).json()["version"]
+    assert after == before
+
+
+def test_an_address_naming_no_version_is_refused_never_a_500(client: TestClient) -> None:
+    campaign = played(client)
+    log_in(client, campaign["tokens"]["sides"]["Axis"])
+    page = get(client, f"/play/{campaign['id']}/rolls/{rolls(client, campaign)['British']}")
+    for version in ("%E2%98%83", "%D9%A1%D9%A5", "%0D%0AX-Injected:%201", "%00", "abc"):
+        answer = post(client, f"/play/{campaign['id']}/rolls/{version}/dispute",
+                      {"csrf": csrf_of(page), "reason": "why"})
+        assert answer.status_code in (404, 422), (version, answer.status_code)
+        assert "X-Injected" not in answer.headers
+
+
+def test_a_side_is_told_on_its_home_that_the_other_side_disputes_its_roll(
+        client: TestClient) -> None:
+    campaign = played(client)
+    british = rolls(client, campaign)["British"]
+    log_in(client, campaign["tokens"]["sides"]["Axis"])
+    assert dispute_from_page(client, campaign, british, "Sgt. Jones was Pinned"
+                             ).status_code == 303
+    log_in(client, campaign["tokens"]["sides"]["British"])
+    home = text_of(get(client, f"/play/{campaign['id']}"))
+    assert f"The Axis disputes your roll {british} (T1, 14AM): “Sgt. Jones was Pinned”" in home
+    log_in(client, campaign["tokens"]["observer"])
+    home = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Your dispute" not in home and "your roll" not in home
+    assert f"The Axis's dispute of roll {british}" in home or \
+        f"The Axis disputes the British's roll {british}" in home
