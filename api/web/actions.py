@@ -11,7 +11,7 @@ from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
-           "casualty", "control", "end_scenario", "points", "rating", "scenario")
+           "casualty", "control", "area", "end_scenario", "points", "rating", "scenario")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -39,6 +39,10 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
         return cmd.parse_command(_casualty(form, side))
     if action == "control":
         return cmd.parse_command(_control(form, side))
+    if action == "area":  # 3.6179: an RG's Setup/Entry Area, on its line
+        return cmd.parse_command({"type": "record_rg_area", "side": side,
+                                  "purchase": _whole(form, "purchase"),
+                                  "area": _text(form, "area") or ""})
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
     if action == "points":

@@ -40,6 +40,7 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "record_casualty.unit": "Unit lost",
           "location": "Location", "change_control.kind": "Kind", "lvp": "Its LVP",
           "map_group": "Its Map Group", "infantry": "Controlled by Infantry",
+          "area": "Setup/Entry Area",
           # the Fortification form's (3.619, 9.619)
           "count": "How many", "hex": "Hex (if the table asks)",
           "purchase_fortification.reason": "Fortification (FPP each)",

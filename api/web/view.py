@@ -40,6 +40,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
+            "rg_rule": refit.store.module(status.module).rg_chart_rule,
             # the reports settled on this CG Date, newest first (public, as casualties are)
             "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
                         status.cg_date and r.status in SETTLED][:RECENT],

@@ -1,0 +1,74 @@
+"""An RG's Setup/Entry Area from the side's page (3.6179): recorded on its line as the side
+bought it, on its CG Date of purchase, sealed from the other side as the line is; a
+refused one comes back as typed, naming the field."""
+
+from __future__ import annotations
+
+import html as markup
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.helpers.http import auth, new_campaign, send
+from tests.helpers.web import AXIS, BRITISH, text_of
+from tests.web.test_director_tools import get, log_in
+from tests.web.test_scenario_page import act
+
+
+def bought(client: TestClient) -> dict[str, Any]:
+    """PBr CG I at 14AM 3.617: the Axis has bought an I5 (line 1), in secret."""
+    campaign = new_campaign(client)
+    tokens = campaign["tokens"]
+    for token, body in ((tokens["director"], {"type": "credit_cpp", "side": AXIS,
+                                              "amount": 39, "reason": "3.6161"}),
+                        (tokens["sides"][AXIS], {"type": "purchase_rg", "side": AXIS,
+                                                 "rg": "I5"})):
+        answer = send(client, campaign, token, body)
+        assert answer.status_code == 200, answer.text
+    return campaign
+
+
+def line_one(client: TestClient, campaign: dict[str, Any], role: str) -> Any:
+    """Line 1 of the RG Purchase Record as the role reads it."""
+    token = campaign["tokens"]["sides"].get(role) or campaign["tokens"][role]
+    rows = client.get(f"/campaigns/{campaign['id']}/purchase-record",
+                      headers=auth(token)).json()
+    return rows[0]
+
+
+def test_a_side_records_its_rgs_area_from_its_page_sealed_from_the_other_side(
+        client: TestClient) -> None:
+    campaign = bought(client)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    assert 'name="area"' in get(client, f"/play/{campaign['id']}")
+    answer = act(client, campaign, {"action": "area", "side": AXIS, "purchase": "1",
+                                    "area": "A3"})
+    assert answer.status_code == 303, answer.text
+    page = text_of(get(client, answer.headers["location"]))
+    assert "Recorded: Axis RG #1 sets up/enters in A3." in page
+    assert "Setup/Entry Area A3" in page
+    assert line_one(client, campaign, AXIS)["setup_area"] == "A3"
+    assert line_one(client, campaign, "director")["setup_area"] == "A3"
+    for role in (BRITISH, "observer"):
+        row = line_one(client, campaign, role)
+        assert row["hidden"] and row.get("setup_area") is None
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    page = get(client, f"/play/{campaign['id']}")
+    assert 'name="area"' not in page and "A3" not in text_of(page)
+
+
+def test_a_refused_area_comes_back_as_typed_naming_the_field(client: TestClient) -> None:
+    campaign = bought(client)
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    for area, said in ((" ", "Setup/Entry Area: left empty"),
+                       ("A" * 41, "Setup/Entry Area: ")):
+        answer = act(client, campaign, {"action": "area", "side": AXIS, "purchase": "1",
+                                        "area": area})
+        assert answer.status_code == 422, answer.text
+        assert said in markup.unescape(text_of(answer.text))
+        tag = answer.text.split('id="area-1"', 1)[1].split(">", 1)[0]
+        assert f'value="{area}"' in tag and 'aria-invalid="true"' in tag
+    answer = act(client, campaign, {"action": "area", "side": AXIS, "purchase": "2",
+                                    "area": "A3"})
+    assert answer.status_code == 422 and "no RG purchase #2" in markup.unescape(answer.text)
+    assert line_one(client, campaign, AXIS).get("setup_area") is None
