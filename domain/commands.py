@@ -36,11 +36,19 @@ BIDI = frozenset(chr(code) for code in (*range(0x202A, 0x202F), *range(0x2066, 0
                                         0x200E, 0x200F, 0x061C))
 
 
+# Invisible characters that make two names that read alike differ (zero-width space, word
+# joiner, byte order mark).
+INVISIBLE = frozenset("\u200b\u2060\ufeff")
+
+
 def printable(text: str) -> str:
-    """Refuse control characters (a NUL cannot even be stored in PostgreSQL text) and
-    bidirectional controls."""
-    if any(unicodedata.category(char) == "Cc" for char in text):
-        raise ValueError("control characters are not allowed")
+    """Refuse control characters (a NUL cannot even be stored in PostgreSQL text), line and
+    paragraph separators (U+2028, U+2029: a new line to a reader, forging report and chat
+    lines), invisible characters and bidirectional controls."""
+    if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in text):
+        raise ValueError("control characters and line separators are not allowed")
+    if invisible := next((char for char in text if char in INVISIBLE), None):
+        raise ValueError(f"invisible characters (U+{ord(invisible):04X}) are not allowed")
     if bidi := next((char for char in text if char in BIDI), None):
         raise ValueError(f"bidirectional control characters (U+{ord(bidi):04X}) are not "
                          "allowed")

@@ -8,7 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from api.access import DIRECTOR, OBSERVER, Caller
-from domain.campaign.disputes import open_disputes
+from domain.campaign.disputes import dispute_of, open_disputes
 from domain.digits import digits
 from infra.application import Refit
 from projections.audit import RollAudit
@@ -26,7 +26,8 @@ def roll_page(refit: Refit, ident: UUID, caller: Caller, version: int) -> dict[s
     return {"audit": audit, "roll": roll, "open_dispute": disputed,
             # a side disputes a standing roll it may read, once, before CG End
             "may_dispute": caller.role not in (DIRECTOR, OBSERVER) and roll is not None
-            and roll.standing and disputed is None and campaign.reph.phase != "ended",
+            and roll.standing and dispute_of(campaign, version) is None
+            and campaign.reph.phase != "ended",
             "sealed": next((s for s in audit.sealed if s.version == version), None),
             "commitment": commitment_at(refit, ident, caller.viewer, version),
             "proof": proof}

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 FIELD = "roll_disputes"  # on the reports part: "VERSION" -> the dispute, and its ruling
 REASON_LENGTH = 500
+FILLERS = frozenset("\u115f\u1160\u3164\uffa0")  # Hangul fillers: letters that show nothing
 
 
 class RollDisputed(CampaignEvent):
@@ -55,6 +56,13 @@ def closed_by_ruling(campaign: Any, roll_version: int | None, ruling: int) -> No
         found["ruled"] = ruling
 
 
+def dispute_of(campaign: Campaign, roll_version: int) -> dict[str, Any] | None:
+    """The roll's dispute, open or settled (None: never disputed, or undone)."""
+    found: dict[str, Any] | None = campaign.reports.__dict__.get(FIELD, {}).get(
+        str(roll_version))
+    return found
+
+
 def open_disputes(campaign: Campaign, viewer: str | None) -> list[dict[str, Any]]:
     """The disputes awaiting a ruling that the viewer may read (None: the director's,
     all), oldest first."""
@@ -80,7 +88,7 @@ def dispute_roll(campaign: Campaign, roll: dict[str, Any] | None, version: int, 
     if roll is None or roll.get("secret_for") not in (None, side):
         raise InvalidCommand(f"no standing roll made at version {version} is open to the "
                              f"{side}", field="version")
-    earlier = campaign.reports.__dict__.get(FIELD, {}).get(str(version))
+    earlier = dispute_of(campaign, version)
     if earlier is not None:
         raise RuleViolation(f"the roll made at version {version} is disputed already: the "
                             "director rules on it" if earlier["ruled"] is None else
@@ -99,7 +107,7 @@ def _reason(text: str) -> str:
     except ValueError as error:
         raise InvalidCommand(f"reason: {error}", field="reason") from None
     text = text.strip()
-    if not any(char.isalnum() for char in text):
+    if not any(char.isalnum() and char not in FILLERS for char in text):
         raise InvalidCommand("a dispute says why the roll is wrong", field="reason")
     if len(text) > REASON_LENGTH:
         raise InvalidCommand(f"a dispute's reason is at most {REASON_LENGTH} characters",

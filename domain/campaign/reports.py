@@ -13,6 +13,7 @@ neither its RePh step nor the CG Scenario may be left while one is open (steps.p
 
 from __future__ import annotations
 
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
@@ -176,13 +177,21 @@ def _control_fields(campaign: Campaign, given: dict[str, Any]) -> dict[str, Any]
 
 
 def _check_not_reported(campaign: Campaign, fields: dict[str, Any]) -> None:
-    """A side's Control report is made once: while it is open, the same is not sent again."""
+    """A side's Control report of a Location is made once: while it is open, the same
+    Location (as a reader would name it: case, spacing and look-alike forms aside, of any
+    kind) is not reported again."""
     for number, entry in campaign.reports.open.items():
-        said = entry["fields"]
         if entry["kind"] == "control" and entry["side"] == fields["side"] and \
-                (said["location"], said["kind"]) == (fields["location"], fields["kind"]):
+                _same_place(entry["fields"]["location"], fields["location"]):
             raise RuleViolation(f"report {number} already says {describe(entry)}: it awaits "
                                 "its answer", field="location")
+
+
+def _same_place(one: str, other: str) -> bool:
+    """Whether two Location names read as one."""
+    def read(name: str) -> str:
+        return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    return read(one) == read(other)
 
 
 def _record_control(campaign: Campaign, fields: dict[str, Any], actor: str) -> None:

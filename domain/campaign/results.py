@@ -110,6 +110,10 @@ def record_area(campaign: Campaign, command: cmd.RecordRGArea, actor: str) -> No
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
     line = campaign.purchases.line(command.purchase, side)
+    if campaign.reph.phase == "scenario":  # its units have set up (or entered) by now
+        raise RuleViolation(f"purchase #{command.purchase}'s Setup/Entry Area is recorded in "
+                            "the RePh of its CG Date of purchase, before the CG Scenario "
+                            "sets up", rule=campaign.rules.rg_chart_rule or None)
     if line["cg_date"] != campaign.reph.cg_date:
         raise RuleViolation(f"purchase #{command.purchase} came on {line['cg_date']}: its "
                             "Setup/Entry Area is recorded on its CG Date of purchase",

@@ -180,6 +180,7 @@ class Module(Strict):
 
     def check_control(self, command: Any) -> None:
         """Refuse what a control change gives that this module keeps no record of."""
+        # An LVP of 0 is what every Location has here (the record keeps 0): not refused.
         given = next((name for name in ("lvp", "map_group", "infantry")
                       if getattr(command, name)), None)
         if given is not None:

@@ -179,7 +179,8 @@ def test_a_dispute_a_ruling_settled_is_not_raised_again(client: TestClient) -> N
 def test_a_reason_with_no_word_in_it_is_refused(client: TestClient) -> None:
     campaign = played(client)
     british = rolls(client, campaign)["British"]
-    for reason in ("\u200b", " ... ", "\u00a0"):
+    for reason in ("\u200b", " ... ", "\u00a0", "\u3164\u115f", "a\u2028v999 forged",
+                   "b\u2029", "why\ufeff"):
         answer = dispute(client, campaign, "Axis", british, reason)
         assert answer.status_code == 422 and answer.json()["error"]["field"] == "reason"
 

@@ -176,4 +176,11 @@ def test_a_control_report_awaiting_its_answer_is_not_sent_again(client: TestClie
     assert "report 1 already says the Axis Controls Ranville church" in \
         markup.unescape(again.text)
     assert status(client, campaign)["version"] == before
-    assert act(client, campaign, fields | {"kind": "Location"}).status_code == 303
+    for same in ("ranville  CHURCH", " \uff32anville church", "Ranville church\u00a0"):
+        again = act(client, campaign, fields | {"location": same, "kind": "Location"})
+        assert again.status_code == 422, (same, again.text)
+    for forged in ("Hill\u202823", "Hill\u200b23"):
+        answer = act(client, campaign, fields | {"location": forged})
+        assert answer.status_code == 422 and "Location: " in markup.unescape(answer.text)
+    assert status(client, campaign)["version"] == before
+    assert act(client, campaign, fields | {"location": "Le Port"}).status_code == 303

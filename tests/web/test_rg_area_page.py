@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from tests.helpers.http import auth, new_campaign, send
 from tests.helpers.web import AXIS, BRITISH, text_of
+from tests.http.test_reports import Table
 from tests.web.test_director_tools import get, log_in
 from tests.web.test_scenario_page import act
 
@@ -71,4 +72,25 @@ def test_a_refused_area_comes_back_as_typed_naming_the_field(client: TestClient)
     answer = act(client, campaign, {"action": "area", "side": AXIS, "purchase": "2",
                                     "area": "A3"})
     assert answer.status_code == 422 and "no RG purchase #2" in markup.unescape(answer.text)
+    assert line_one(client, campaign, AXIS).get("setup_area") is None
+
+
+def test_the_area_is_recorded_in_the_reph_never_once_the_scenario_is_in_play(
+        client: TestClient) -> None:
+    table = Table(client)  # PBr CG I at 14AM 3.617; the Axis buys an I5 (line 1)
+    table.ok("director", {"type": "credit_cpp", "side": AXIS, "amount": 39,
+                          "reason": "3.6161"})
+    table.ok(AXIS, {"type": "purchase_rg", "side": AXIS, "rg": "I5"})
+    table.to("scenario")  # its RG strength DR and the other due rolls made on the way
+    campaign = table.campaign
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    assert 'name="area"' not in get(client, f"/play/{campaign['id']}")
+    answer = send(client, campaign, campaign["tokens"]["sides"][AXIS],
+                  {"type": "record_rg_area", "side": AXIS, "purchase": 1, "area": "LATE"})
+    assert answer.status_code == 422, answer.text
+    assert "before the CG Scenario sets up" in answer.json()["error"]["message"]
+    for area in ("A\u2028B", "\u200b"):
+        assert send(client, campaign, campaign["tokens"]["sides"][AXIS],
+                    {"type": "record_rg_area", "side": AXIS, "purchase": 1,
+                     "area": area}).status_code == 422
     assert line_one(client, campaign, AXIS).get("setup_area") is None

@@ -62,6 +62,8 @@ def test_a_side_disputes_the_other_sides_roll_and_the_director_rules_from_the_li
     assert "Sgt. Jones was Pinned" not in get(client, f"/play/{campaign['id']}")
     assert "(settled by a ruling)" in text_of(get(client, f"/play/{campaign['id']}/rolls/"
                                                           f"{british}"))
+    log_in(client, campaign["tokens"]["sides"]["Axis"])  # the ruling stands: no form
+    assert "Dispute this roll" not in get(client, f"/play/{campaign['id']}/rolls/{british}")
 
 
 def test_the_director_and_observer_have_no_dispute_form_and_are_refused_one(
