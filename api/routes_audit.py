@@ -13,8 +13,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Str
 from pydantic import ConfigDict, Field
 
 from api.access import (
-    DIRECTOR,
-    OBSERVER,
     AsOf,
     CommandAnswer,
     Credentials,
@@ -158,10 +156,6 @@ def _dispute_route(app: APIRouter, refit: Refit) -> None:
         with the reason; it awaits the director's ruling, which settles it. Who: a side
         (the director rules, the observer reads: 403)."""
         ident, caller = caller_for(refit, campaign, credentials)
-        if caller.role in (DIRECTOR, OBSERVER):
-            raise Forbidden(f"a side disputes a roll; the {caller.role} "
-                            + ("rules on it (POST /rulings)" if caller.role == DIRECTOR
-                               else "reads"))
         return command_answer(refit.proofs.receipted(ident, refit.audit.dispute_roll(
             ident, body.version, caller.role, body.reason, caller.role)), caller.viewer)
 

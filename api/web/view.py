@@ -73,9 +73,8 @@ def control_choices(refit: Refit, status: read.CampaignStatus, director: bool
     rules = refit.store.module(status.module)
     rule = rules.control_rule or "A26.11"
     now = status.phase in ("scenario", "reph")  # PBr 3.605: "at any time during/after"
-    bound = rules.control_step_kinds
-    kinds = [kind for kind in rules.control_kinds if now and (
-        director or bound.get(kind, status.step) == status.step)]
+    step = status.step if status.phase == "reph" else None
+    kinds = rules.control_kinds_at(step, not director) if now else []
     groups: dict[str, str] = getattr(rules, "map_groups", {})
     return {"kinds": kinds, "rule": rule, "lvp_rule": getattr(rules, "lvp_rule", ""),
             "open": status.phase == "scenario" or status.step == rule,

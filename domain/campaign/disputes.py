@@ -48,25 +48,29 @@ class RollDisputed(CampaignEvent):
             "ruled": None}
 
 
+def _kept(campaign: Any) -> dict[str, dict[str, Any]]:
+    """The disputes made, by roll version (none kept before the first)."""
+    kept: dict[str, dict[str, Any]] = campaign.reports.__dict__.get(FIELD, {})
+    return kept
+
+
 def closed_by_ruling(campaign: Any, roll_version: int | None, ruling: int) -> None:
     """A ruling on the roll settles its dispute, for good: the same roll is not disputed
     again (the director may rule on it again)."""
-    found = campaign.reports.__dict__.get(FIELD, {}).get(str(roll_version))
+    found = _kept(campaign).get(str(roll_version))
     if found is not None and found["ruled"] is None:
         found["ruled"] = ruling
 
 
 def dispute_of(campaign: Campaign, roll_version: int) -> dict[str, Any] | None:
     """The roll's dispute, open or settled (None: never disputed, or undone)."""
-    found: dict[str, Any] | None = campaign.reports.__dict__.get(FIELD, {}).get(
-        str(roll_version))
-    return found
+    return _kept(campaign).get(str(roll_version))
 
 
 def open_disputes(campaign: Campaign, viewer: str | None) -> list[dict[str, Any]]:
     """The disputes awaiting a ruling that the viewer may read (None: the director's,
     all), oldest first."""
-    found = campaign.reports.__dict__.get(FIELD, {}).values()
+    found = _kept(campaign).values()
     return sorted(({k: v for k, v in d.items() if k not in ("secret_for", "ruled")}
                    | {"secret": d["secret_for"] is not None}
                    for d in found if d["ruled"] is None

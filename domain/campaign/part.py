@@ -44,7 +44,7 @@ class Part:
     kept_by_undo: ClassVar[frozenset[str]] = frozenset()  # fields an undo never turns back
     # Fields that only ever hold a dict of str to leaves (str, int, bool, None): a copy
     # takes them with dict.copy, in C, rather than item by item. A roll adds to four such
-    # dicts, which grow with every slot rolled on the CG Date (tests/domain/test_parts.py
+    # dicts, which grow with every slot rolled on the CG Date (tests/domain/test_copy.py
     # checks the declaration against a played campaign).
     flat: ClassVar[frozenset[str]] = frozenset()
 

@@ -165,15 +165,22 @@ class Module(Strict):
 
     # -- the hooks of a module's own procedure (domain/modules/kgp overrides them) ----
 
+    def control_kinds_at(self, step: str | None, by_side: bool) -> list[str]:
+        """The kinds whose Control may change now (`step`: the RePh step, None outside the
+        RePh): a side reports one bound to a step only in it (ABtF 9.605's Blocks)."""
+        bound = self.control_step_kinds
+        return [kind for kind in self.control_kinds
+                if not by_side or bound.get(kind, step) == step]
+
     def check_control_kind(self, kind: str, step: str | None, by_side: bool) -> None:
-        """A control change names a kind of Location the module records Control of; a
-        side reports one bound to a RePh step only in it (ABtF 9.605's Blocks)."""
+        """A control change names a kind of Location the module records Control of, one
+        that may change now."""
         if kind not in self.control_kinds:
             raise InvalidCommand(f"{kind!r} is not what {self.id.upper()} records Control of: "
                                  f"one of {', '.join(self.control_kinds)}",
                                  rule=self.control_rule or "A26.11", field="kind")
-        bound = self.control_step_kinds.get(kind)
-        if by_side and bound is not None and step != bound:
+        if kind not in self.control_kinds_at(step, by_side):
+            bound = self.control_step_kinds[kind]
             raise RuleViolation(f"{kind} Control is determined only in RePh step {bound}, "
                                 "as its Setup Areas are: report it then (the director "
                                 "records a forfeiture at any time)", rule=bound, field="kind")
