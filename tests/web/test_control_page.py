@@ -184,3 +184,17 @@ def test_a_control_report_awaiting_its_answer_is_not_sent_again(client: TestClie
         assert answer.status_code == 422 and "Location: " in markup.unescape(answer.text)
     assert status(client, campaign)["version"] == before
     assert act(client, campaign, fields | {"location": "Le Port"}).status_code == 303
+
+
+def test_a_control_report_refused_in_a_folded_step_comes_back_open_as_typed(
+        client: TestClient) -> None:
+    campaign = in_play(client)
+    director = campaign["tokens"]["director"]
+    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    assert '<details class="control-later">' in get(client, f"/play/{campaign['id']}")
+    answer = act(client, campaign, {"action": "control", "side": AXIS,
+                                    "location": "Ranville church", "kind": "Block"})
+    assert answer.status_code == 422, answer.text
+    assert '<details class="control-later" open>' in answer.text
+    assert inputs_of(answer.text, "control")["location"]["value"] == "Ranville church"
