@@ -26,6 +26,14 @@ MAC_TAG = b"refit-mac1:"  # then the MAC's 64 hex digits and a colon, then the s
 _SKIP = len(MAC_TAG) + 65
 
 
+def _frame(raw: bytes) -> bytes:
+    """A part as `mac` frames it: its length (8 bytes), then itself."""
+    return len(raw).to_bytes(8, "big") + raw
+
+
+_ROW = _frame(b"row")
+
+
 class CacheSeal:
     """MACs of cache rows under a key derived from the service key (kept out of the
     database: beside it, or in the settings)."""
@@ -50,6 +58,23 @@ class CacheSeal:
         return hmac.digest(self._key or self.key,
                            b"".join(len(raw).to_bytes(8, "big") + raw for raw in raws),
                            "sha256").hex()
+
+    def row_macs(self, rows: Sequence[tuple[str, str, str, int, str]]) -> list[str]:
+        """`mac("row", campaign, kind, key, order, doc)` of each row, framed the same way
+        with each campaign and kind framed once: a rebuild seals every row it writes, and
+        the generic `mac` spent more in Python than in HMAC (bench P3)."""
+        secret, macs = self._key or self.key, []
+        heads: dict[tuple[str, str], bytes] = {}
+        digest, framed = hmac.digest, _frame
+        for campaign, kind, key, order, doc in rows:
+            head = heads.get((campaign, kind))
+            if head is None:
+                head = heads[(campaign, kind)] = b"".join(
+                    (_ROW, framed(campaign.encode()), framed(kind.encode())))
+            macs.append(digest(secret, b"".join(
+                (head, framed(key.encode()), framed(str(order).encode()),
+                 framed(doc.encode()))), "sha256").hex())
+        return macs
 
     def holds(self, mac: str | None, *parts: bytes | str | int) -> bool:
         """Whether `mac` is this service's MAC of the parts (compared in constant time)."""

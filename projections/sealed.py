@@ -5,6 +5,7 @@ is found when it is read, and never folded on or answered."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 log = logging.getLogger(__name__)
@@ -18,6 +19,9 @@ class Seal(Protocol):
 
     def holds(self, mac: str | None, *parts: bytes | str | int) -> bool:
         """Whether `mac` is the MAC of the parts."""
+
+    def row_macs(self, rows: Sequence[tuple[str, str, str, int, str]]) -> list[str]:
+        """`mac("row", *row)` of each (campaign, kind, key, order, doc)."""
 
 
 class RowUnsealed(Exception):
@@ -52,10 +56,12 @@ def check_row(seal: Seal | None, campaign: str, kind: str, key: str, order: int,
 
 def sealed_rows(seal: Seal | None, rows: list[tuple[str, str, str, int, str | None]]
                 ) -> list[tuple[str, str, str, int, str | None, str | None]]:
-    """Rows to write, each with its MAC."""
-    return [(c, kind, key, order, doc,
-             None if doc is None else row_mac(seal, c, kind, key, order, doc))
-            for c, kind, key, order, doc in rows]
+    """Rows to write, each with its MAC (a deleted row, its document None, has none)."""
+    if seal is None:
+        return [(*row, None) for row in rows]
+    macs = iter(seal.row_macs([(c, kind, key, order, doc)
+                               for c, kind, key, order, doc in rows if doc is not None]))
+    return [(*row, None if row[4] is None else next(macs)) for row in rows]
 
 
 def checkpoint_mac(seal: Seal | None, campaign: str, version: int, doc: bytes) -> str | None:
