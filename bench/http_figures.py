@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from bench import load, run
+from bench import http_peer, load, run
 from bench.figures import absent, column, ratio, spread
 from infra.modules import install_file
 from infra.settings import Settings
@@ -44,20 +44,15 @@ TOURNAMENT_RATE = 150.0
 # most for the campaign locks): the shared PostgreSQL allows 100 connections in all, and
 # on 2 cores more threads holding connections at once would not go faster.
 POOL = 16
-ABSENT_PEER = ("the minimal FastAPI peer (issue 17 item 2) is not in this branch: "
-               "helper 'fast' writes it; until it is merged its figures are not taken")
+ONE_PROCESS_PEER = "the peer runs as one process only"
 
 
 # -- P4 ----------------------------------------------------------------------------
 
 
 def peer_run(commands: int, workers: int) -> dict[str, Any] | None:
-    """The FastAPI peer's closed-loop run (helper fast's bench/http_peer.py `run_peer`,
-    one process), where it exists; beside Refit's one-process runs only."""
-    try:
-        from bench import http_peer  # type: ignore[attr-defined]
-    except ImportError:
-        return None
+    """The FastAPI peer's closed-loop run (bench/http_peer.py `run_peer`, one process),
+    beside Refit's one-process runs only."""
     if workers != 1:
         return None
     figures: dict[str, Any] = http_peer.run_peer(CLIENTS, CLIENTS // 2, commands)
@@ -79,15 +74,10 @@ def closed_loop(commands: int, workers: list[int], repeats: int) -> dict[str, An
                 peers.append(peer)
         result[f"processes_{count}"] = {
             "refit": summary(ours),
-            "peer": summary(peers) if peers else absent(why_no_peer(count)),
+            "peer": summary(peers) if peers else absent(ONE_PROCESS_PEER),
             "ratio": ratio(column(ours, "commands_per_s"), column(peers, "commands_per_s"))
-            if peers else absent(why_no_peer(count))}
+            if peers else absent(ONE_PROCESS_PEER)}
     return result
-
-
-def why_no_peer(workers: int) -> str:
-    """Why a process count has no peer figures."""
-    return ABSENT_PEER if workers == 1 else "the peer runs as one process only"
 
 
 def summary(runs: list[dict[str, Any]]) -> dict[str, Any]:

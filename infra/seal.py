@@ -112,7 +112,11 @@ _CLASS_VERSION = re.compile(rb'"class_version":\s*(\d+)')
 def older(state: bytes) -> bool:
     """Whether a snapshot's state was taken by an older class_version of the campaign,
     whose state the events would not give again (domain/campaign/upcasts.py)."""
-    found = _CLASS_VERSION.search(state)
+    # Looked for from the end: eventsourcing's Snapshot.take adds class_version after the
+    # campaign's fields, and the state is a snapshot's last field; searching from the
+    # start read through every slot rolled on the CG Date first (bench P2).
+    at = state.rfind(b'"class_version"')
+    found = _CLASS_VERSION.match(state, at) if at >= 0 else None
     return found is not None and int(found.group(1)) < Campaign.class_version
 
 

@@ -28,7 +28,9 @@ class ShallowJSONTranscoder(JSONTranscoder):
         within DEPTH levels (a deeper one, or a marker inside a string, and the count
         differs: None)."""
         try:
-            top = from_json(data)
+            # Strings not interned: a snapshot's are mostly unique (one key per slot rolled
+            # on the CG Date), and caching them made the read a third slower (bench P2).
+            top = from_json(data, cache_strings=False)
             if type(top) is not dict or self._typed(top, DEPTH) != data.count(_TYPED):
                 return None
         except Exception:  # not JSON, or a value its transcoding refuses: the full
