@@ -202,7 +202,7 @@ class CampaignStore(CampaignLog):
         may have appended since); `fresh` reads what was appended since the cached copy."""
         with self.damage_named(campaign_id):
             try:
-                campaign: Campaign = self.repository.get(campaign_id, version=version)
+                campaign: Campaign = self._at(campaign_id, version)
             except AggregateNotFoundError:
                 raise CampaignNotFound(f"no campaign {campaign_id}") from None
             if version is None and fresh and self.repository.cache is not None:
@@ -216,6 +216,17 @@ class CampaignStore(CampaignLog):
         # Its own pinned data (else it is read, and refuses commands, saying why).
         campaign.bind(self.binding(campaign.module_id, campaign.module_hash))
         return campaign
+
+    def _at(self, campaign_id: UUID, version: int | None) -> Campaign:
+        """The campaign from the repository; as it stood at `version`, a copy of the cached
+        campaign when that is the version cached (a status read asks for the version its
+        view rows are at, mostly the head: replaying it from its snapshot took most of
+        the read). The cache holds only campaigns as saved or read, never mutated after."""
+        if version is not None:
+            held = self.cached(campaign_id)
+            if held is not None and held.version == version:
+                return cast(Campaign, copy.deepcopy(held))
+        return cast(Campaign, self.repository.get(campaign_id, version=version))
 
     @contextlib.contextmanager
     def damage_named(self, campaign_id: UUID) -> Iterator[None]:
