@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 from uuid import UUID
 
-from domain.campaign import reports
+from domain.campaign import Campaign, reports
 from domain.campaign.disputes import open_disputes
 from domain.campaign.guide import due_rolls, guide, is_public
 from domain.cosigned import CosignWatch
@@ -20,7 +20,7 @@ from domain.pins import PinWatch
 from domain.verify import VerifyReport, verify_records
 from infra.caches import snapshot_problems, undo_problems, view_problems
 from infra.store import CampaignStore
-from infra.views import Point, Views, check_as_of
+from infra.views import Point, RowSource, Views, check_as_of
 from projections import read
 from projections import statistics as stats
 
@@ -57,6 +57,14 @@ class Queries:
     def __init__(self, store: CampaignStore, views: Views) -> None:
         self.store, self.views = store, views
 
+    def _rows(self, campaign_id: UUID, as_of: Point) -> RowSource:
+        """The campaign's view rows, now or as of a point (infra/views.py)."""
+        return self.views.rows(campaign_id, as_of)
+
+    def _campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
+        """The campaign at its head, or as it stood at `version`."""
+        return self.store.campaign(campaign_id, version=version)
+
     def answer(self, which: Read, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> Any:
         """A declared read's answer."""
@@ -75,8 +83,8 @@ class Queries:
                viewer: str | None = None) -> read.CampaignStatus:
         """Where the campaign stands: CG Date, RePh step, CPP, FPP, ELR, SAN per side, the
         rolls its step still waits for, and the reports awaiting an answer."""
-        answer = read.status(self.views.rows(campaign_id, as_of), viewer)
-        state = self.store.campaign(campaign_id, version=answer.version)
+        answer = read.status(self._rows(campaign_id, as_of), viewer)
+        state = self._campaign(campaign_id, version=answer.version)
         answer.head_hash, answer.module_data = state.head_hash, state.module_hash
         module = state.rules
         # The guide's due rolls: another side's RG lines are its secret (9.617), the rolls
@@ -98,37 +106,37 @@ class Queries:
         """The rolls due and optional per side, with their DRM, the purchases still open,
         the sides done with the step, and what leaving it does (a side sees its own)."""
         version = self.views.checked_version(campaign_id, as_of)
-        return guide(self.store.campaign(campaign_id, version=version), viewer)
+        return guide(self._campaign(campaign_id, version=version), viewer)
 
     @exposed("/roster", "The CG Roster", "roster")
     def roster(self, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> list[read.RosterRow]:
         """The CG Roster, one row per CG Date."""
-        return read.roster(self.views.rows(campaign_id, as_of), viewer)
+        return read.roster(self._rows(campaign_id, as_of), viewer)
 
     @exposed("/purchase-record", "The RG Purchase Record", "purchases")
     def purchase_record(self, campaign_id: UUID, as_of: Point = None,
                         viewer: str | None = None) -> list[read.PurchaseRow]:
         """The RG Purchase Record, one row per RG."""
-        return read.purchases(self.views.rows(campaign_id, as_of), viewer)
+        return read.purchases(self._rows(campaign_id, as_of), viewer)
 
     @exposed("/cvp", "CVP per scenario and side", "cvp")
     def cvp(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> read.CVPAnswer:
         """CVP lost per scenario and side, and totals (casualties are public)."""
-        return read.cvp(self.views.rows(campaign_id, as_of))
+        return read.cvp(self._rows(campaign_id, as_of))
 
     @exposed("/elr", "ELR now, and each change", "elr")
     def elr(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> read.ELRAnswer:
         """ELR per side now, and each change with its cause (public)."""
-        return read.elr(self.views.rows(campaign_id, as_of))
+        return read.elr(self._rows(campaign_id, as_of))
 
     @exposed("/san", "Each SAN change", "san")
     def san(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> list[read.RatingChange]:
         """Each SAN change with its cause (one a secret purchase made only to its side)."""
-        return read.san(self.views.rows(campaign_id, as_of), viewer)
+        return read.san(self._rows(campaign_id, as_of), viewer)
 
     @exposed("/reports", "Every report between the sides, and how each was answered",
              "reports")
@@ -137,46 +145,46 @@ class Queries:
         """Every casualty and Control report between the sides, and how it was answered:
         awaiting, disputed, confirmed, withdrawn or rejected, by whom and why (public, as
         casualties and control are; a casualty's RG line is never on it)."""
-        return read.reports(self.views.rows(campaign_id, as_of))
+        return read.reports(self._rows(campaign_id, as_of))
 
     @exposed("/retained", "Retained units per CG Date", "retained")
     def retained(self, campaign_id: UUID, as_of: Point = None,
                  viewer: str | None = None) -> list[read.RetainedRow]:
         """Each side's Retained units per CG Date, with their Setup/Entry Area and RG line
         (HIP units, Fortifications and units off map only to their side)."""
-        return read.retained(self.views.rows(campaign_id, as_of), viewer)
+        return read.retained(self._rows(campaign_id, as_of), viewer)
 
     @exposed("/control", "Control of Locations", "control")
     def control(self, campaign_id: UUID, as_of: Point = None,
                 viewer: str | None = None) -> list[dict[str, Any]]:
         """Who controls each Location, Block or Strategic Location whose control was
         recorded (public)."""
-        return read.control(self.views.rows(campaign_id, as_of))
+        return read.control(self._rows(campaign_id, as_of))
 
     @exposed("/lvp", "KGP LVP totals", "lvp")
     def lvp(self, campaign_id: UUID, as_of: Point = None,
             viewer: str | None = None) -> list[read.LVPRow]:
         """LVP totals at each CG-Scenario End, per side and Map Group (KGP 8.2, public)."""
-        return read.lvp(self.views.rows(campaign_id, as_of))
+        return read.lvp(self._rows(campaign_id, as_of))
 
     @exposed("/objectives", "KGP Objective Hexes", "objectives")
     def objectives(self, campaign_id: UUID, as_of: Point = None,
                    viewer: str | None = None) -> list[read.ObjectiveRow]:
         """Objective Hexes (KGP 8.6198), with where each is once revealed (secret to their
         side until then)."""
-        return read.objectives(self.views.rows(campaign_id, as_of), viewer)
+        return read.objectives(self._rows(campaign_id, as_of), viewer)
 
     @exposed("/rolls", "Every roll", "rolls")
     def rolls(self, campaign_id: UUID, as_of: Point = None,
               viewer: str | None = None) -> list[read.RollRow]:
         """Every roll: key, rule, side, dice, itemized DRM, Final roll, result (another
         side's secret roll only that it was made, and when)."""
-        return read.rolls(self.views.rows(campaign_id, as_of), viewer)
+        return read.rolls(self._rows(campaign_id, as_of), viewer)
 
     def recent_rolls(self, campaign_id: UUID, viewer: str | None,
                      count: int) -> list[read.RollRow]:
         """The latest `count` rolls, as `rolls` reads them (a page's latest rolls)."""
-        return read.rolls(self.views.rows(campaign_id, None), viewer, last=count)
+        return read.rolls(self._rows(campaign_id, None), viewer, last=count)
 
     @exposed("/statistics", "The charts' series and each side's dice statistics")
     def statistics(self, campaign_id: UUID, as_of: Point = None,
@@ -184,8 +192,8 @@ class Queries:
         """CPP Start/Spent/Left, ELR and SAN per side and CG Date (the CG Roster), CVP per
         scenario and side, and each side's dr and DR against fair dice with a chi-square
         figure, counting only the rolls the viewer may see."""
-        rows = self.views.rows(campaign_id, as_of)
-        module = self.store.campaign(campaign_id).rules
+        rows = self._rows(campaign_id, as_of)
+        module = self._campaign(campaign_id).rules
         return stats.statistics(rows, viewer, module.rg_chart_rule or None)
 
     @exposed("/steps", "Each RePh step done, with the versions it began and ended at")
@@ -193,7 +201,7 @@ class Queries:
               viewer: str | None = None) -> list[read.StepRow]:
         """Every step done, in order (public: the RePh's pace is open to both sides)."""
         rows = self.views.rows_now(campaign_id) if as_of is None else \
-            self.views.rows(campaign_id, as_of)
+            self._rows(campaign_id, as_of)
         return read.steps(rows)
 
     @exposed("/events", "The event log (another side's secrets redacted)")
@@ -216,18 +224,18 @@ class Queries:
     def paper_forms(self, campaign_id: UUID, as_of: Point = None,
                     viewer: str | None = None) -> read.PaperForms:
         """The paper forms' contents (CG Roster, RG Purchase Record, CVP, ELR), read once."""
-        return read.paper_forms(self.views.rows(campaign_id, as_of), viewer)
+        return read.paper_forms(self._rows(campaign_id, as_of), viewer)
 
     def holding(self, campaign_id: UUID, as_of: Point = None,
                 viewer: str | None = None) -> list[dict[str, Any]]:
         """Holding Box entries (KGP 8.15), each side's own."""
-        return read.holding(self.views.rows(campaign_id, as_of), viewer)
+        return read.holding(self._rows(campaign_id, as_of), viewer)
 
     def history(self, campaign_id: UUID, viewer: str | None = None,
                 lte: int | None = None, gt: int = 0) -> Iterator[dict[str, Any]]:
         """The event log (after `gt`) as a viewer may read it: another side's secrets
         redacted (they still verify), all open at CG End; `viewer` None is the director."""
-        state = self.store.campaign(campaign_id)
+        state = self._campaign(campaign_id)
         check_as_of(lte, state.version)
         yield from redacted(self.store.records(campaign_id, lte, gt), viewer,
                             state.reph.phase == "ended")
@@ -269,7 +277,7 @@ class Queries:
         """Whether the CG has ended (all open); a history that cannot be read keeps its
         secrets (verify still names where it cannot be read)."""
         try:
-            return self.store.campaign(campaign_id).reph.phase == "ended"
+            return self._campaign(campaign_id).reph.phase == "ended"
         except HistoryUnreadable:
             return False
 
