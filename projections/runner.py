@@ -282,6 +282,8 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
                     continue
                 done += len(notifications)
                 holding.position = notifications[-1].id
+                if holding.position >= head:  # written up to the head: the tracking is
+                    break  # known, not read back (a runner catches up after most appends)
     except BaseException:
         holding.forget()  # a batch that was not written may be half held
         raise

@@ -350,3 +350,24 @@ def test_a_catch_up_reads_ahead_in_a_second_thread_on_postgresql_only(refit: Ref
 
     on_postgres = backend_of(refit.settings.database_url) == "postgres"
     assert reads_ahead(refit.store) is on_postgres
+
+
+def test_a_catch_up_that_writes_up_to_the_head_reads_the_tracking_once(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Tracked", "server").id
+    for number in range(3):
+        do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 1,
+                             "reason": f"credit {number}"})
+    view, reads = refit.views.view, []
+    tracked = view.max_tracking_id
+
+    def counted(name: str) -> int | None:
+        reads.append(name)
+        return tracked(name)
+    monkeypatch.setattr(view, "max_tracking_id", counted)
+
+    folded = refit.views.catch_up()
+
+    assert folded == 4  # Created and three credits, in one batch
+    assert len(reads) == 1  # where to start; the batch's own tracking is the head
+    assert view.max_tracking_id(refit.store.name) == refit.store.recorder.max_notification_id()
