@@ -15,7 +15,8 @@ from infra.views import Point, RowSource
 
 class AtHead(Queries):
     """Queries whose reads of `campaign_id` now share one read of its rows and state;
-    any other campaign, or a read as of a point, is read as Queries reads it."""
+    any other campaign, or a read as of a point, is read as Queries reads it. Made for
+    one request and dropped with it: what it holds is the campaign as it was then."""
 
     def __init__(self, reads: Queries, campaign_id: UUID) -> None:
         super().__init__(reads.store, reads.views)

@@ -70,10 +70,10 @@ class CacheSeal:
             head = heads.get((campaign, kind))
             if head is None:
                 head = heads[(campaign, kind)] = b"".join(
-                    (_ROW, framed(campaign.encode()), framed(kind.encode())))
-            macs.append(digest(secret, b"".join(
-                (head, framed(key.encode()), framed(str(order).encode()),
-                 framed(doc.encode()))), "sha256").hex())
+                    (_ROW, framed(str(campaign).encode()), framed(str(kind).encode())))
+            macs.append(digest(secret, b"".join(  # str(): each part's text, as `mac` takes it
+                (head, framed(str(key).encode()), framed(str(order).encode()),
+                 framed(str(doc).encode()))), "sha256").hex())
         return macs
 
     def holds(self, mac: str | None, *parts: bytes | str | int) -> bool:

@@ -221,12 +221,17 @@ class CampaignStore(CampaignLog):
         """The campaign from the repository; as it stood at `version`, a copy of the cached
         campaign when that is the version cached (a status read asks for the version its
         view rows are at, mostly the head: replaying it from its snapshot took most of
-        the read). The cache holds only campaigns as saved or read, never mutated after."""
-        if version is not None:
+        the read). The cache holds only campaigns as saved or read, never mutated after:
+        so only while eventsourcing neither fast-forwards a cached campaign in place nor
+        hands commands the cached one itself (settings an environment could change)."""
+        repository = self.repository
+        if version is not None and not repository.fastforward \
+                and repository.deepcopy_from_cache:
             held = self.cached(campaign_id)
-            if held is not None and held.version == version:
-                return cast(Campaign, copy.deepcopy(held))
-        return cast(Campaign, self.repository.get(campaign_id, version=version))
+            twin = None if held is None else cast(Campaign, copy.deepcopy(held))
+            if twin is not None and twin.version == version:  # checked on the copy
+                return twin
+        return cast(Campaign, repository.get(campaign_id, version=version))
 
     @contextlib.contextmanager
     def damage_named(self, campaign_id: UUID) -> Iterator[None]:

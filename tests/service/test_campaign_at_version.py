@@ -76,3 +76,17 @@ def test_an_earlier_version_is_replayed_as_it_stood(
     assert asked == [head - 2]
     assert earlier.version == head - 2
     assert earlier.points.cpp["Axis"] == 3
+
+
+@pytest.mark.parametrize("setting", [("fastforward", True), ("deepcopy_from_cache", False)])
+def test_a_cache_that_may_change_in_place_is_not_read_from(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch, setting: tuple[str, bool]) -> None:
+    campaign = credited(refit, 3)
+    head = refit.store.campaign(campaign).version
+    monkeypatch.setattr(refit.store.repository, *setting)  # as an environment could set it
+    asked = replays(refit, monkeypatch)
+
+    read = refit.store.campaign(campaign, version=head)
+
+    assert asked == [head]  # replayed: a fast-forwarded or shared cache may be mid-change
+    assert read.version == head
