@@ -11,6 +11,7 @@ from uuid import UUID
 from domain.campaign import Campaign
 from infra.queries import Queries
 from infra.views import Point, RowSource
+from projections.rows import META
 
 
 class AtHead(Queries):
@@ -34,11 +35,17 @@ class AtHead(Queries):
     def _campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         if campaign_id != self.campaign_id:
             return super()._campaign(campaign_id, version)
-        if self._held is None:
-            self._held = super()._campaign(campaign_id)
-        if version is not None and version != self._held.version:  # rows read before a
-            return super()._campaign(campaign_id, version)  # write, the state after it
+        # The state at the rows' version: the page's reads all stand at one version, even
+        # where a write lands between them (mostly the cached head, nothing replayed).
+        at = self._version() if version is None else version
+        if self._held is None or self._held.version != at:
+            self._held = super()._campaign(campaign_id, at)
         return copy.deepcopy(self._held)  # each read its own copy, as the store gives
+
+    def _version(self) -> int:
+        """The version of the campaign's rows the page reads (its meta row's)."""
+        meta = self._rows(self.campaign_id, None).select_rows(META)
+        return int(meta[0]["version"])
 
 
 def at_head(reads: Queries, campaign_id: UUID) -> Queries:

@@ -71,7 +71,7 @@ def test_another_campaign_and_a_read_as_of_a_version_are_read_as_they_stand(
     assert reads.status(campaign, None, None).sides["Axis"]["cpp"] == 4
 
 
-def test_a_write_between_the_rows_and_the_state_reads_the_state_at_the_rows_version(
+def test_a_write_between_the_pages_reads_leaves_them_all_at_the_rows_version(
         refit: Refit) -> None:
     campaign = credited(refit, "Page", 4)
     reads = at_head(refit.reads, campaign)
@@ -85,6 +85,9 @@ def test_a_write_between_the_rows_and_the_state_reads_the_state_at_the_rows_vers
     assert status.sides["Axis"]["cpp"] == 4  # the rows' version, and the state's with it
     assert status.head_hash == refit.reads.status(campaign, status.version, "Axis").head_hash
     assert status.head_hash != refit.reads.status(campaign, None, "Axis").head_hash
+    # and the page's other reads of the state (its guide) stand at that version too
+    assert reads._campaign(campaign).version == status.version
+    assert refit.store.campaign(campaign).version == status.version + 1
 
 
 def test_each_read_gets_a_copy_of_the_state_it_shares(refit: Refit) -> None:
