@@ -110,6 +110,7 @@ class Views:
         """The projection and its materialized view, in the same database as the events."""
         view_class = view_class_for(self.store.env.get("PERSISTENCE_MODULE") or "")
         view = self.store.factory.tracking_recorder(self._sealed(view_class))
+        view.events_table = self.store.recorder.events_table_name  # type: ignore[attr-defined]
         return CampaignProjection(cast(ProjectionView, view), reader=self.rows_at)
 
     @property
@@ -143,11 +144,14 @@ class Views:
         """A campaign's rows at its head, read your writes: the view's, if it has folded
         the campaign's last event; else the view's rows of this campaign with its own
         missing events folded on in memory (never another campaign's, never a wait)."""
-        campaign, head = str(campaign_id), self.head(campaign_id)
-        try:
-            meta = self.view.select_rows(campaign, META)
+        campaign = str(campaign_id)
+        try:  # the head and the meta row in one statement: a read is a few trips in all
+            head, meta = self.view.select_meta_at_head(campaign)
         except RowUnsealed:
+            self.head(campaign_id)  # an unknown campaign is named as such, sealed or not
             return self.renewed(campaign_id)
+        if head is None:
+            raise CampaignNotFound(f"no campaign {campaign_id}")
         if meta and quarantined(meta[0]) is not None:
             return self.mended(campaign_id)
         if meta and meta[0]["version"] >= head:

@@ -44,6 +44,10 @@ class ProjectionView(Protocol):
     def select_rows(self, campaign: str, kind: str) -> list[dict[str, Any]]:
         """A campaign's rows of a kind, in order."""
 
+    def select_meta_at_head(self, campaign: str) -> tuple[int | None, list[dict[str, Any]]]:
+        """The campaign's last stored version (None: it has no events) and its meta rows,
+        read in one statement (RowUnsealed if a seal fails)."""
+
     def select_last_rows(self, campaign: str, kind: str, count: int
                          ) -> list[dict[str, Any]]:
         """A campaign's last `count` rows of a kind, in order."""

@@ -85,6 +85,14 @@ def checked_docs(seal: Seal | None, campaign: str, kind: str,
     return [json.loads(row["doc"]) for row in rows]
 
 
+def at_head(seal: Seal | None, campaign: str, found: Any
+            ) -> tuple[int | None, list[dict[str, Any]]]:
+    """`select_meta_at_head`'s answer from its rows (head, key, ord, doc, mac): one row
+    with no key where the campaign has no meta row yet."""
+    head = found[0]["head"] if found else None
+    return head, checked_docs(seal, campaign, META, [r for r in found if r["key"] is not None])
+
+
 def latest_sealed(seal: Seal | None, campaign: str, at_most: int,
                   latest: Callable[[str, int], Any]) -> tuple[int, bytes] | None:
     """The latest checkpoint at or before a version whose seal holds (`latest` reads the

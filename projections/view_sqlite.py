@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.persistence import Tracking
 from eventsourcing.sqlite import SQLiteTrackingRecorder
@@ -26,6 +27,7 @@ from projections.view_sql import (
     Checkpoints,
     Encoded,
     RowValue,
+    at_head,
     at_version,
     campaign_rows,
     check_after,
@@ -45,6 +47,7 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
     """Projection rows in the embedded SQLite database."""
 
     seal: Seal | None = None  # infra's (a subclass names it): rows and checkpoints sealed
+    events_table = "stored_events"  # the log's, in the same database (infra names it)
 
     def construct_create_table_statements(self) -> list[str]:
         """eventsourcing's tracking table, plus the rows table."""
@@ -174,6 +177,18 @@ class SQLiteProjectionView(SQLiteTrackingRecorder):
             c.execute(f"SELECT key, ord, doc, mac FROM {TABLE} WHERE campaign=? AND kind=? "
                       "ORDER BY ord, key", (campaign, kind))
             return checked_docs(self.seal, campaign, kind, c.fetchall())
+
+    def select_meta_at_head(self, campaign: str) -> tuple[int | None, list[dict[str, Any]]]:
+        """The campaign's last stored version and its meta rows, in one statement (a read
+        of one campaign asks both: whether the view has folded it, and from where)."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT (SELECT max(originator_version) FROM {self.events_table} "
+                      "WHERE originator_id=?) AS head, r.key AS key, r.ord AS ord, "
+                      f"r.doc AS doc, r.mac AS mac FROM (SELECT 1) AS one LEFT JOIN {TABLE} "
+                      "AS r ON r.campaign=? AND r.kind=? ORDER BY r.ord, r.key",
+                      (UUID(campaign).hex, campaign, META))  # the log keys ids by hex
+            found = c.fetchall()
+        return at_head(self.seal, campaign, found)
 
     def select_last_rows(self, campaign: str, kind: str, count: int
                          ) -> list[dict[str, Any]]:

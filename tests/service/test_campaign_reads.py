@@ -122,11 +122,38 @@ def test_a_read_at_the_head_reads_the_campaigns_meta_row_once(
     credit(refit, first, 3)
     refit.views.catch_up()
     view, asked = refit.views.view, []
-    select_rows = view.select_rows
+    select_rows, at_head, head = view.select_rows, view.select_meta_at_head, refit.views.head
 
     def counted(campaign: str, kind: str) -> object:
         asked.append(kind)
         return select_rows(campaign, kind)
+
+    def counted_at_head(campaign: str) -> object:
+        asked.append("meta and head")
+        return at_head(campaign)
+
+    def counted_head(campaign_id: object) -> object:
+        asked.append("head")
+        return head(campaign_id)
     monkeypatch.setattr(view, "select_rows", counted)
+    monkeypatch.setattr(view, "select_meta_at_head", counted_at_head)
+    monkeypatch.setattr(refit.views, "head", counted_head)
     assert refit.reads.status(first).sides["Axis"]["cpp"] == 3
-    assert asked.count("meta") == 1  # the one that says the view is at the head
+    # the one statement that says the view is at the head; the meta row not read again
+    assert asked.count("meta and head") == 1
+    assert "meta" not in asked and "head" not in asked
+
+
+def test_the_view_reads_a_campaigns_head_and_meta_row_in_one_statement(refit: Refit) -> None:
+    first, _ = two_campaigns(refit)
+    credit(refit, first, 2)
+    view, head = refit.views.view, refit.store.campaign(first).version
+
+    assert view.select_meta_at_head(str(UUID(int=7))) == (None, [])  # no such campaign
+    behind, meta = view.select_meta_at_head(str(first))  # the credit is not folded yet
+    assert (behind, [row["version"] for row in meta]) == (head, [head - 1])
+    new = refit.commands.create_campaign("pbr", "I", "C", "server").id
+    assert view.select_meta_at_head(str(new)) == (1, [])  # in the log, not in the view
+    refit.views.catch_up()
+    found, meta = view.select_meta_at_head(str(first))
+    assert found == head and [row["version"] for row in meta] == [head]
