@@ -46,8 +46,3 @@ class AtHead(Queries):
         """The version of the campaign's rows the page reads (its meta row's)."""
         meta = self._rows(self.campaign_id, None).select_rows(META)
         return int(meta[0]["version"])
-
-
-def at_head(reads: Queries, campaign_id: UUID) -> Queries:
-    """`reads`, sharing one read of the campaign's rows and state at its head."""
-    return AtHead(reads, campaign_id)

@@ -56,7 +56,7 @@ class CacheSeal:
         raws = [part if isinstance(part, bytes) else str(part).encode() for part in parts]
         # One call into OpenSSL's one-shot HMAC: a projection rebuild MACs every row it writes.
         return hmac.digest(self._key or self.key,
-                           b"".join(len(raw).to_bytes(8, "big") + raw for raw in raws),
+                           b"".join(_frame(raw) for raw in raws),
                            "sha256").hex()
 
     def row_macs(self, rows: Sequence[tuple[str, str, str, int, str]]) -> list[str]:

@@ -228,9 +228,8 @@ class CampaignStore(CampaignLog):
         if version is not None and not repository.fastforward \
                 and repository.deepcopy_from_cache:
             held = self.cached(campaign_id)
-            twin = None if held is None else cast(Campaign, copy.deepcopy(held))
-            if twin is not None and twin.version == version:  # checked on the copy
-                return twin
+            if held is not None and held.version == version:
+                return cast(Campaign, copy.deepcopy(held))
         return cast(Campaign, repository.get(campaign_id, version=version))
 
     @contextlib.contextmanager

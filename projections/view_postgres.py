@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
+from functools import cached_property
 from typing import Any
 from uuid import UUID
 
 from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.utils import retry
-from psycopg.sql import SQL, Identifier
+from psycopg.sql import SQL, Composed, Identifier
 
 from projections import view_sql as shared
 from projections.fold import FOLD_VERSION
@@ -193,19 +194,23 @@ class PostgresProjectionView(PostgresTrackingRecorder):
             curs.execute(self._select_rows, (campaign, kind))
             return shared.checked_docs(self.seal, campaign, kind, curs.fetchall())
 
+    @cached_property
+    def _select_meta_at_head(self) -> Composed:
+        """`select_meta_at_head`'s statement, made once infra has named the log's table."""
+        return SQL(
+            "SELECT (SELECT max(originator_version) FROM {0}.{2} WHERE originator_id=%s) "
+            "AS head, r.key AS key, r.ord AS ord, r.doc AS doc, r.mac AS mac "
+            "FROM (SELECT 1) AS one LEFT JOIN {0}.{1} AS r ON r.campaign=%s AND r.kind=%s "
+            "ORDER BY r.ord, r.key").format(*self._tables, Identifier(self.events_table))
+
     # Retried as the log's own reads are (it stands in for one): after an outage the pool
     # may hand out a connection the server has ended.
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def select_meta_at_head(self, campaign: str) -> tuple[int | None, list[dict[str, Any]]]:
         """The campaign's last stored version and its meta rows, in one statement (a read
         of one campaign asks both: whether the view has folded it, and from where)."""
-        statement = SQL(
-            "SELECT (SELECT max(originator_version) FROM {0}.{2} WHERE originator_id=%s) "
-            "AS head, r.key AS key, r.ord AS ord, r.doc AS doc, r.mac AS mac "
-            "FROM (SELECT 1) AS one LEFT JOIN {0}.{1} AS r ON r.campaign=%s AND r.kind=%s "
-            "ORDER BY r.ord, r.key").format(*self._tables, Identifier(self.events_table))
         with self.datastore.transaction(commit=False) as curs:
-            curs.execute(statement, (UUID(campaign), campaign, META))
+            curs.execute(self._select_meta_at_head, (UUID(campaign), campaign, META))
             found = curs.fetchall()
         return shared.at_head(self.seal, campaign, found)
 

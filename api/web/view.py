@@ -10,7 +10,7 @@ from api.access import DIRECTOR, OBSERVER, Caller
 from api.report import in_words
 from api.web.undo_view import last_undo
 from infra.application import Refit
-from infra.queries_at_head import at_head
+from infra.queries_at_head import AtHead
 from projections import read
 
 RECENT = 8  # rolls listed under the guide
@@ -23,7 +23,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
     """The guide page's reads for the caller: status, guide, the others' public progress,
     the latest rolls (and the one just made), what a form just recorded."""
     viewer = caller.viewer
-    reads = at_head(refit.reads, ident)  # the page's reads share one read of the campaign
+    reads = AtHead(refit.reads, ident)  # the page's reads share one read of the campaign
     status = reads.status(ident, None, viewer)
     guide = reads.guide(ident, None, viewer)
     mine = list(guide["sides"])

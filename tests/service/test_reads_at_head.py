@@ -9,7 +9,7 @@ from uuid import UUID
 import pytest
 
 from infra.application import Refit
-from infra.queries_at_head import at_head
+from infra.queries_at_head import AtHead
 from tests.helpers.story import do
 
 
@@ -53,7 +53,7 @@ def test_a_pages_reads_answer_as_the_reads_one_by_one_with_one_read_of_each(
     alone = page_reads(refit.reads, campaign, "Axis")
     counted = trips(refit, monkeypatch)
 
-    shared = page_reads(at_head(refit.reads, campaign), campaign, "Axis")
+    shared = page_reads(AtHead(refit.reads, campaign), campaign, "Axis")
 
     assert shared == alone
     assert counted == {"rows": 1, "campaign": 1}
@@ -62,7 +62,7 @@ def test_a_pages_reads_answer_as_the_reads_one_by_one_with_one_read_of_each(
 def test_another_campaign_and_a_read_as_of_a_version_are_read_as_they_stand(
         refit: Refit) -> None:
     campaign, other = credited(refit, "Page", 4), credited(refit, "Other", 2)
-    reads = at_head(refit.reads, campaign)
+    reads = AtHead(refit.reads, campaign)
     reads.status(campaign, None, None)
 
     assert reads.status(other, None, None) == refit.reads.status(other, None, None)
@@ -74,7 +74,7 @@ def test_another_campaign_and_a_read_as_of_a_version_are_read_as_they_stand(
 def test_a_write_between_the_pages_reads_leaves_them_all_at_the_rows_version(
         refit: Refit) -> None:
     campaign = credited(refit, "Page", 4)
-    reads = at_head(refit.reads, campaign)
+    reads = AtHead(refit.reads, campaign)
     before = reads.purchase_record(campaign, None, "Axis")  # the rows, read now
     do(refit, campaign, {"type": "credit_cpp", "side": "Axis", "amount": 1,
                          "reason": "late"})
@@ -92,7 +92,7 @@ def test_a_write_between_the_pages_reads_leaves_them_all_at_the_rows_version(
 
 def test_each_read_gets_a_copy_of_the_state_it_shares(refit: Refit) -> None:
     campaign = credited(refit, "Page", 2)
-    reads = at_head(refit.reads, campaign)
+    reads = AtHead(refit.reads, campaign)
     first = reads._campaign(campaign)
 
     first.points.cpp["Axis"] = 999  # one read's slip reaches no other read

@@ -28,6 +28,15 @@ def in_play(client: TestClient, module: str = "pbr") -> dict[str, Any]:
     return campaign
 
 
+def in_the_reph_as_the_axis(client: TestClient) -> dict[str, Any]:
+    """A campaign whose Initial Scenario the director has ended, the session the Axis's."""
+    campaign = in_play(client)
+    director = campaign["tokens"]["director"]
+    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    return campaign
+
+
 def control_forms(client: TestClient, campaign: dict[str, Any]) -> list[str]:
     """The Control forms on the session's page."""
     return [form for form in forms_of(get(client, f"/play/{campaign['id']}"))
@@ -91,10 +100,8 @@ def test_the_kinds_offered_are_the_modules_own(client: TestClient, refit: Refit)
 
 def test_the_control_form_is_open_in_the_setup_area_step_and_folded_in_the_rest_of_the_reph(
         client: TestClient) -> None:
-    campaign = in_play(client)
+    campaign = in_the_reph_as_the_axis(client)
     director = campaign["tokens"]["director"]
-    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
-    log_in(client, campaign["tokens"]["sides"][AXIS])
 
     def folded() -> bool:
         page = get(client, f"/play/{campaign['id']}")
@@ -188,10 +195,7 @@ def test_a_control_report_awaiting_its_answer_is_not_sent_again(client: TestClie
 
 def test_a_control_report_refused_in_a_folded_step_comes_back_open_as_typed(
         client: TestClient) -> None:
-    campaign = in_play(client)
-    director = campaign["tokens"]["director"]
-    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
-    log_in(client, campaign["tokens"]["sides"][AXIS])
+    campaign = in_the_reph_as_the_axis(client)
     assert '<details class="control-later">' in get(client, f"/play/{campaign['id']}")
     answer = act(client, campaign, {"action": "control", "side": AXIS,
                                     "location": "Ranville church", "kind": "Block"})
