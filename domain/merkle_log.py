@@ -21,6 +21,9 @@ class MerkleLog:
         # levels[h] holds the 32-byte hashes of leaves i*2^h .. (i+1)*2^h - 1, end to end
         # (about 64 bytes a leaf in all, where a list of bytes objects takes twice that).
         self.levels: list[bytearray] = [bytearray()]
+        # The last root asked for, by size: a receipt asks for one tree's root once for its
+        # checkpoint and once per proof (a tree of a given size never changes).
+        self._last_root: tuple[int, bytes] = (0, merkle.EMPTY_ROOT)
         for leaf in leaves:
             self.append(leaf)
 
@@ -59,7 +62,12 @@ class MerkleLog:
     def root(self, size: int) -> bytes:
         """The root of the tree of the first `size` leaves."""
         self._within(size)
-        return merkle.EMPTY_ROOT if size == 0 else self.range_root(0, size)
+        last_size, last_root = self._last_root
+        if size == last_size:
+            return last_root
+        root = self.range_root(0, size)
+        self._last_root = (size, root)
+        return root
 
     def inclusion(self, index: int, size: int) -> merkle.InclusionProof:
         """The inclusion proof of leaf `index` in the tree of the first `size` leaves."""

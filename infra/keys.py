@@ -11,6 +11,7 @@ import hmac
 import os
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -38,10 +39,17 @@ class ServiceKey:
     name: str
     private: Ed25519PrivateKey
 
-    @property
+    # Worked out once: every command's receipt signs (a key never changes, the dataclass
+    # is frozen, and cached_property writes past its __setattr__).
+    @cached_property
     def public(self) -> bytes:
         """The 32-byte Ed25519 public key."""
         return self.private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+
+    @cached_property
+    def key_id(self) -> bytes:
+        """The 4-byte C2SP key ID of this key's name and public half."""
+        return key_id(self.name, self.public)
 
     @property
     def verifier_key(self) -> str:
@@ -51,7 +59,7 @@ class ServiceKey:
     def signer_key(self) -> str:
         """`PRIVATE+KEY+name+keyid+base64(0x01 || seed)` (Go's sumdb/note form)."""
         seed = self.private.private_bytes_raw()
-        kid = key_id(self.name, self.public).hex()
+        kid = self.key_id.hex()
         return f"{PRIVATE}{self.name}+{kid}+{base64.b64encode(ED25519 + seed).decode()}"
 
     def sign(self, body: str) -> str:
@@ -60,7 +68,7 @@ class ServiceKey:
 
     def signature(self, body: str) -> str:
         """This key's signature line over a text (`— name base64(keyid || signature)`)."""
-        return signature_line(self.name, key_id(self.name, self.public),
+        return signature_line(self.name, self.key_id,
                               self.private.sign(body.encode()))
 
     def checkpoint(self, origin: str, size: int, root: bytes) -> str:

@@ -31,6 +31,17 @@ def test_every_root_and_proof_is_the_one_the_whole_tree_gives(count: int,
     assert list(proof.hashes) == [merkle.root(hashes[a:b]) for a, b in path_ranges(index, size)]
 
 
+@given(st.lists(st.integers(min_value=0, max_value=40), min_size=1, max_size=12))
+def test_roots_asked_in_any_order_as_the_log_grows_are_each_its_trees_own(
+        sizes: list[int]) -> None:
+    hashes = leaves(40)
+    log = MerkleLog()
+    for size in sizes:  # the log grows to at least the size asked, then answers its root
+        while log.size < size:
+            log.append(hashes[log.size])
+        assert log.root(size) == (merkle.root(hashes[:size]) if size else merkle.EMPTY_ROOT)
+
+
 def test_the_empty_log_has_the_empty_root_and_no_larger_tree() -> None:
     log = MerkleLog()
     assert log.root(0) == merkle.EMPTY_ROOT
