@@ -1,6 +1,7 @@
 """How fast `refit` starts (issue 17, item 6): `refit --help` and a read (`refit status
 ID`) on the embedded SQLite default, each run as its own process, beside a bare
-`python -c pass` timed in the same rounds (a loaded machine slows all three alike).
+`python -c pass` and an import of the classes a stored campaign decodes to, timed in the
+same rounds (a loaded machine slows them all alike).
 
 `cli_start()` returns the figures as a dict (for `python -m bench`); run as a script it
 prints them as JSON. Times are the median and best of the rounds, wall clock and CPU
@@ -24,6 +25,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_MS = 300
+DECODERS = "import domain.campaign, domain.modules"
 
 
 def timed(argv: list[str], env: dict[str, str], cwd: Path = ROOT) -> tuple[float, float]:
@@ -63,6 +65,9 @@ def cli_start(rounds: int = 7, baseline: Path | None = None) -> dict[str, Any]:
         campaign = demo_campaign(Path(tmp), env)
         refit = [sys.executable, "-m", "api.cli"]
         commands = {"python_pass": ([sys.executable, "-c", "pass"], ROOT),
+                    # The floor of a read of a stored campaign: the classes its events
+                    # and snapshot decode to (the Campaign, its parts, the modules').
+                    "import_campaign": ([sys.executable, "-c", DECODERS], ROOT),
                     "help": ([*refit, "--help"], ROOT),
                     "status": ([*refit, "status", campaign], ROOT)}
         if baseline is not None:  # `python -m api.cli` there imports that checkout's code

@@ -27,6 +27,8 @@ def appends(settings: Settings, bare: Settings, commands: int,
     refit, bare_rate = column(runs, "commands_per_s"), column(runs, "baseline_per_s")
     return {"commands": commands, "refit_commands_per_s": spread(refit, 1),
             "bare_appends_per_s": spread(bare_rate, 1), "ratio": ratio(refit, bare_rate),
+            "rule_work_us_per_command": spread(column(runs, "rule_work_us_per_command"), 1),
+            "ratio_ceiling": spread(column(runs, "ratio_ceiling"), 3),
             "command_events": runs[0]["command_events"]}
 
 

@@ -149,6 +149,9 @@ def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str 
     for store in ("sqlite", "postgres"):  # each beside the bare library or the raw driver
         assert set(figures["P1"][store]["ratio"]) == spread
         assert figures["P1"][store]["ratio"]["n"] == 2
+        # Beside the ratio, its ceiling: a bare append plus the campaign's rule work alone.
+        assert 0 < figures["P1"][store]["ratio_ceiling"]["median"] < 1
+        assert figures["P1"][store]["rule_work_us_per_command"]["median"] > 0
         assert figures["P2"][store]["campaign_events"] == 300
         assert set(figures["P2"][store]["raw_driver_campaign_rows_ms"]) == spread
         assert figures["P3"][store]["events"] >= 300 + 2 * 40
@@ -198,3 +201,15 @@ def test_the_live_benchmark_sees_every_command_on_both_processes(tmp_path: Path)
     figures = json.loads(done.stdout.strip().splitlines()[-1])["sqlite"]
     for stream in ("same_process", "other_process"):
         assert figures[stream]["messages"] == 3 and figures[stream]["missing"] == 0, figures
+
+
+def test_the_start_benchmark_times_each_command_beside_its_floors() -> None:
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "cli_start.py"), "--rounds", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(done.stdout)
+    # python -c pass and the import of what a stored campaign decodes to are the floors
+    # `refit --help` and `refit status` are read beside.
+    assert {"python_pass", "import_campaign", "help", "status"} <= set(figures)
+    assert figures["import_campaign"]["wall_ms_median"] > figures["python_pass"]["wall_ms_median"]
+    assert isinstance(figures["status"]["met"], bool) and figures["rounds"] == 1
