@@ -246,6 +246,9 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
         f"{d[k]} {v}" for k, v in (("sets_up_first", "sets up first"),
                                    ("moves_first", "moves first")) if d.get(k)) + _rule(d),
     "SANAnnounced": lambda d: f"SAN announced: {_value(d['san'])}{_rule(d)}",
+    "BombardmentResolved": lambda d: (f"{d['side']} RG #{d['purchase']}: its pre-game "
+                                      f"Bombardment resolved for {d['cg_date']}, then "
+                                      f"Eliminated (note i){_rule(d)}"),
     "RGAreaRecorded": lambda d: (f"{d['side']} RG #{d['purchase']} sets up/enters in "
                                  f"{d['area']}"),
     "RGCasualty": lambda d: (f"{d['side']} RG #{d['purchase']} lost {d['unit']}: "

@@ -11,7 +11,8 @@ from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
-           "casualty", "control", "area", "end_scenario", "points", "rating", "scenario")
+           "casualty", "control", "area", "bombardment", "end_scenario", "points", "rating",
+           "scenario")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -43,6 +44,9 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
         return cmd.parse_command({"type": "record_rg_area", "side": side,
                                   "purchase": _whole(form, "purchase"),
                                   "area": _text(form, "area") or ""})
+    if action == "bombardment":  # PBr RG chart note i: a pre-game Bombardment, on its line
+        return cmd.parse_command({"type": "resolve_bombardment", "side": side,
+                                  "purchase": _whole(form, "purchase")})
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
     if action == "points":
