@@ -40,15 +40,20 @@ class MerkleLog:
         return bytes(self.levels[height][index * HASH:(index + 1) * HASH])
 
     def append(self, leaf_hash: bytes) -> None:
-        """Add a leaf hash, and every subtree it completes."""
-        self.levels[0] += leaf_hash
-        index, height = self.size - 1, 0
+        """Add a leaf hash, and every subtree it completes. The leaf is stored last: until
+        then the size is the old one, and every subtree a root of that size reads is whole
+        (the new subtrees cover the new leaf, which no such root reads)."""
+        index, height, node = self.size, 0, leaf_hash
+        completed: list[bytes] = []
         while index & 1:  # a right child: its parent is complete now
-            if len(self.levels) == height + 1:
-                self.levels.append(bytearray())
-            self.levels[height + 1] += merkle.node_hash(self._node(height, index - 1),
-                                                        self._node(height, index))
+            node = merkle.node_hash(self._node(height, index - 1), node)
+            completed.append(node)
             index, height = index >> 1, height + 1
+        for above, parent in enumerate(completed, 1):
+            if len(self.levels) == above:
+                self.levels.append(bytearray())
+            self.levels[above] += parent
+        self.levels[0] += leaf_hash
 
     def range_root(self, start: int, end: int) -> bytes:
         """MTH of leaves start .. end - 1 (end > start), from the stored subtrees."""
@@ -62,6 +67,8 @@ class MerkleLog:
     def root(self, size: int) -> bytes:
         """The root of the tree of the first `size` leaves."""
         self._within(size)
+        if size == 0:
+            return merkle.EMPTY_ROOT
         last_size, last_root = self._last_root
         if size == last_size:
             return last_root
