@@ -202,3 +202,27 @@ def test_a_control_report_refused_in_a_folded_step_comes_back_open_as_typed(
     assert answer.status_code == 422, answer.text
     assert '<details class="control-later" open>' in answer.text
     assert inputs_of(answer.text, "control")["location"]["value"] == "Ranville church"
+
+
+def test_a_disputed_control_report_tells_both_sides_the_reason_and_the_director_no_none(
+        client: TestClient) -> None:
+    campaign = in_play(client)
+    tokens = campaign["tokens"]
+    reported = send(client, campaign, tokens["sides"][AXIS],
+                    {"type": "change_control", "side": AXIS, "location": "Ranville church",
+                     "kind": "Strategic Location"})
+    assert reported.status_code == 200, reported.text
+    disputed = send(client, campaign, tokens["sides"][BRITISH],
+                    {"type": "dispute_report", "report": 1, "side": BRITISH,
+                     "reason": "our 6-5-8 still holds it"})
+    assert disputed.status_code == 200, disputed.text
+    log_in(client, tokens["sides"][AXIS])  # who reported it: why it waits
+    assert "Report 1 awaits the director, disputed (“our 6-5-8 still holds it”): the Axis " \
+           "Controls Ranville church" in text_of(get(client, f"/play/{campaign['id']}"))
+    log_in(client, tokens["sides"][BRITISH])  # who disputed it: that it still waits
+    assert "Report 1 of the Axis, disputed by the British (“our 6-5-8 still holds it”), " \
+           "awaits the director: the Axis Controls Ranville church" in \
+           text_of(get(client, f"/play/{campaign['id']}"))
+    log_in(client, tokens["director"])  # a Control report cites no rule of its own
+    home = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Report 1 : the Axis Controls Ranville church" in home and "None" not in home
