@@ -119,6 +119,9 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     british.get_by_text("RG you may buy").click()
     british.once("dialog", lambda dialog: dialog.accept())
     british.get_by_role("button", name="Buy I2 entry · 7 CPP").click()
+    # bought, as the page now says: its Advance then asks nothing (it would, had the
+    # British bought nothing, and the click were the old page's)
+    expect(british.locator(f'.bought-now[data-side="{BRITISH}"]')).to_contain_text("I2")
     british.get_by_role("button", name=f"Advance: the {BRITISH} is done with 3.617").click()
     # both done: the RePh moves on to 3.618, on both pages
     for page in (axis, british):

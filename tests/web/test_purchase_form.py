@@ -196,3 +196,21 @@ def test_an_rg_bought_with_a_chart_notes_option_is_said_by_its_note_not_its_code
     assert "Bought F1 (FB42) at entry with note a (-2 drm to the E7.2 arrival dr) for 2 CPP" \
         in said
     assert "arrival_drm" not in said
+
+
+def test_leaving_the_purchase_step_with_nothing_bought_is_asked_first_and_says_the_cpp(
+        client: TestClient) -> None:
+    campaign = new_campaign(client)  # 14AM, 3.617: the director has credited no CPP yet
+    page = markup.unescape(page_of(client, campaign, AXIS))
+    [advance] = re.findall(r'<form[^>]*class="advance"[^>]*>', page)
+    said = "The Axis has bought no RG for 14AM (0 CPP)."
+    assert f'hx-confirm="Advance: the Axis is done with 3.617? {said}' in advance
+    assert said in text_of(page.split('class="advance"')[0])  # said on the page too
+    director = campaign["tokens"]["director"]
+    for token, body in ((director, {"type": "credit_cpp", "side": AXIS, "amount": 39,
+                                    "reason": "3.6161"}),
+                        (campaign["tokens"]["sides"][AXIS], {"type": "purchase_rg",
+                                                             "side": AXIS, "rg": "I5"})):
+        assert send(client, campaign, token, body).status_code == 200
+    page = page_of(client, campaign, AXIS)
+    assert "has bought no RG" not in page  # once a line is bought, nothing to ask
