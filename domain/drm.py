@@ -168,7 +168,9 @@ def _check_claim(table: Table, spec: DRMSpec, subject: SubjectFacts, claim: DRMC
         refuse(f"does not apply: {why}")
     for other, by in taken.items():
         if other in spec.excludes or spec.id in _excludes(table, other):
-            refuse(f"is not combined with DRM {other} ({by})")
+            reason = next((s.reason for s in table.drm if s.id == other), "")
+            how = "which the ledger derives here" if by == "derived" else "claimed with it"
+            refuse(f"is not combined with DRM {other} ({reason}), {how}")
 
 
 def _check_count(spec: DRMSpec, claim: DRMClaim, refuse: Any) -> None:

@@ -163,7 +163,7 @@ def not_now(campaign: Campaign, side: str) -> list[Work]:
             continue  # another side's table: never the side's to roll
         why = why_not(campaign, table, side)
         if why is None and table.cpp_cost > have:
-            why = f"table {table.id} costs {table.cpp_cost} CPP; {side} has {have}"
+            why = f"table {table.id} costs {table.cpp_cost} CPP; the {side} side has {have}"
         if why is not None:
             found.append({"table": table.id, "title": table.title, "rule": table.rule,
                           "why": why})

@@ -127,7 +127,8 @@ def _check_previous(campaign: Campaign, side: str, row: FortificationRow,
     assert need is not None
     if command.hex is None or command.count != 1:
         raise InvalidCommand(f"a {row.item} (note {need.note}) is bought one at a time for "
-                             "the `hex` it is placed in", rule=rule, field="hex")
+                             "the hex it is placed in (give the hex, count 1)", rule=rule,
+                             field="hex")
     earlier = campaign.retained.earlier(side, campaign.reph.cg_date)
     if not any(u.get("fortification") and u.get("item") in need.previous_in_hex
                and u.get("hex") == command.hex for u in earlier):

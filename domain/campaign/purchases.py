@@ -200,7 +200,8 @@ def rg_purchase(campaign: Campaign, side: str, command: cmd.PurchaseRG) -> dict[
     cost = price(chart, row, command.mode, command.option)
     have = campaign.points.cpp[side]
     if have < cost:
-        raise RuleViolation(f"{row.id} costs {cost} CPP; {side} has {have}", rule=chart.rule)
+        raise RuleViolation(f"{row.id} costs {cost} CPP; the {side} side has {have}",
+                            rule=chart.rule)
     number, cg_max = purchases.check_maximums(chart, row, side, kg, cg, cg_date)
     results.check_purchase(campaign, side, row)
     if kg is not None:

@@ -154,7 +154,7 @@ def _cost(campaign: Campaign, table: Table, side: str, drm: list[dict[str, Any]]
     cost = table.cpp_cost + sum(spec.cpp_cost for spec in table.drm if spec.id in taken)
     have = campaign.points.cpp[side]
     if cost > have:
-        raise RuleViolation(f"table {table.id} costs {cost} CPP; {side} has {have}",
+        raise RuleViolation(f"table {table.id} costs {cost} CPP; the {side} side has {have}",
                             rule=table.rule)
     return cost
 

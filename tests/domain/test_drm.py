@@ -171,7 +171,8 @@ def test_a_claim_a_derived_drm_excludes_is_refused_and_not_offered() -> None:
     derived = derived_drm(table, night)
     with pytest.raises(RuleViolation) as refused:
         claimed_drm(table, night, [DRMClaim(id="t-flare")], derived)
-    assert "not combined with DRM t-night (derived)" in refused.value.message
+    assert "not combined with DRM t-night (Night), which the ledger derives here" in \
+        refused.value.message
     assert claimable(table, night) == []
     assert [spec.id for spec in claimable(table, SubjectFacts(side="Axis"))] == ["t-flare"]
 

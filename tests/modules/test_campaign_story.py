@@ -124,7 +124,7 @@ def test_a_purchase_beyond_the_cpp_held_is_refused(refit: Refit) -> None:
     campaign = refit.commands.create_campaign("pbr", "I", "Poor", "server").id
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "purchase_rg", "side": "British", "rg": "Y1"})
-    assert refused.value.message == "Y1 costs 6 CPP; British has 0"
+    assert refused.value.message == "Y1 costs 6 CPP; the British side has 0"
 
 
 def test_the_live_view_equals_the_fold_at_the_head_after_a_restart(

@@ -126,6 +126,9 @@ def test_both_3_606_setup_area_drm_are_refused_together(refit: Refit,
         "drm": [{"id": "3.606-p-adjacent"}, {"id": "3.606-p-two-hexes"}]})
     assert isinstance(error, RuleViolation) and error.rule == "3.606"
     assert error.field == "drm[1]"
+    assert error.message == "DRM 3.606-p-two-hexes (two hexes away from a friendly Setup " \
+        "Area): is not combined with DRM 3.606-p-adjacent (adjacent to a friendly Setup " \
+        "Area), claimed with it"
     escaped = roll(refit, after_scenario, "3.606-personnel", BRITISH, [3, 3], None,
                    {"id": "3.606-p-adjacent"}, {"id": "3.606-p-hs", "count": 3})
     assert drm_of(escaped) == {"3.606-p-adjacent": -2, "3.606-p-hs": 2}

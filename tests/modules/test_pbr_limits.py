@@ -175,6 +175,8 @@ def test_3_619_e_a_trench_only_in_a_hex_that_held_a_foxhole_on_the_previous_cg_d
     retain(refit, campaign, AXIS, mmc(4), foxhole("Q16"), foxhole("R17"))  # R17: new today
     no_hex = refused(refit, campaign, trench(None))
     assert isinstance(no_hex, InvalidCommand) and no_hex.field == "hex"
+    assert no_hex.message == "a Trench (note e) is bought one at a time for the hex it is " \
+        "placed in (give the hex, count 1)" and no_hex.rule == "3.619"
     error = refused(refit, campaign, trench("R17"))
     assert isinstance(error, RuleViolation) and error.rule == "3.619"
     assert "note e" in error.message and "R17 did not" in error.message

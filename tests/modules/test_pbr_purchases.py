@@ -177,7 +177,7 @@ def test_3_620_recon_costs_cpp_and_idle_dates_add_up(refit: Refit, at_14am: UUID
     next_date(refit, at_14am, "3.620", ("idle", "attack"))  # 14PM (its CPP lost at 3.617)
     poor = refused(refit, at_14am, {"type": "roll", "table": "3.620", "side": BRITISH,
                                     "dice": [2]})
-    assert isinstance(poor, RuleViolation) and "costs 1 CPP; British has 0" in poor.message
+    assert isinstance(poor, RuleViolation) and "costs 1 CPP; the British side has 0" in poor.message
     cpp(refit, at_14am, AXIS, 2)
     do(refit, at_14am, {"type": "roll", "table": "3.620", "side": AXIS, "dice": [3],
                         "drm": [{"id": "3.620-beneficial"}]})  # 8

@@ -74,7 +74,8 @@ def test_each_rg_the_axis_may_buy_shows_every_way_to_buy_it_and_its_cg_maximum(
 def test_each_rg_the_axis_may_not_buy_says_why_with_its_rule(
         client: TestClient, campaign: dict[str, Any]) -> None:
     html = page_of(client, campaign, AXIS)
-    assert row_of(html, "I4", "refused").strip().endswith("I4 costs 15 CPP; Axis has 10 3.617")
+    assert row_of(html, "I4", "refused").strip().endswith(
+        "I4 costs 15 CPP; the Axis side has 10 3.617")
     assert "may not be purchased until after July 14 PM; not on 14AM 3.6178" in \
         row_of(html, "I1", "refused")
     assert "is bought by rolling table 3.620, in its step" in row_of(html, "M2", "refused")
@@ -112,7 +113,7 @@ def test_the_british_page_shows_none_of_the_axis_purchases_ways_or_refusals(
     refused = british["sides"][BRITISH]["refused"]
     assert {r["rg"] for r in refused} >= {"I1", "G2"}
     assert all(r["why"] in markup.unescape(html) for r in refused)  # its own, each said
-    assert "Axis has 10" not in html and "Axis" not in " ".join(r["why"] for r in refused)
+    assert "Axis side has 10" not in html and "Axis" not in " ".join(r["why"] for r in refused)
 
 
 def test_a_purchase_form_tampered_with_is_refused_on_the_page_naming_its_label(
