@@ -11,7 +11,9 @@ from projections.statistics import Distribution, Statistics
 
 LABEL = 64  # the width of a row's label column (a CG Date, a scenario)
 ROOM = 44  # room right of the longest bar for its value
-CPP_PARTS = (("start", "Start"), ("spent", "Spent"), ("left", "Left"))
+# As the CG Roster adds them up: Start + CPP received - Spent - Forfeited = Left.
+CPP_PARTS = (("start", "Start"), ("received", "+CPP"), ("spent", "Spent"),
+             ("forfeited", "Forfeited"), ("left", "Left"))
 SECRET = "kept secret"
 
 
@@ -51,7 +53,8 @@ def _legend(sheet: Sheet, names: list[str], lines: bool = False) -> None:
 
 
 def cpp_chart(stats: Statistics) -> str:
-    """Grouped bars: each side's CPP Start, Spent and Left per CG Date (the CG Roster)."""
+    """Grouped bars: each side's CPP Start, +CPP, Spent, Forfeited and Left per CG Date
+    (the CG Roster)."""
     sheet = Sheet()
     _legend(sheet, [name for _, name in CPP_PARTS])
     scale = _scale([getattr(p, part) for points in stats.cpp.values() for p in points
@@ -65,7 +68,7 @@ def cpp_chart(stats: Statistics) -> str:
                 sheet.y += 6
                 continue
             sheet.y += 6
-            sheet.add(text(0, sheet.y + 26, point.cg_date))
+            sheet.add(text(0, sheet.y + 7 * len(CPP_PARTS) + 4, point.cg_date))
             values = [(getattr(point, part), name) for part, name in CPP_PARTS]
             for index, (value, name) in enumerate(values):
                 _hbar(sheet, value, scale, SERIES[index], f"{side} {point.cg_date} {name}")
@@ -74,8 +77,8 @@ def cpp_chart(stats: Statistics) -> str:
         if not stats.cpp[side]:
             sheet.note("No CG Date recorded yet.")
     sheet.note(stats.rules["cpp"])
-    return sheet.svg("CPP per CG Date", "Start, Spent and Left CPP of each side per CG "
-                     "Date, from the CG Roster", "cpp")
+    return sheet.svg("CPP per CG Date", "Start, +CPP, Spent, Forfeited and Left CPP of "
+                     "each side per CG Date, from the CG Roster", "cpp")
 
 
 def cvp_chart(stats: Statistics) -> str:

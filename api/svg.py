@@ -14,10 +14,10 @@ FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif"
 # at least 4.5:1 against its background (tests/http/test_charts.py), the grid
 # 1.4:1 (it only guides the eye).
 LIGHT = {"bg": "#ffffff", "ink": "#1d232a", "muted": "#56606b", "grid": "#d9d6cc",
-         "s0": "#1f5f8b", "s1": "#b04a0c", "s2": "#6b3fa0"}
+         "s0": "#1f5f8b", "s1": "#b04a0c", "s2": "#6b3fa0", "s3": "#2e7d32", "s4": "#7a6200"}
 DARK = {"bg": "#1c2228", "ink": "#e8ecef", "muted": "#a5afb8", "grid": "#323b44",
-        "s0": "#6cb2e6", "s1": "#f0a35e", "s2": "#c8a6f0"}
-SERIES = ("s0", "s1", "s2")
+        "s0": "#6cb2e6", "s1": "#f0a35e", "s2": "#c8a6f0", "s3": "#81c784", "s4": "#e6c65c"}
+SERIES = ("s0", "s1", "s2", "s3", "s4")
 STYLE = "@media (prefers-color-scheme: dark) {" + "".join(
     f".rc-{name}{{fill:{colour}}}.rc-{name}-line{{stroke:{colour}}}"
     for name, colour in DARK.items()) + "}"

@@ -24,6 +24,8 @@ class CPPPoint(BaseModel):
     spent: int | None
     left: int | None
     hidden: bool
+    received: int | None = None  # the CG Roster's +CPP (credited on the CG Date)
+    forfeited: int | None = None  # lost as a step was left (3.617 on 14PM; 9.617)
 
 
 class RatingPoint(BaseModel):
@@ -103,8 +105,11 @@ def statistics(source: RowSource, viewer: str | None = DIRECTOR,
 
 def _cpp(row: read.RosterRow, side: str) -> CPPPoint:
     cell = row.sides[side]
+    # Forfeited is as secret as Left (read.roster): none forfeited reads 0 where Left shows.
+    forfeited = None if cell.cpp_left is None else cell.cpp_forfeited or 0
     return CPPPoint(cg_date=row.cg_date, start=cell.cpp_start, spent=cell.cpp_spent,
-                    left=cell.cpp_left, hidden=cell.hidden)
+                    left=cell.cpp_left, hidden=cell.hidden, received=cell.cpp_credited,
+                    forfeited=forfeited)
 
 
 def _cvp(answer: read.CVPAnswer, sides: list[str]) -> CVPSeries:
@@ -120,7 +125,7 @@ def _cvp(answer: read.CVPAnswer, sides: list[str]) -> CVPSeries:
 def _rules(purchase_rule: str | None) -> dict[str, str]:
     secret = f" (a side may keep Spent and Left secret, {purchase_rule})" \
         if purchase_rule else " (a side may keep Spent and Left secret)"
-    return {"cpp": "CG Roster: Start, Spent and Left per CG Date" + secret,
+    return {"cpp": "CG Roster: Start, +CPP, Spent, Forfeited and Left per CG Date" + secret,
             "ratings": "CG Roster: ELR and SAN per CG Date, as announced",
             "cvp": "CVP per CG Scenario and side (casualties are public)",
             "dice": "Original dr and DR (before DRM) of every roll whose dice the reader "

@@ -18,8 +18,8 @@ from projections.statistics import Distribution, Statistics
 
 # Each chart's name (its route's), title, and what it shows, for its heading and alt text.
 CHARTS = (
-    ("cpp", "CPP per CG Date", "Bars of each side's CPP Start, Spent and Left per CG Date, "
-     "from the CG Roster"),
+    ("cpp", "CPP per CG Date", "Bars of each side's CPP Start, +CPP, Spent, Forfeited and "
+     "Left per CG Date, from the CG Roster"),
     ("cvp", "CVP per scenario", "Bars of the Casualty Victory Points each side lost per CG "
      "Scenario, and in total"),
     ("ratings", "ELR and SAN per CG Date", "Lines of each side's ELR and SAN over the CG "

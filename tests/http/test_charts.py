@@ -107,7 +107,8 @@ def test_each_chart_has_a_mark_for_each_value_the_role_may_see(played: Played) -
     stats = played.get(BRITISH, "/statistics").json()
     cpp = stats["cpp"]
     shown = [v for side in cpp.values() for p in side if not p["hidden"]
-             for v in (p["start"], p["spent"], p["left"]) if v is not None]
+             for v in (p["start"], p["received"], p["spent"], p["forfeited"], p["left"])
+             if v is not None]
     assert len(bars(played.svg(BRITISH, "cpp"))) == len(shown) > 0
     assert all(p["hidden"] and p["left"] is None for p in cpp[AXIS])  # 3.617: secret
     scenarios = len(stats["cvp"]["scenarios"])

@@ -87,6 +87,23 @@ def test_the_series_follow_the_cg_roster_and_the_cvp_read(refit: Refit, demo: UU
     assert "3.617" in stats.rules["cpp"]  # PBr's: CPP Spent and Left may be kept secret
 
 
+def test_each_cg_dates_cpp_add_up_as_the_cg_roster_does(refit: Refit, demo: UUID) -> None:
+    stats = refit.reads.statistics(demo)
+    for side in (AXIS, BRITISH):
+        for point in stats.cpp[side]:  # Start + received - Spent - Forfeited = Left
+            assert point.start is not None and point.received is not None
+            assert point.spent is not None and point.forfeited is not None
+            assert point.start + point.received - point.spent - point.forfeited == \
+                point.left, (side, point)
+    # the demo's 14PM: each side forfeits the CPP it left unspent at 3.617 (infra/demo.py)
+    for side in (AXIS, BRITISH):
+        forfeits = [p.forfeited for p in stats.cpp[side]]
+        assert forfeits[1] > 0 and forfeits[0] == 0, (side, forfeits)
+        assert stats.cpp[side][0].received > 0  # 14AM's CPP, credited
+    hidden = refit.reads.statistics(demo, viewer=BRITISH).cpp[AXIS]  # 3.617: its own
+    assert all(p.forfeited is None and p.left is None for p in hidden if p.hidden)
+
+
 def counted(stats: Statistics, side: str) -> int:
     return stats.dice[side].dr.rolls + stats.dice[side].DR.rolls
 
