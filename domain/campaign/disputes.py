@@ -72,10 +72,17 @@ def open_disputes(campaign: Campaign, viewer: str | None) -> list[dict[str, Any]
     all), oldest first."""
     found = _kept(campaign).values()
     return sorted(({k: v for k, v in d.items() if k not in ("secret_for", "ruled")}
-                   | {"secret": d["secret_for"] is not None}
+                   | {"secret": d["secret_for"] is not None,
+                      "title": _title(campaign, d["table"])}
                    for d in found if d["ruled"] is None
                    and (viewer is None or d["secret_for"] in (None, viewer))),
                   key=lambda d: d["version"])
+
+
+def _title(campaign: Campaign, table: str) -> str:
+    """The table's title, as a player names the roll (its id where the module lost it)."""
+    found = next((t for t in campaign.rules.tables if t.id == table), None)
+    return found.title if found is not None else table
 
 
 def dispute_roll(campaign: Campaign, roll: dict[str, Any] | None, version: int, side: str,

@@ -46,7 +46,8 @@ def test_a_side_disputes_the_other_sides_roll_and_the_director_rules_from_the_li
     assert "The Axis disputed it on 14AM" in page and "“Sgt. Jones was Pinned”" in page
     assert "awaits the director's ruling" in page and "Dispute this roll" not in page
     home = text_of(get(client, f"/play/{campaign['id']}"))
-    assert f"Your dispute of roll {british} (T1, " in home and "Sgt. Jones was Pinned" in home
+    assert f"Your dispute of roll {british} (Fictitious Test Table, " in home
+    assert "Sgt. Jones was Pinned" in home
 
     log_in(client, campaign["tokens"]["director"])
     home = get(client, f"/play/{campaign['id']}")
@@ -135,7 +136,8 @@ def test_a_side_is_told_on_its_home_that_the_other_side_disputes_its_roll(
                              ).status_code == 303
     log_in(client, campaign["tokens"]["sides"]["British"])
     home = text_of(get(client, f"/play/{campaign['id']}"))
-    assert f"The Axis disputes your roll {british} (T1, 14AM): “Sgt. Jones was Pinned”" in home
+    assert f"The Axis disputes your roll {british} (Fictitious Test Table, 14AM): " \
+        "“Sgt. Jones was Pinned”" in home
     log_in(client, campaign["tokens"]["observer"])
     home = text_of(get(client, f"/play/{campaign['id']}"))
     assert "Your dispute" not in home and "your roll" not in home
