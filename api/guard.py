@@ -23,7 +23,8 @@ from domain.digits import digits
 # its pages' forms (under WEB_FORMS, api/web) post a form, and no token: a session cookie
 # and a CSRF token.
 IMPORT_PAGE = "/admin/import"  # an import's form: its body has the import's own limit
-NO_TOKEN = frozenset({"/login", "/logout", IMPORT_PAGE})
+NEW_CAMPAIGN_PAGE = "/admin/new"  # the admin's form that starts a campaign
+NO_TOKEN = frozenset({"/login", "/logout", IMPORT_PAGE, NEW_CAMPAIGN_PAGE})
 WEB_FORMS = "/play/"
 # Bodies that are not JSON: an import's JSON lines, the web client's forms.
 NOT_JSON = frozenset({"/campaigns/import"}) | NO_TOKEN

@@ -34,6 +34,7 @@ from api.web.login import (
     set_session,
     visitor,
 )
+from api.web.new_campaign_page import new_campaign_pages
 from api.web.respond import HERE, page, refusal, same_site
 from api.web.respond import page_campaign as _ident
 from api.web.rulings_view import ruling_form
@@ -61,6 +62,7 @@ def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
     side_acts(routes, refit)
     verify_pages(routes, refit)
     import_pages(routes, refit, admin_token, import_limit)
+    new_campaign_pages(routes, refit, admin_token)
     webhook_pages(routes, refit)
     _form_addresses(routes)
     app.include_router(routes)

@@ -47,7 +47,9 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           # the director's adjustments (api/web/templates/adjust.html)
           "change": "Change", "amount": "Amount", "rating": "Rating", "value": "It becomes",
           "cause": "Cause", "rule": "Rule (if one)", "scenario_type": "Scenario type",
-          "weather": "Weather", "ec": "EC", "wind": "Wind"}
+          "weather": "Weather", "ec": "EC", "wind": "Wind",
+          # the admin's new campaign (api/web/templates/new_campaign.html)
+          "cg": "Module and CG", "name": "Name", "dice_mode": "Dice"}
 CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
                      "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
                      "rg": "Amend: RG", "cost": "Amend: cost (CPP)",

@@ -1,0 +1,78 @@
+"""The admin starts a campaign from a page (POST /campaigns's use case): a module's CG, a
+name and the dice, answered with each role's join link, shown this once (a token is kept
+only as its hash). A tournament director hands each player the link of its side. The
+admin's session only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.concurrency import run_in_threadpool
+
+from api.guard import NEW_CAMPAIGN_PAGE
+from api.session import Session, Sessions
+from api.web.director_form import check_form
+from api.web.login import admin_visitor
+from api.web.respond import page, refusal
+from domain.errors import InvalidCommand, RefitError
+from infra.application import Refit
+
+DICE = {"server": "Server dice (the ledger rolls, from its committed seed)",
+        "entered": "Entered dice (players roll physical dice and type them in)"}
+MAX_NAME = 200
+
+
+def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None) -> None:
+    """Add the new campaign's page and its form's target."""
+    @routes.get(NEW_CAMPAIGN_PAGE)
+    def new_page(request: Request) -> Response:
+        """The form."""
+        session = admin_visitor(request, refit, admin_token)
+        return page(request, "new_campaign.html", **_context(refit, session))
+
+    @routes.post(NEW_CAMPAIGN_PAGE)
+    async def new_campaign(request: Request) -> Response:
+        """A campaign started, with its join links; or the refusal, the form as typed."""
+        session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
+        context = _context(refit, session)
+        form = {k: str(v) for k, v in (await request.form()).items()}
+        try:
+            check_form(request, refit, session, form)
+            module, cg, name, dice = _fields(refit, form)
+            campaign, tokens = await run_in_threadpool(
+                refit.commands.open_campaign, module, cg, name, dice, "admin")
+        except RefitError as error:
+            status, said = refusal(error)
+            return page(request, "new_campaign.html", status, error=said, typed=form,
+                        **context)
+        base = str(request.base_url).rstrip("/")
+        links = {role: f"{base}/join#campaign={campaign.id}&token={token}"
+                 for role, token in tokens.by_role().items()}
+        return page(request, "new_campaign.html", 201, made={
+            "id": str(campaign.id), "name": name, "module": module, "cg": cg, "dice": dice,
+            "links": links, "commitment": campaign.dice.seed_commitment}, **context)
+
+
+def _fields(refit: Refit, form: dict[str, str]) -> tuple[str, str, str, str]:
+    """The module, CG, name and dice the form asks for, each checked against the lists."""
+    module, _, cg = form.get("cg", "").partition("/")
+    found = refit.store.modules.get(module)
+    if found is None or cg not in found.cgs:
+        raise InvalidCommand("choose a module's CG from the list", field="cg")
+    name = " ".join(form.get("name", "").split())
+    if not name or len(name) > MAX_NAME:
+        raise InvalidCommand(f"give the campaign a name of 1 to {MAX_NAME} characters",
+                             field="name")
+    dice = form.get("dice_mode", "")
+    if dice not in DICE:
+        raise InvalidCommand("choose server or entered dice", field="dice_mode")
+    return module, cg, name, dice
+
+
+def _context(refit: Refit, session: Session) -> dict[str, Any]:
+    """What the page shows whatever the answer: the CGs to choose from."""
+    cgs = [(f"{m.id}/{cg}", f"{m.id.upper()} CG {cg}: {m.name}")
+           for m in refit.store.modules.values() for cg in m.cgs]
+    return {"role": "admin", "csrf": Sessions(refit.keys).csrf(session), "cgs": cgs,
+            "dice_modes": DICE}

@@ -1,0 +1,104 @@
+"""A tournament director starts a campaign from the admin's page (POST /campaigns's use
+case): a module's CG from the list, a name and the dice; the answer shows each role's
+join link once, and each one opens its role's page. A bad field is refused naming it,
+and nothing is started; only the admin's session starts one, and only from this site."""
+
+from __future__ import annotations
+
+import html as markup
+import re
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.helpers.http import ADMIN, auth
+from tests.helpers.web import text_of
+
+
+def started(client: TestClient, **form: str) -> Any:
+    """The admin's new-campaign form, posted with these fields."""
+    page = client.get("/admin/new")
+    assert page.status_code == 200, page.text
+    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+    return client.post("/admin/new", data={"csrf": csrf} | form, follow_redirects=False)
+
+
+def campaign_names(client: TestClient) -> list[str]:
+    """Every campaign's name, as GET /campaigns lists them to the admin."""
+    return [c["name"] for c in client.get("/campaigns", headers=auth(ADMIN)).json()]
+
+
+def test_the_admin_starts_a_campaign_and_each_join_link_opens_its_role(
+        client: TestClient) -> None:
+    client.post("/login", data={"token": ADMIN})
+    assert 'href="/admin/new"' in client.get("/admin").text
+    form = client.get("/admin/new").text
+    assert '<option value="pbr/I">PBR CG I: PBr Campaign Game (July 14-17)</option>' in form
+    assert 'value="kgp/III"' in form and 'value="abtf/I"' in form
+    answer = started(client, cg="pbr/I", name="Ranville,  table 4", dice_mode="entered")
+    assert answer.status_code == 201, answer.text
+    text = text_of(markup.unescape(answer.text))
+    assert "Started: Ranville, table 4" in text and "PBR CG I, entered dice" in text
+    links = dict(re.findall(r'<code class="link" data-role="([^"]+)">([^<]+)</code>',
+                            markup.unescape(answer.text)))
+    assert set(links) == {"director", "observer", "Axis", "British"}
+    ident = links["director"].split("campaign=")[1].split("&")[0]
+    assert campaign_names(client).count("Ranville, table 4") == 1
+    for role, link in links.items():  # the link's fragment is what /join logs in with
+        assert link.startswith("http://testserver/join#campaign=")
+        token = link.split("token=")[1]
+        player = TestClient(client.app)
+        login = player.post("/login", data={"token": token, "campaign": ident},
+                            follow_redirects=False)
+        assert login.status_code == 303, (role, login.text)
+        status = player.get(f"/campaigns/{ident}", headers=auth(token)).json()
+        assert status["name"] == "Ranville, table 4" and status["dice"] == "entered"
+    assert answer.headers["cache-control"] == "no-store"  # the tokens are never cached
+
+
+def test_a_bad_field_is_refused_naming_it_and_nothing_is_started(client: TestClient) -> None:
+    client.post("/login", data={"token": ADMIN})
+    before = campaign_names(client)
+    cg = "choose a module's CG from the list (field: Module and CG)"
+    name = "give the campaign a name of 1 to 200 characters (field: Name)"
+    for form, said, field in (
+            ({"cg": "pbr/IX", "name": "X", "dice_mode": "server"}, cg, "new-cg"),
+            ({"cg": "chess/I", "name": "X", "dice_mode": "server"}, cg, "new-cg"),
+            ({"cg": "pbr/I", "name": " \t", "dice_mode": "server"}, name, "new-name"),
+            ({"cg": "pbr/I", "name": "X" * 201, "dice_mode": "server"}, name, "new-name"),
+            ({"cg": "pbr/I", "name": "X", "dice_mode": "loaded"}, "dice (field: Dice)", "")):
+        answer = started(client, **form)
+        assert answer.status_code == 422, answer.text
+        text = text_of(markup.unescape(answer.text))
+        assert said in text and "No campaign was started." in text, text
+        if field:  # the field refused is marked, for a screen reader too
+            tag = answer.text.split(f'id="{field}"', 1)[1].split(">", 1)[0]
+            assert 'aria-invalid="true"' in tag
+    assert campaign_names(client) == before
+
+
+def test_only_the_admins_session_starts_one_and_only_from_this_site(
+        client: TestClient) -> None:
+    made = TestClient(client.app).post("/campaigns", headers=auth(ADMIN), json={
+        "module": "pbr", "cg": "I", "name": "Ranville"}).json()
+    for token in (None, made["tokens"]["director"]):  # no session, then a director's
+        if token is not None:
+            client.post("/login", data={"token": token})
+        answer = client.get("/admin/new", follow_redirects=False)
+        assert answer.status_code == 303  # the login page, or the director's own home
+        refused = client.post("/admin/new", data={"csrf": "x", "cg": "pbr/I", "name": "X",
+                                                  "dice_mode": "server"}, follow_redirects=False)
+        assert refused.status_code == 303 and refused.headers["location"] == "/"
+    client.post("/login", data={"token": ADMIN})
+    forged = client.post("/admin/new", data={"csrf": "x", "cg": "pbr/I", "name": "Forged",
+                                             "dice_mode": "server"})
+    assert forged.status_code == 403, forged.text
+    cross = started(client, cg="pbr/I", name="Cross", dice_mode="server")
+    assert cross.status_code == 201  # the same site: started
+    page = client.get("/admin/new")
+    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+    other_site = client.post("/admin/new", headers={"Sec-Fetch-Site": "cross-site"},
+                             data={"csrf": csrf, "cg": "pbr/I", "name": "Other site",
+                                   "dice_mode": "server"})
+    assert other_site.status_code == 403
+    assert set(campaign_names(client)) == {"Ranville", "Cross"}  # nothing else started
