@@ -24,7 +24,8 @@ from domain.digits import digits
 # and a CSRF token.
 IMPORT_PAGE = "/admin/import"  # an import's form: its body has the import's own limit
 NEW_CAMPAIGN_PAGE = "/admin/new"  # the admin's form that starts a campaign
-NO_TOKEN = frozenset({"/login", "/logout", IMPORT_PAGE, NEW_CAMPAIGN_PAGE})
+TOKENS_PAGE = "/admin/tokens"  # the admin's form that replaces a role's token
+NO_TOKEN = frozenset({"/login", "/logout", IMPORT_PAGE, NEW_CAMPAIGN_PAGE, TOKENS_PAGE})
 WEB_FORMS = "/play/"
 # Bodies that are not JSON: an import's JSON lines, the web client's forms.
 NOT_JSON = frozenset({"/campaigns/import"}) | NO_TOKEN

@@ -1,6 +1,7 @@
 """The admin starts a campaign from a page (POST /campaigns's use case): a module's CG, a
 name and the dice, answered with each role's join link, shown this once (a token is kept
-only as its hash). A tournament director hands each player the link of its side. The
+only as its hash). A tournament director hands each player the link of its side, and
+replaces a lost one from the dashboard (POST /campaigns/ID/tokens/ROLE's use case). The
 admin's session only."""
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
-from api.guard import NEW_CAMPAIGN_PAGE
+from api.guard import NEW_CAMPAIGN_PAGE, TOKENS_PAGE
 from api.session import Session, Sessions
 from api.web.director_form import check_form
 from api.web.login import admin_visitor
 from api.web.respond import page, refusal
+from domain.campaign import campaign_id
 from domain.errors import InvalidCommand, RefitError
 from infra.application import Refit
 
@@ -52,6 +54,30 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
         return page(request, "new_campaign.html", 201, made={
             "id": str(campaign.id), "name": name, "module": module, "cg": cg, "dice": dice,
             "links": links, "commitment": campaign.dice.seed_commitment}, **context)
+
+
+    @routes.post(TOKENS_PAGE)
+    async def replace_token(request: Request) -> Response:
+        """A role's token replaced (the old one dies at once): its new join link, once."""
+        session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
+        context = _context(refit, session)
+        form = {k: str(v) for k, v in (await request.form()).items()}
+        try:
+            check_form(request, refit, session, form)
+            ident = campaign_id(form.get("campaign", "")[:100])
+            role = form.get("role", "")
+            token = await run_in_threadpool(refit.commands.replace_token, ident, role,
+                                            "admin")
+            name = await run_in_threadpool(lambda: refit.reads.status(ident, None,
+                                                                       None).name)
+        except RefitError as error:
+            status, said = refusal(error)
+            return page(request, "new_campaign.html", status, error=said,
+                        replacing=True, **context)
+        base = str(request.base_url).rstrip("/")
+        return page(request, "new_campaign.html", 201, replaced={
+            "id": str(ident), "name": name, "role": role,
+            "link": f"{base}/join#campaign={ident}&token={token}"}, **context)
 
 
 def _fields(refit: Refit, form: dict[str, str]) -> tuple[str, str, str, str]:

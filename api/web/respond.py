@@ -49,7 +49,9 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "cause": "Cause", "rule": "Rule (if one)", "scenario_type": "Scenario type",
           "weather": "Weather", "ec": "EC", "wind": "Wind",
           # the admin's new campaign (api/web/templates/new_campaign.html)
-          "cg": "Module and CG", "name": "Name", "dice_mode": "Dice"}
+          "cg": "Module and CG", "name": "Name", "dice_mode": "Dice",
+          # the dashboard's "Replace a lost token"
+          "role": "Role", "campaign": "Campaign"}
 CORRECTION_LABELS = {"kind": "Kind", "side": "Side", "pool": "Adjust: which",
                      "amount": "Adjust: amount", "purchase": "Amend: purchase line #",
                      "rg": "Amend: RG", "cost": "Amend: cost (CPP)",

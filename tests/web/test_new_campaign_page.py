@@ -102,3 +102,61 @@ def test_only_the_admins_session_starts_one_and_only_from_this_site(
                                    "dice_mode": "server"})
     assert other_site.status_code == 403
     assert set(campaign_names(client)) == {"Ranville", "Cross"}  # nothing else started
+
+
+def replaced(client: TestClient, campaign: str, role: str, **headers: str) -> Any:
+    """The dashboard's "Replace a lost token" form, posted for a role."""
+    dashboard = client.get("/admin")
+    csrf = dashboard.text.split('name="csrf" value="')[1].split('"')[0]
+    return client.post("/admin/tokens", headers=headers,
+                       data={"csrf": csrf, "campaign": campaign, "role": role})
+
+
+def test_the_admin_replaces_a_lost_token_from_the_dashboard_and_the_old_one_dies(
+        client: TestClient) -> None:
+    made = client.post("/campaigns", headers=auth(ADMIN), json={
+        "module": "pbr", "cg": "I", "name": "Ranville"}).json()
+    old = made["tokens"]["sides"]["British"]
+    player = TestClient(client.app)
+    assert player.post("/login", data={"token": old}, follow_redirects=False) \
+        .status_code == 303
+    client.post("/login", data={"token": ADMIN})
+    line = client.get("/admin").text.split(f'data-campaign="{made["id"]}"')[1]
+    assert "Replace a lost token" in line and '<option value="British">' in line
+    answer = replaced(client, made["id"], "British")
+    assert answer.status_code == 201, answer.text
+    assert answer.headers["cache-control"] == "no-store"
+    text = text_of(markup.unescape(answer.text))
+    assert "New British token: Ranville" in text
+    link = re.search(r'<code class="link" data-role="British">([^<]+)</code>',
+                     markup.unescape(answer.text))
+    assert link is not None
+    new = link.group(1).split("token=")[1]
+    assert client.get(f"/campaigns/{made['id']}", headers=auth(old)).status_code == 401
+    assert client.get(f"/campaigns/{made['id']}", headers=auth(new)).status_code == 200
+    assert player.get(f"/play/{made['id']}", follow_redirects=False).status_code == 303
+
+
+def test_a_bad_role_or_campaign_replaces_nothing_and_says_which_field(
+        client: TestClient) -> None:
+    made = client.post("/campaigns", headers=auth(ADMIN), json={
+        "module": "pbr", "cg": "I", "name": "Ranville"}).json()
+    client.post("/login", data={"token": ADMIN})
+    for campaign, role, said in ((made["id"], "Germans", "Role"),
+                                 ("not-an-id", "British", "Campaign"),
+                                 ("00000000-0000-0000-0000-000000000000", "British", "")):
+        answer = replaced(client, campaign, role)
+        assert answer.status_code in (404, 422), answer.text
+        text = text_of(markup.unescape(answer.text))
+        assert "No token was replaced." in text and (not said or f"field: {said}" in text)
+    for token in made["tokens"]["sides"].values():  # every old token still opens it
+        assert client.get(f"/campaigns/{made['id']}", headers=auth(token)).status_code == 200
+    other_site = replaced(client, made["id"], "British", **{"Sec-Fetch-Site": "cross-site"})
+    assert other_site.status_code == 403
+    director = TestClient(client.app)
+    director.post("/login", data={"token": made["tokens"]["director"]})
+    refused = director.post("/admin/tokens", data={"csrf": "x", "campaign": made["id"],
+                                                   "role": "British"}, follow_redirects=False)
+    assert refused.status_code == 303 and refused.headers["location"] == "/"
+    assert client.get(f"/campaigns/{made['id']}",
+                      headers=auth(made["tokens"]["sides"]["British"])).status_code == 200
