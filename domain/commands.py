@@ -38,7 +38,10 @@ BIDI = frozenset(chr(code) for code in (*range(0x202A, 0x202F), *range(0x2066, 0
 
 # Invisible characters that make two names that read alike differ (zero-width space, word
 # joiner, byte order mark).
-INVISIBLE = frozenset("\u200b\u2060\ufeff")
+# Letters that show nothing (the Hangul fillers; U+180E, a format character before Unicode
+# 6.3): with the format characters (category Cf: zero-width spaces and joiners, the soft
+# hyphen, tags), a name could look blank, or look like another's.
+INVISIBLE = frozenset("\u115f\u1160\u3164\uffa0\u180e")
 
 
 def printable(text: str) -> str:
@@ -47,11 +50,12 @@ def printable(text: str) -> str:
     lines), invisible characters and bidirectional controls."""
     if any(unicodedata.category(char) in ("Cc", "Zl", "Zp") for char in text):
         raise ValueError("control characters and line separators are not allowed")
-    if invisible := next((char for char in text if char in INVISIBLE), None):
-        raise ValueError(f"invisible characters (U+{ord(invisible):04X}) are not allowed")
     if bidi := next((char for char in text if char in BIDI), None):
         raise ValueError(f"bidirectional control characters (U+{ord(bidi):04X}) are not "
                          "allowed")
+    if invisible := next((char for char in text if char in INVISIBLE
+                          or unicodedata.category(char) == "Cf"), None):
+        raise ValueError(f"invisible characters (U+{ord(invisible):04X}) are not allowed")
     return text
 
 

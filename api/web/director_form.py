@@ -12,7 +12,7 @@ from fastapi.concurrency import run_in_threadpool
 from api.access import Caller
 from api.session import Session, Sessions
 from api.web.login import Visitor, visitor
-from api.web.respond import page_campaign, same_site
+from api.web.respond import form_text, page_campaign, same_site
 from domain import commands as cmd
 from domain.campaign import Campaign
 from domain.errors import Forbidden, Unauthorized
@@ -22,7 +22,7 @@ from infra.results import CommandResult
 
 async def posted_form(request: Request) -> dict[str, str]:
     """A posted form's fields, as text."""
-    return {key: str(value) for key, value in (await request.form()).items()}
+    return form_text(await request.form())
 
 
 async def form_posted(request: Request, refit: Refit,

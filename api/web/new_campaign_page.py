@@ -7,6 +7,7 @@ admin's session only."""
 from __future__ import annotations
 
 from typing import Any
+from uuid import UUID
 
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -15,7 +16,7 @@ from api.guard import NEW_CAMPAIGN_PAGE, TOKENS_PAGE
 from api.session import Session, Sessions
 from api.web.director_form import check_form
 from api.web.login import admin_visitor
-from api.web.respond import page, refusal
+from api.web.respond import form_text, page, refusal
 from domain.campaign import campaign_id
 from domain.errors import InvalidCommand, RefitError
 from infra.application import Refit
@@ -36,9 +37,8 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
     @routes.post(NEW_CAMPAIGN_PAGE)
     async def new_campaign(request: Request) -> Response:
         """A campaign started, with its join links; or the refusal, the form as typed."""
-        session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
+        session, form = await _admin_form(request, refit, admin_token)
         context = _context(refit, session)
-        form = {k: str(v) for k, v in (await request.form()).items()}
         try:
             check_form(request, refit, session, form)
             module, cg, name, dice = _fields(refit, form)
@@ -48,20 +48,17 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
             status, said = refusal(error)
             return page(request, "new_campaign.html", status, error=said, typed=form,
                         **context)
-        base = str(request.base_url).rstrip("/")
-        links = {role: f"{base}/join#campaign={campaign.id}&token={token}"
+        links = {role: _link(request, campaign.id, token)
                  for role, token in tokens.by_role().items()}
         return page(request, "new_campaign.html", 201, made={
             "id": str(campaign.id), "name": name, "module": module, "cg": cg, "dice": dice,
             "links": links, "commitment": campaign.dice.seed_commitment}, **context)
 
-
     @routes.post(TOKENS_PAGE)
     async def replace_token(request: Request) -> Response:
         """A role's token replaced (the old one dies at once): its new join link, once."""
-        session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
+        session, form = await _admin_form(request, refit, admin_token)
         context = _context(refit, session)
-        form = {k: str(v) for k, v in (await request.form()).items()}
         try:
             check_form(request, refit, session, form)
             ident = campaign_id(form.get("campaign", "")[:100])
@@ -74,10 +71,21 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
             status, said = refusal(error)
             return page(request, "new_campaign.html", status, error=said,
                         replacing=True, **context)
-        base = str(request.base_url).rstrip("/")
         return page(request, "new_campaign.html", 201, replaced={
             "id": str(ident), "name": name, "role": role,
-            "link": f"{base}/join#campaign={ident}&token={token}"}, **context)
+            "link": _link(request, ident, token)}, **context)
+
+
+async def _admin_form(request: Request, refit: Refit,
+                      admin_token: str | None) -> tuple[Session, dict[str, str]]:
+    """The admin's session (LoginNeeded for any other) and the form it posted."""
+    session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
+    return session, form_text(await request.form())
+
+
+def _link(request: Request, campaign: UUID, token: str) -> str:
+    """A role's join link: the token in the fragment, never sent to a server (/join)."""
+    return f"{str(request.base_url).rstrip('/')}/join#campaign={campaign}&token={token}"
 
 
 def _fields(refit: Refit, form: dict[str, str]) -> tuple[str, str, str, str]:

@@ -35,7 +35,7 @@ from api.web.login import (
     visitor,
 )
 from api.web.new_campaign_page import new_campaign_pages
-from api.web.respond import HERE, page, refusal, same_site
+from api.web.respond import HERE, form_text, page, refusal, same_site
 from api.web.respond import page_campaign as _ident
 from api.web.rulings_view import ruling_form
 from api.web.side_acts import side_acts
@@ -110,7 +110,8 @@ def _session_routes(routes: APIRouter, refit: Refit, admin_token: str | None) ->
         """A token (form field `token`; a join link's `campaign` too): the session cookie
         for its role, and 303 to its home page."""
         form = await request.form()
-        token, campaign = str(form.get("token") or "").strip(), form.get("campaign")
+        fields = form_text(form)
+        token, campaign = fields.get("token", "").strip(), fields.get("campaign")
         try:
             same_site(request)
             if not token:
@@ -177,8 +178,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         ident = _ident(campaign)
         who = await run_in_threadpool(visitor, request, refit, ident)
         form = await request.form()
-        fields = {key: str(value) for key, value in form.items()}
-        claims = [str(value) for value in form.getlist("drm")]
+        fields = form_text(form)
+        claims = [value for value in form.getlist("drm") if isinstance(value, str)]
         try:
             check_form(request, refit, who.session, fields)
             first, last = await run_in_threadpool(_send, refit, ident, who.session, fields,

@@ -132,6 +132,12 @@ def same_site(request: Request) -> None:
         raise Forbidden("this form is posted from another site")
 
 
+def form_text(form: Any) -> dict[str, str]:
+    """A posted form's fields as text; a file sent where a form takes text is no text (its
+    field is then refused as left empty, by name), never its Python description."""
+    return {key: value if isinstance(value, str) else "" for key, value in form.items()}
+
+
 def page_campaign(campaign: str) -> UUID:
     """A page's campaign id; one that is not an id needs a login like any other."""
     try:

@@ -168,6 +168,16 @@ def test_a_campaign_name_must_be_1_to_200_printable_characters(refit: Refit, nam
     assert error.value.field == "name"
 
 
+# What shows nothing: a name made of it looks blank, one hiding it looks like another's.
+@pytest.mark.parametrize("name", ["\u115f", "\u180e", "a\u3164b", "Ran\u00adville",
+                                  "a\u200db", "a\U000e0001b", "\ufeffArnhem"])
+def test_a_campaign_name_with_a_character_that_shows_nothing_is_refused(
+        refit: Refit, name: str) -> None:
+    with pytest.raises(InvalidCommand) as error:
+        refit.commands.create_campaign("abtf", "I", name)
+    assert error.value.field == "name" and "invisible characters (U+" in error.value.message
+
+
 def test_a_table_is_rolled_only_in_its_own_step(refit: Refit, server_campaign: UUID) -> None:
     error = refused(refit, server_campaign, {"type": "roll", "table": "9.6101", "side": "German"})
     assert isinstance(error, RefitError) and error.rule == "9.610"

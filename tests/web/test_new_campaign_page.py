@@ -160,3 +160,18 @@ def test_a_bad_role_or_campaign_replaces_nothing_and_says_which_field(
     assert refused.status_code == 303 and refused.headers["location"] == "/"
     assert client.get(f"/campaigns/{made['id']}",
                       headers=auth(made["tokens"]["sides"]["British"])).status_code == 200
+
+
+def test_a_file_sent_for_a_text_field_is_no_name_and_starts_nothing(
+        client: TestClient) -> None:
+    client.post("/login", data={"token": ADMIN})
+    before = campaign_names(client)
+    page = client.get("/admin/new")
+    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
+    answer = client.post("/admin/new", data={"csrf": csrf, "cg": "pbr/I",
+                                             "dice_mode": "server"},
+                         files={"name": ("a.txt", b"Ranville", "text/plain")})
+    assert answer.status_code == 422, answer.text
+    text = text_of(markup.unescape(answer.text))
+    assert "give the campaign a name of 1 to 200 characters (field: Name)" in text
+    assert "UploadFile" not in text and campaign_names(client) == before
