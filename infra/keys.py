@@ -94,7 +94,7 @@ def parse_signer_key(text: str) -> ServiceKey:
     if len(raw) != 33 or raw[:1] != ED25519:
         raise ValueError("the signing key is not an Ed25519 seed (0x01 and 32 bytes)")
     key = ServiceKey(name, Ed25519PrivateKey.from_private_bytes(raw[1:]))
-    if key_id(name, key.public).hex() != kid.lower():
+    if key.key_id.hex() != kid.lower():
         raise ValueError("the signing key's id does not match its name and key")
     return key
 

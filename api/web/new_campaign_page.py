@@ -6,6 +6,7 @@ admin's session only."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from uuid import UUID
 
@@ -24,6 +25,7 @@ from infra.application import Refit
 DICE = {"server": "Server dice (the ledger rolls, from its committed seed)",
         "entered": "Entered dice (players roll physical dice and type them in)"}
 MAX_NAME = 200
+TEMPLATE = "new_campaign.html"
 
 
 def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None) -> None:
@@ -32,55 +34,49 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
     def new_page(request: Request) -> Response:
         """The form."""
         session = admin_visitor(request, refit, admin_token)
-        return page(request, "new_campaign.html", **_context(refit, session))
+        return page(request, TEMPLATE, **_context(refit, session))
 
     @routes.post(NEW_CAMPAIGN_PAGE)
     async def new_campaign(request: Request) -> Response:
         """A campaign started, with its join links; or the refusal, the form as typed."""
-        session, form = await _admin_form(request, refit, admin_token)
-        context = _context(refit, session)
-        try:
-            check_form(request, refit, session, form)
+        def start(form: dict[str, str]) -> dict[str, Any]:
             module, cg, name, dice = _fields(refit, form)
-            campaign, tokens = await run_in_threadpool(
-                refit.commands.open_campaign, module, cg, name, dice, "admin")
-        except RefitError as error:
-            status, said = refusal(error)
-            return page(request, "new_campaign.html", status, error=said, typed=form,
-                        **context)
-        links = {role: _link(request, campaign.id, token)
-                 for role, token in tokens.by_role().items()}
-        return page(request, "new_campaign.html", 201, made={
-            "id": str(campaign.id), "name": name, "module": module, "cg": cg, "dice": dice,
-            "links": links, "commitment": campaign.dice.seed_commitment}, **context)
+            campaign, tokens = refit.commands.open_campaign(module, cg, name, dice, "admin")
+            links = {role: _link(request, campaign.id, token)
+                     for role, token in tokens.by_role().items()}
+            return {"made": {"id": str(campaign.id), "name": name, "module": module,
+                             "cg": cg, "dice": dice, "links": links,
+                             "commitment": campaign.dice.seed_commitment}}
+        return await _answered(request, refit, admin_token, start,
+                               lambda form: {"typed": form})
 
     @routes.post(TOKENS_PAGE)
     async def replace_token(request: Request) -> Response:
         """A role's token replaced (the old one dies at once): its new join link, once."""
-        session, form = await _admin_form(request, refit, admin_token)
-        context = _context(refit, session)
-        try:
-            check_form(request, refit, session, form)
-            ident = campaign_id(form.get("campaign", "")[:100])
-            role = form.get("role", "")
-            token = await run_in_threadpool(refit.commands.replace_token, ident, role,
-                                            "admin")
-            name = await run_in_threadpool(lambda: refit.reads.status(ident, None,
-                                                                       None).name)
-        except RefitError as error:
-            status, said = refusal(error)
-            return page(request, "new_campaign.html", status, error=said,
-                        replacing=True, **context)
-        return page(request, "new_campaign.html", 201, replaced={
-            "id": str(ident), "name": name, "role": role,
-            "link": _link(request, ident, token)}, **context)
+        def replace(form: dict[str, str]) -> dict[str, Any]:
+            ident, role = campaign_id(form.get("campaign", "")[:100]), form.get("role", "")
+            token = refit.commands.replace_token(ident, role, "admin")
+            name = refit.reads.status(ident, None, None).name
+            return {"replaced": {"id": str(ident), "name": name, "role": role,
+                                 "link": _link(request, ident, token)}}
+        return await _answered(request, refit, admin_token, replace,
+                               lambda _: {"replacing": True})
 
 
-async def _admin_form(request: Request, refit: Refit,
-                      admin_token: str | None) -> tuple[Session, dict[str, str]]:
-    """The admin's session (LoginNeeded for any other) and the form it posted."""
+async def _answered(request: Request, refit: Refit, admin_token: str | None,
+                    act: Callable[[dict[str, str]], dict[str, Any]],
+                    refused: Callable[[dict[str, str]], dict[str, Any]]) -> Response:
+    """The admin's form done (`act`, on a thread: what the page then shows, 201), or its
+    refusal (what `refused` adds to the page beside it)."""
     session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
-    return session, form_text(await request.form())
+    form, context = form_text(await request.form()), _context(refit, session)
+    try:
+        check_form(request, refit, session, form)
+        shown = await run_in_threadpool(act, form)
+    except RefitError as error:
+        status, said = refusal(error)
+        return page(request, TEMPLATE, status, error=said, **refused(form), **context)
+    return page(request, TEMPLATE, 201, **shown, **context)
 
 
 def _link(request: Request, campaign: UUID, token: str) -> str:

@@ -293,6 +293,9 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
         left = f" ({have} now, {effect.after(have)} after)" if amounts else ""
         notes.append(f"{effect.rule}: leaving {reph.step} on {reph.cg_date} {what} the "
                      f"{side} unspent {effect.pool.upper()}{left}")
+    if amounts and _nothing_bought(campaign, side):  # its CPP perhaps not credited yet
+        notes.append(f"{module.rg_chart_rule or reph.step}: the {side} has bought no RG for "
+                     f"{reph.cg_date} ({campaign.points.cpp.get(side) or 0} CPP)")
     forgo = module.cpp_forgo
     if forgo is not None and forgo.side == side and forgo.cg == campaign.cg and \
             forgo.cg_date == reph.cg_date and \
@@ -300,6 +303,16 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
         notes.append(f"{forgo.rule} EXC: leaving {reph.step} ends the {side} choice to "
                      "forgo CPP")
     return notes
+
+
+def _nothing_bought(campaign: Campaign, side: str) -> bool:
+    """Whether this is the RG purchase step and the side has bought no RG on the CG Date
+    (a line the OB gave does not count)."""
+    reph, module = campaign.reph, campaign.rules
+    steps = module.command_steps.get("purchase_rg") or [module.rg_chart_rule]
+    return reph.step in steps and not any(
+        line["side"] == side and line["cg_date"] == reph.cg_date and not line["given"]
+        for line in campaign.purchases.lines)
 
 
 def due_refusal(campaign: Campaign, sides: list[str], viewer: str | None) -> str | None:

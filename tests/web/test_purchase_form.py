@@ -204,9 +204,12 @@ def test_leaving_the_purchase_step_with_nothing_bought_is_asked_first_and_says_t
     campaign = new_campaign(client)  # 14AM, 3.617: the director has credited no CPP yet
     page = markup.unescape(page_of(client, campaign, AXIS))
     [advance] = re.findall(r'<form[^>]*class="advance"[^>]*>', page)
-    said = "The Axis has bought no RG for 14AM (0 CPP)."
+    said = "3.617: the Axis has bought no RG for 14AM (0 CPP)"
     assert f'hx-confirm="Advance: the Axis is done with 3.617? {said}' in advance
     assert said in text_of(page.split('class="advance"')[0])  # said on the page too
+    observer = client.get(f"/campaigns/{campaign['id']}/guide",
+                          headers=auth(campaign["tokens"]["observer"])).json()
+    assert "bought no RG" not in str(observer)  # what a side bought, or not, is its own
     director = campaign["tokens"]["director"]
     for token, body in ((director, {"type": "credit_cpp", "side": AXIS, "amount": 39,
                                     "reason": "3.6161"}),
