@@ -4,7 +4,8 @@ beside the FastAPI peer; P6 the reads of a big campaign while 32 clients write t
 others, beside the same reads idle; P7 read-your-writes and the opponent's live lag.
 P6 and P7 are taken twice: with every request on one process, then (`reads_apart`) with
 every read on a second process of the same database, as a proxy sending GETs to a
-reads host would (docs/scale.md)."""
+reads host would (docs/scale.md). Beside Refit's reads, P6's `floor`: the same client loop
+reading a bare GET that makes one query, on a process of its own (FLOOR)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ READS = {"status": "/campaigns/{id}", "roster": "/campaigns/{id}/roster",
          # the web client's page of the role (the director's: every side's guide), read
          # with the session cookie a login sets
          "guide_page": "/play/{id}"}
+# P6's floor: the peer's GET that makes one round trip to the same PostgreSQL and nothing
+# else (bench/http_peer.py), on a process of its own, read beside Refit's at the same pace
+# by the same client loop. No read of a database over HTTP answers faster on this machine
+# under the same load, so its p99 bounds what any design of Refit's reads could reach.
+FLOOR = {"floor": "/floor"}
 READERS = 4  # clients reading the big campaign, beside the writers
 READ_EVERY = 0.1  # seconds between a reader's reads under load: 40 reads/s in all (a
 # 500-campaign tournament reads about 25/s, docs/scale.md); closed-loop readers would
@@ -117,7 +123,8 @@ def session_cookie(base: str, campaign: dict[str, Any]) -> str:
 
 
 async def reading(base: str, big: dict[str, Any], times: dict[str, list[float]],
-                  until: asyncio.Event | int, paced: bool = False) -> None:
+                  until: asyncio.Event | int, paced: bool = False,
+                  routes: dict[str, str] = READS) -> None:
     """A reader of the big campaign: each read in turn, until `until` is set (or that
     many rounds); each latency kept by route, a non-200 a failure. `paced`: a read due
     every READ_EVERY seconds (open loop, a random phase, each latency counted from when
@@ -128,7 +135,7 @@ async def reading(base: str, big: dict[str, Any], times: dict[str, list[float]],
         if paced else None
     try:
         while (until.is_set() is False) if isinstance(until, asyncio.Event) else rounds < until:
-            for name, path in READS.items():
+            for name, path in routes.items():
                 started = time.perf_counter() if due is None else await due(sent)
                 status, body = await get(reader, writer, head, path.format(id=big["id"]))
                 if status != 200:
@@ -269,8 +276,20 @@ def under_load(events: int, commands: int, pairs: int, runner: bool,
     process of its own on the same database."""
     with tempfile.TemporaryDirectory(prefix="refit-bench-reads-") as tmp:
         big, prepare = filled(events, Path(tmp))
-        with load.serving(POOL, runner, 1, prepare, apart) as (base, _pid, reads):
-            return loaded_service(base, big, commands, pairs, runner, reads)
+        # The floor's peer on the same PostgreSQL, in a schema of its own (its recorder's
+        # functions would replace Refit's in a shared one).
+        with load.serving(POOL, runner, 1, prepare, apart) as (base, _pid, reads), \
+                load.fresh_schema() as url, load.started(http_peer.PEER, os.environ | {
+                    "REFIT_DATABASE_URL": url, "REFIT_POOL_SIZE": "2"}) as (floor, _):
+            return loaded_service(base, big, commands, pairs, runner, Reads(reads, floor))
+
+
+@dataclass(frozen=True)
+class Reads:
+    """Where the readers read: Refit's reads, and the floor's peer."""
+
+    refit: str
+    floor: str
 
 
 @dataclass
@@ -280,6 +299,7 @@ class Seen:
 
     others: list[dict[str, Any]]
     reads: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in READS})
+    floor: dict[str, list[float]] = field(default_factory=lambda: {n: [] for n in FLOOR})
     latencies: list[float] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     lags: list[float] = field(default_factory=list)
@@ -295,16 +315,15 @@ class Seen:
 
 
 async def everything(base: str, big: dict[str, Any], own: dict[str, Any], commands: int,
-                     pairs: int, seen: Seen, reads: str) -> None:
+                     pairs: int, seen: Seen, at: Reads) -> None:
     """The opponent's stream opened, then readers of the big campaign while 32 clients
     write to the others and one client writes and reads its own campaign (the stream and
     every read on `reads`)."""
-    done, ready = asyncio.Event(), asyncio.Event()
+    done, ready, reads = asyncio.Event(), asyncio.Event(), at.refit
     live = asyncio.ensure_future(watching(f"{reads}/campaigns/{own['id']}/live",
                                           opponent(own), seen.arrivals, ready, seen.refused))
     await asyncio.wait_for(ready.wait(), 30)
-    readers = [asyncio.ensure_future(reading(reads, big, seen.reads, done, paced=True))
-               for _ in range(READERS)]
+    readers = pacing(at, big, seen, done)
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(
         *(load.client(base, others[i % len(others)], commands, i * commands, seen.latencies,
@@ -317,13 +336,20 @@ async def everything(base: str, big: dict[str, Any], own: dict[str, Any], comman
     await settled(live, seen.arrivals, max(seen.answered_at, default=0))
 
 
+def pacing(at: Reads, big: dict[str, Any], seen: Seen,
+           done: asyncio.Event) -> list[asyncio.Future[None]]:
+    """The paced readers of the big campaign, and one of the floor, until `done`."""
+    return [asyncio.ensure_future(reading(at.refit, big, seen.reads, done, paced=True))
+            for _ in range(READERS)] + [asyncio.ensure_future(
+                reading(at.floor, big, seen.floor, done, paced=True, routes=FLOOR))]
+
+
 async def at_a_rate(base: str, big: dict[str, Any], commands: int, seen: Seen,
-                    reads: str) -> None:
-    """Readers of the big campaign (on `reads`) while 32 clients write to the others at
-    TOURNAMENT_RATE commands/s in all (open loop)."""
+                    at: Reads) -> None:
+    """Readers of the big campaign (and of the floor) while 32 clients write to the
+    others at TOURNAMENT_RATE commands/s in all (open loop)."""
     done = asyncio.Event()
-    readers = [asyncio.ensure_future(reading(reads, big, seen.reads, done, paced=True))
-               for _ in range(READERS)]
+    readers = pacing(at, big, seen, done)
     started, others = time.perf_counter() + 0.2, seen.others
     await asyncio.gather(*(
         # Offsets past the first run's, so no roll repeats a subject it rolled for.
@@ -345,24 +371,28 @@ def writers(seen: Seen) -> dict[str, Any]:
 
 
 def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
-                   runner: bool, reads: str) -> dict[str, Any]:
-    """The measurements on a service that is up, the big campaign in it; reads on `reads`
-    (the login, a POST, on `base`: its session cookie holds on either)."""
+                   runner: bool, at: Reads) -> dict[str, Any]:
+    """The measurements on a service that is up, the big campaign in it; reads where `at`
+    says (the login, a POST, on `base`: its session cookie holds on either)."""
     seen = Seen([load.create(base) for _ in range(CLIENTS // 2)])
     own = load.create(base)
     big["cookie"] = session_cookie(base, big)
-    load.on_one_loop(reading(reads, big, Seen([]).reads, 1))  # warm
-    idle = Seen([]).reads
-    load.on_one_loop(reading(reads, big, idle, 25))
-    load.on_one_loop(everything(base, big, own, commands, pairs, seen, reads))
+    load.on_one_loop(reading(at.refit, big, Seen([]).reads, 1))  # warm
+    idle = Seen([])
+    load.on_one_loop(reading(at.refit, big, idle.reads, 25))
+    load.on_one_loop(reading(at.floor, big, idle.floor, 25, routes=FLOOR))
+    load.on_one_loop(everything(base, big, own, commands, pairs, seen, at))
     paced = Seen(seen.others)
-    load.on_one_loop(at_a_rate(base, big, commands, paced, reads))
+    load.on_one_loop(at_a_rate(base, big, commands, paced, at))
     lags = seen.lags
     return {"P6": {"campaign_events": version_of(base, big), "projection_runner": runner,
-                   "readers": READERS, "idle": read_figures(idle),
+                   "readers": READERS, "idle": read_figures(idle.reads),
                    "under_load": read_figures(seen.reads), "writers": writers(seen),
                    "at_tournament_rate": read_figures(paced.reads) | {
-                       "offered_commands_per_s": TOURNAMENT_RATE, "writers": writers(paced)}},
+                       "offered_commands_per_s": TOURNAMENT_RATE, "writers": writers(paced)},
+                   "floor": {"idle": read_figures(idle.floor)["floor"],
+                             "under_load": read_figures(seen.floor)["floor"],
+                             "at_tournament_rate": read_figures(paced.floor)["floor"]}},
             "P7": {"read_your_writes": {
                 "pairs": len(lags), "visible_at_once": len(lags) - len(seen.late),
                 "lag_ms_when_late": spread([1000 * lag for lag in lags if 0 < lag < 5]),

@@ -35,7 +35,8 @@ PEER = [str(Path(__file__).resolve()), "--serve"]
 
 def peer_app() -> Any:
     """The peer: POST /campaigns makes a tally, POST /campaigns/ID/commands appends one
-    event to it, GET .../verify counts its events, GET /modules answers that it is up."""
+    event to it, GET .../verify counts its events, GET /modules answers that it is up,
+    GET /floor makes one round trip to the store (P6's floor)."""
     from anyio import to_thread
     from fastapi import FastAPI, Request
     from starlette.concurrency import run_in_threadpool
@@ -73,6 +74,12 @@ def peer_app() -> Any:
     @app.get("/modules")
     def modules() -> list[str]:
         return []
+
+    @app.get("/floor")
+    def floor() -> dict[str, Any]:
+        """One query on the store (its log's head) and nothing else: the least a read of
+        a database over HTTP can cost on this machine (bench/http_figures.py's floor)."""
+        return {"head": store.recorder.max_notification_id()}
 
     @app.post("/campaigns")
     def create() -> dict[str, Any]:

@@ -167,6 +167,9 @@ def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str 
     for route in ("status", "roster", "purchase_record", "guide"):
         assert {"p50_ms", "p99_ms", "max_ms", "n"} == set(reads["under_load"][route])
         assert reads["idle"][route]["n"] == 25
+    # Beside them, the floor: a bare GET making one query, read the same way by the same loop.
+    assert reads["floor"]["idle"]["n"] == 25 and reads["floor"]["under_load"]["n"] > 0
+    assert reads["floor"]["idle"]["p99_ms"] > 0
     for p7 in (figures["P7"], figures["P7"]["reads_apart"]):  # reads on its own process too
         writes = p7["read_your_writes"]
         assert writes["pairs"] == 3 and writes["not_visible_within_5_s"] == 0
