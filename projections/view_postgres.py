@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cached_property
 from typing import Any
 from uuid import UUID
@@ -10,6 +12,8 @@ from uuid import UUID
 from eventsourcing.persistence import InterfaceError, OperationalError, Tracking
 from eventsourcing.postgres import PostgresTrackingRecorder
 from eventsourcing.utils import retry
+from psycopg import Cursor
+from psycopg.rows import DictRow
 from psycopg.sql import SQL, Composed, Identifier
 
 from projections import view_sql as shared
@@ -174,23 +178,31 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         curs.execute(SQL("INSERT INTO {0}.{1} VALUES (%s)").format(schema, fold),
                      (FOLD_VERSION,))
 
+    @contextmanager
+    def _reading(self) -> Iterator[Cursor[DictRow]]:
+        """A cursor for one read statement, on the pool's autocommit connection: one
+        statement reads one snapshot of the database, so a transaction around it would
+        only add two round trips (its BEGIN and ROLLBACK) to each read."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            yield curs
+
     def select_row(self, campaign: str, kind: str, key: str) -> RowValue | None:
         """One row (RowUnsealed if its seal fails)."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_row, (campaign, kind, key))
             row = curs.fetchone()
         return shared.sealed_row(self.seal, campaign, kind, key, row)
 
     def select_metas(self, campaigns: list[str]) -> dict[str, tuple[int, str] | None]:
         """Campaigns' meta rows (as SQLite's view reads them), in one query."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_metas, (META, campaigns))
             rows = [(r["campaign"], r["ord"], r["doc"], r["mac"]) for r in curs.fetchall()]
         return shared.metas_found(self.seal, campaigns, rows)
 
     def select_rows(self, campaign: str, kind: str) -> list[dict[str, Any]]:
         """A campaign's rows of a kind, in order (RowUnsealed if a seal fails)."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_rows, (campaign, kind))
             return shared.checked_docs(self.seal, campaign, kind, curs.fetchall())
 
@@ -209,7 +221,7 @@ class PostgresProjectionView(PostgresTrackingRecorder):
     def select_meta_at_head(self, campaign: str) -> tuple[int | None, list[dict[str, Any]]]:
         """The campaign's last stored version and its meta rows, in one statement (a read
         of one campaign asks both: whether the view has folded it, and from where)."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_meta_at_head, (UUID(campaign), campaign, META))
             found = curs.fetchall()
         return shared.at_head(self.seal, campaign, found)
@@ -220,7 +232,7 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         seal fails): a page's latest rolls, without reading them all. For a kind whose keys
         sort as its order (a roll's is its zero-padded version), so that the primary key
         finds them from its end, with no sort of every row of the kind."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_last_rows, (campaign, kind, count))
             return shared.checked_docs(self.seal, campaign, kind, curs.fetchall()[::-1])
 
@@ -228,7 +240,7 @@ class PostgresProjectionView(PostgresTrackingRecorder):
                    ) -> list[dict[str, Any]]:
         """Every campaign's rows of a kind (the campaigns of rows whose seal fails are
         listed in `unsealed` instead)."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_all, (kind,))
             rows = [(r["campaign"], r["key"], r["ord"], r["doc"], r["mac"])
                     for r in curs.fetchall()]
@@ -239,13 +251,13 @@ class PostgresProjectionView(PostgresTrackingRecorder):
         return shared.latest_sealed(self.seal, campaign, at_most, self._checkpoint_at)
 
     def _checkpoint_at(self, campaign: str, at_most: int) -> Any:
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_checkpoint, (campaign, at_most))
             return curs.fetchone()
 
     def select_checkpoints(self, campaign: str) -> list[tuple[int, bytes]]:
         """Every checkpoint a campaign has, as stored, whatever its seal (for verify)."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_checkpoints, (campaign,))
             return [(row["version"], bytes(row["doc"])) for row in curs.fetchall()]
 
@@ -262,27 +274,27 @@ class PostgresProjectionView(PostgresTrackingRecorder):
 
     def checkpoint_versions(self, campaign: str) -> list[int]:
         """The versions of every checkpoint a campaign has, oldest first."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._checkpoint_versions, (campaign,))
             return [row["version"] for row in curs.fetchall()]
 
     def checkpoint_version(self, campaign: str, at_most: int) -> int | None:
         """The version of the latest checkpoint of a campaign at or before a version."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._checkpoint_version, (campaign, at_most))
             found = curs.fetchone()
         return None if found is None else found["v"]
 
     def count_rows(self, campaign: str) -> int:
         """How many rows a campaign has."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._count_rows, (campaign,))
             found = curs.fetchone()
         return 0 if found is None else int(found["n"])
 
     def select_keys(self, campaign: str) -> list[tuple[str, str]]:
         """The (kind, key) of every row a campaign has."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_keys, (campaign,))
             return [(row["kind"], row["key"]) for row in curs.fetchall()]
 
@@ -290,7 +302,7 @@ class PostgresProjectionView(PostgresTrackingRecorder):
                         ) -> list[tuple[str, str, int, str]]:
         """Every row a campaign has: (kind, key, order, document as JSON); `checked`:
         refusing a row whose seal fails."""
-        with self.datastore.transaction(commit=False) as curs:
+        with self._reading() as curs:
             curs.execute(self._select_campaign, (campaign,))
             rows = [(r["kind"], r["key"], r["ord"], r["doc"], r["mac"]) for r in curs.fetchall()]
         return shared.campaign_rows(self.seal if checked else None, campaign, rows)

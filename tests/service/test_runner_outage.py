@@ -139,8 +139,10 @@ def test_while_the_runner_restarts_readiness_says_so_and_that_the_database_answe
     with service_with_a_campaign(with_runner) as (service, _):
         runner = service.views.runner
         assert runner is not None
-        # Started first: a start still under way would clear the problem set below.
+        # Started first: a start still under way would clear the problem set below; and
+        # caught up, so the lag asserted below is the view's, not a fold still under way.
         assert until(lambda: runner.alive() and runner.problem is None)
+        assert until(lambda: Health(service).readiness().runner_lag == 0)
 
         def closed() -> int:  # the runner that ended: its pool is closed
             raise OperationalError("pool has already been opened/closed and cannot be reused")
