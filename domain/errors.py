@@ -52,7 +52,7 @@ class VersionConflict(RuleViolation):
 
 
 class CampaignExists(RefitError):
-    """The campaign an export names is already here."""
+    """The campaign an export (or a new-campaign form sent again) names is already here."""
 
     code = "conflict"
 

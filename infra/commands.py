@@ -17,7 +17,13 @@ from eventsourcing.persistence import IntegrityError
 
 from domain import commands as cmd
 from domain.campaign import Campaign, CampaignEvent, token_hash
-from domain.errors import CampaignBusy, InvalidCommand, RefitError, VersionConflict
+from domain.errors import (
+    CampaignBusy,
+    CampaignExists,
+    InvalidCommand,
+    RefitError,
+    VersionConflict,
+)
 from domain.hashing import sha256_hex
 from domain.history import record_hash
 from infra.results import CommandResult, Tokens
@@ -97,17 +103,24 @@ class Commands:
 
     def open_campaign(self, module: str, cg: str, name: str, dice: str = "server",
                       actor: str = "admin", start_date: str | None = None,
-                      balance: str | None = None) -> tuple[Campaign, Tokens]:
+                      balance: str | None = None,
+                      ident: UUID | None = None) -> tuple[Campaign, Tokens]:
         """Start a campaign of a module's CG (with the CG Balance to one side, KGP 8.31)
-        and issue its role tokens (returned once, kept as hashes)."""
+        and issue its role tokens (returned once, kept as hashes). `ident`: the id to
+        start it under (a form sent twice starts one campaign: the second save
+        conflicts, CampaignExists)."""
         rules = self.store.module(module)
         tokens = Tokens(director=new_token(), observer=new_token(),
                         sides={side: new_token() for side in rules.sides})
         # It pins the module data loaded now, stored with its first event (infra/store.py).
         campaign = Campaign.start(self.store.loaded_data(module), cg, name, dice, actor,
                                   start_date, balance,
-                                  {role: token_hash(t) for role, t in tokens.by_role().items()})
-        self.store.save(campaign)
+                                  {role: token_hash(t) for role, t in tokens.by_role().items()},
+                                  ident)
+        try:
+            self.store.save(campaign)
+        except IntegrityError:
+            raise CampaignExists(f"campaign {campaign.id} has already been started") from None
         return campaign, tokens
 
     def create_campaign(self, module: str, cg: str, name: str, dice: str = "server",

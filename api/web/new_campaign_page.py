@@ -2,13 +2,14 @@
 name and the dice, answered with each role's join link, shown this once (a token is kept
 only as its hash). A tournament director hands each player the link of its side, and
 replaces a lost one from the dashboard (POST /campaigns/ID/tokens/ROLE's use case). The
-admin's session only."""
+admin's session only. Each form shown draws its campaign's id (`once`): sent again (a
+browser's resend, a second click), it starts nothing more and says so."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
-from uuid import UUID
+from typing import Any, cast
+from uuid import UUID, uuid4
 
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -19,7 +20,7 @@ from api.web.director_form import check_form
 from api.web.login import admin_visitor
 from api.web.respond import form_text, page, refusal
 from domain.campaign import campaign_id
-from domain.errors import InvalidCommand, RefitError
+from domain.errors import CampaignExists, InvalidCommand, RefitError
 from infra.application import Refit
 
 DICE = {"server": "Server dice (the ledger rolls, from its committed seed)",
@@ -41,7 +42,12 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
         """A campaign started, with its join links; or the refusal, the form as typed."""
         def start(form: dict[str, str]) -> dict[str, Any]:
             module, cg, name, dice = _fields(refit, form)
-            campaign, tokens = refit.commands.open_campaign(module, cg, name, dice, "admin")
+            ident = _once(form)
+            try:
+                campaign, tokens = refit.commands.open_campaign(module, cg, name, dice,
+                                                                "admin", ident=ident)
+            except CampaignExists:
+                raise _sent_before(refit, cast(UUID, ident)) from None
             links = {role: _link(request, campaign.id, token)
                      for role, token in tokens.by_role().items()}
             return {"made": {"id": str(campaign.id), "name": name, "module": module,
@@ -79,6 +85,28 @@ async def _answered(request: Request, refit: Refit, admin_token: str | None,
     return page(request, TEMPLATE, 201, **shown, **context)
 
 
+def _once(form: dict[str, str]) -> UUID | None:
+    """The id the form drew for its campaign when it was shown (None from a form without
+    one: a script's post, which starts a campaign each time)."""
+    once = form.get("once", "")
+    if not once:
+        return None
+    try:
+        return UUID(once[:100])
+    except ValueError:
+        raise InvalidCommand("this form was not one this page gave: load the page again",
+                             field="once") from None
+
+
+def _sent_before(refit: Refit, ident: UUID) -> CampaignExists:
+    """The refusal of a form sent again: which campaign it started the first time."""
+    name = refit.reads.status(ident, None, None).name
+    return CampaignExists(
+        f"this form was sent before, and started the campaign \u201c{name}\u201d then; "
+        "its join links were shown that once (a lost one: replace its token from the "
+        "campaign's line among the campaigns)")
+
+
 def _link(request: Request, campaign: UUID, token: str) -> str:
     """A role's join link: the token in the fragment, never sent to a server (/join)."""
     return f"{str(request.base_url).rstrip('/')}/join#campaign={campaign}&token={token}"
@@ -105,4 +133,4 @@ def _context(refit: Refit, session: Session) -> dict[str, Any]:
     cgs = [(f"{m.id}/{cg}", f"{m.id.upper()} CG {cg}: {m.name}")
            for m in refit.store.modules.values() for cg in m.cgs]
     return {"role": "admin", "csrf": Sessions(refit.keys).csrf(session), "cgs": cgs,
-            "dice_modes": DICE}
+            "dice_modes": DICE, "once": str(uuid4())}

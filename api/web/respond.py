@@ -30,7 +30,7 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "subject": "Unit", "drm": "DRM you may claim", "rg": "RG", "kg": "KG",
           "mode": "Buy it as",
           "option": "Buy it as (chart note)", "side": "Side", "chit": "Initiative chit",
-          "csrf": "this page's form", "action": "this page's form",
+          "csrf": "this page's form", "action": "this page's form", "once": "this page's form",
           # the ruling form's (api/web/templates/ruling_form.html)
           "verdict": "Verdict", "final": "Final roll", "result": "Result",
           "drm_value": "The ruling's DRM", "drm_reason": "Why that DRM",

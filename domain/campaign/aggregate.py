@@ -164,16 +164,17 @@ class Campaign(Aggregate):
     def start(
         cls, data: pinning.ModuleData, cg: str, name: str, dice: str, actor: str,
         start_date: str | None, balance: str | None = None,
-        token_hashes: dict[str, str] | None = None,
+        token_hashes: dict[str, str] | None = None, ident: UUID | None = None,
     ) -> Campaign:
         """Create a campaign of a module's CG where its parameters start it (the Initial
-        Scenario's OB-given RGs on the record), pinned to `data`; server mode draws a seed."""
+        Scenario's OB-given RGs on the record), pinned to `data`; server mode draws a seed.
+        `ident`: its id, where the caller drew one (a form's, sent once), else a new one."""
         binding = pinning.Binding(data.module_id, data, data)
         module = pinning.rules_of(binding, data.module_id)
         _check_start(module, cg, name, dice, balance)
         seed = new_seed(dice)
         campaign = cast(Campaign, cls._create(
-            cls.Created, id=uuid4(), prev_hash=GENESIS_HASH, actor=actor, secret_for=None,
+            cls.Created, id=ident or uuid4(), prev_hash=GENESIS_HASH, actor=actor, secret_for=None,
             sealed=None, salt=None, module=module.id, cg=cg, name=name,
             sides=list(module.sides), dice=dice,
             seed_commitment=sha256_hex(seed) if seed else None,

@@ -16,11 +16,16 @@ from tests.helpers.web import text_of
 
 
 def started(client: TestClient, **form: str) -> Any:
-    """The admin's new-campaign form, posted with these fields."""
+    """The admin's new-campaign form, loaded and posted with these fields."""
     page = client.get("/admin/new")
     assert page.status_code == 200, page.text
-    csrf = page.text.split('name="csrf" value="')[1].split('"')[0]
-    return client.post("/admin/new", data={"csrf": csrf} | form, follow_redirects=False)
+    return client.post("/admin/new", data=hidden(page.text) | form, follow_redirects=False)
+
+
+def hidden(page: str) -> dict[str, str]:
+    """The form's hidden fields as a page shows them: its CSRF token and its one-time id."""
+    return {name: page.split(f'name="{name}" value="')[1].split('"')[0]
+            for name in ("csrf", "once")}
 
 
 def campaign_names(client: TestClient) -> list[str]:
@@ -175,3 +180,44 @@ def test_a_file_sent_for_a_text_field_is_no_name_and_starts_nothing(
     text = text_of(markup.unescape(answer.text))
     assert "give the campaign a name of 1 to 200 characters (field: Name)" in text
     assert "UploadFile" not in text and campaign_names(client) == before
+
+
+def test_a_form_sent_twice_starts_one_campaign_and_says_which(client: TestClient) -> None:
+    client.post("/login", data={"token": ADMIN})
+    fields = hidden(client.get("/admin/new").text) | {
+        "cg": "pbr/I", "name": "Ranville, table 4", "dice_mode": "server"}
+    first = client.post("/admin/new", data=fields)
+    assert first.status_code == 201, first.text
+
+    again = client.post("/admin/new", data=fields)  # a browser's resend, a second click
+
+    assert again.status_code == 409, again.text
+    text = text_of(markup.unescape(again.text))
+    assert "this form was sent before, and started the campaign \u201cRanville, table 4\u201d" \
+        in text and "No campaign was started." in text
+    assert 'class="link"' not in again.text  # no join link shown a second time
+    assert campaign_names(client).count("Ranville, table 4") == 1
+    fresh = hidden(again.text)["once"]  # the page offers a new form for another campaign
+    assert fresh != fields["once"]
+    assert client.post("/admin/new", data=fields | {"once": fresh}).status_code == 201
+    assert campaign_names(client).count("Ranville, table 4") == 2
+
+
+def test_a_refused_form_keeps_its_id_and_starts_its_campaign_once_corrected(
+        client: TestClient) -> None:
+    client.post("/login", data={"token": ADMIN})
+    fields = hidden(client.get("/admin/new").text) | {"cg": "pbr/I", "dice_mode": "server"}
+    refused = client.post("/admin/new", data=fields | {"name": " "})
+    assert refused.status_code == 422
+    assert hidden(refused.text)["once"] == fields["once"]  # nothing was started with it
+
+    corrected = client.post("/admin/new", data=hidden(refused.text) | fields | {
+        "name": "Ranville"})
+
+    assert corrected.status_code == 201, corrected.text
+    assert fields["once"] in corrected.text  # the campaign's id is the form's
+    bad = client.post("/admin/new", data=fields | {"once": "not-an-id", "name": "Other"})
+    assert bad.status_code == 422
+    assert "load the page again (field: this page's form)" in text_of(
+        markup.unescape(bad.text))
+    assert campaign_names(client) == ["Ranville"]
