@@ -11,6 +11,7 @@ from uuid import UUID
 
 from api.report import describe, kind_words
 from infra.application import Refit
+from infra.queries import Queries
 from projections.audit import UndoPlan
 
 COMMANDS = 12  # recent commands offered as a point to return to
@@ -19,10 +20,11 @@ READ_BACK = 400  # events read back for them: more than a dozen commands record
 LABEL = 110  # characters of a command's words in a choice
 
 
-def last_undo(refit: Refit, ident: UUID, head: int) -> dict[str, Any] | None:
+def last_undo(reads: Queries, ident: UUID, head: int) -> dict[str, Any] | None:
     """The campaign's latest event, if it is an undo (the home page says so): one event
-    read, so the home page of a long campaign stays fast."""
-    latest = list(refit.reads.history(ident, None, gt=head - 1)) if head > 0 else []
+    read, so the home page of a long campaign stays fast (with the page's reads, `reads`,
+    no second read of the campaign's state)."""
+    latest = list(reads.history(ident, None, gt=head - 1)) if head > 0 else []
     return latest[-1]["data"] if latest and latest[-1]["type"] == "Undone" else None
 
 

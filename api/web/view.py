@@ -51,7 +51,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),
             # the director's undo choices are on their own page (they read the history)
-            "undo": {"last_undo": last_undo(refit, ident, status.version)}
+            "undo": {"last_undo": last_undo(reads, ident, status.version)}
             if caller.role == DIRECTOR else None}
 
 

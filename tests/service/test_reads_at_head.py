@@ -8,6 +8,8 @@ from uuid import UUID
 
 import pytest
 
+from api.access import DIRECTOR, Caller
+from api.web.view import home
 from infra.application import Refit
 from infra.queries_at_head import AtHead
 from tests.helpers.story import do
@@ -99,3 +101,16 @@ def test_each_read_gets_a_copy_of_the_state_it_shares(refit: Refit) -> None:
 
     assert reads._campaign(campaign).points.cpp["Axis"] == 2
     assert reads.status(campaign, None, None).sides["Axis"]["cpp"] == 2
+
+
+def test_the_directors_home_page_reads_the_campaign_once_and_names_the_last_undo(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign = credited(refit, "Undone", 3)
+    refit.audit.undo(campaign, "credited twice", "director", to_version=3)
+    counted = trips(refit, monkeypatch)
+
+    page = home(refit, campaign, Caller(DIRECTOR), None)
+
+    assert page["undo"]["last_undo"]["reason"] == "credited twice"
+    assert page["status"].sides["Axis"]["cpp"] == 2
+    assert counted == {"rows": 1, "campaign": 1}  # the last undo read with the page's reads
