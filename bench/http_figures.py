@@ -337,7 +337,7 @@ async def everything(base: str, big: dict[str, Any], own: dict[str, Any], comman
 
 
 def pacing(at: Reads, big: dict[str, Any], seen: Seen,
-           done: asyncio.Event) -> list[asyncio.Future[None]]:
+           done: asyncio.Event) -> list[asyncio.Task[None]]:
     """The paced readers of the big campaign, and one of the floor, until `done`."""
     return [asyncio.ensure_future(reading(at.refit, big, seen.reads, done, paced=True))
             for _ in range(READERS)] + [asyncio.ensure_future(
@@ -377,7 +377,8 @@ def loaded_service(base: str, big: dict[str, Any], commands: int, pairs: int,
     seen = Seen([load.create(base) for _ in range(CLIENTS // 2)])
     own = load.create(base)
     big["cookie"] = session_cookie(base, big)
-    load.on_one_loop(reading(at.refit, big, Seen([]).reads, 1))  # warm
+    load.on_one_loop(reading(at.refit, big, Seen([]).reads, 1))  # warm, both
+    load.on_one_loop(reading(at.floor, big, Seen([]).floor, 1, routes=FLOOR))
     idle = Seen([])
     load.on_one_loop(reading(at.refit, big, idle.reads, 25))
     load.on_one_loop(reading(at.floor, big, idle.floor, 25, routes=FLOOR))

@@ -141,8 +141,10 @@ def _reader(refit: Refit) -> Callable[[Listing], Progress]:
 
 
 def _matches(status: Listing, wanted: Filters) -> bool:
-    """Whether the name and module filters keep a campaign (read from its meta row)."""
-    return wanted.text.casefold() in status.name.casefold() and \
+    """Whether the name (or the whole id) and module filters keep a campaign (read from
+    its meta row)."""
+    text = wanted.text.casefold()
+    return (text in status.name.casefold() or text == status.id) and \
         wanted.module in ("", status.module)
 
 

@@ -53,8 +53,7 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
             return {"made": {"id": str(campaign.id), "name": name, "module": module,
                              "cg": cg, "dice": dice, "links": links,
                              "commitment": campaign.dice.seed_commitment}}
-        return await _answered(request, refit, admin_token, start,
-                               lambda form: {"typed": form})
+        return await _answered(request, refit, admin_token, start, _typed)
 
     @routes.post(TOKENS_PAGE)
     async def replace_token(request: Request) -> Response:
@@ -66,12 +65,13 @@ def new_campaign_pages(routes: APIRouter, refit: Refit, admin_token: str | None)
             return {"replaced": {"id": str(ident), "name": name, "role": role,
                                  "link": _link(request, ident, token)}}
         return await _answered(request, refit, admin_token, replace,
-                               lambda _: {"replacing": True})
+                               lambda _, __: {"replacing": True})
 
 
 async def _answered(request: Request, refit: Refit, admin_token: str | None,
                     act: Callable[[dict[str, str]], dict[str, Any]],
-                    refused: Callable[[dict[str, str]], dict[str, Any]]) -> Response:
+                    refused: Callable[[dict[str, str], RefitError], dict[str, Any]]
+                    ) -> Response:
     """The admin's form done (`act`, on a thread: what the page then shows, 201), or its
     refusal (what `refused` adds to the page beside it)."""
     session = await run_in_threadpool(admin_visitor, request, refit, admin_token)
@@ -81,7 +81,7 @@ async def _answered(request: Request, refit: Refit, admin_token: str | None,
         shown = await run_in_threadpool(act, form)
     except RefitError as error:
         status, said = refusal(error)
-        return page(request, TEMPLATE, status, error=said, **refused(form), **context)
+        return page(request, TEMPLATE, status, error=said, **refused(form, error), **context)
     return page(request, TEMPLATE, 201, **shown, **context)
 
 
@@ -98,13 +98,36 @@ def _once(form: dict[str, str]) -> UUID | None:
                              field="once") from None
 
 
-def _sent_before(refit: Refit, ident: UUID) -> CampaignExists:
+class SentBefore(CampaignExists):
+    """A new-campaign form sent again: the campaign it started the first time."""
+
+    def __init__(self, message: str, ident: UUID) -> None:
+        super().__init__(message)
+        self.ident = ident
+
+
+def _sent_before(refit: Refit, ident: UUID) -> SentBefore:
     """The refusal of a form sent again: which campaign it started the first time."""
     name = refit.reads.status(ident, None, None).name
-    return CampaignExists(
-        f"this form was sent before, and started the campaign \u201c{name}\u201d then; "
-        "its join links were shown that once (a lost one: replace its token from the "
-        "campaign's line among the campaigns)")
+    return SentBefore(
+        f"this form was sent before, and started the campaign \u201c{name}\u201d "
+        f"({ident}); its join links were shown in the answer to that first sending. If "
+        "that answer was lost, replace each role's token from the campaign's line among "
+        "the campaigns", ident)
+
+
+def _typed(form: dict[str, str], error: RefitError) -> dict[str, Any]:
+    """What a refused form shows again: the fields as typed, its id only if it is one this
+    page could have drawn (else a fresh one); after a form sent again, a new blank form
+    and the campaign the first sending started."""
+    if isinstance(error, SentBefore):
+        return {"sent_before": str(error.ident)}
+    typed = dict(form)
+    try:
+        UUID(typed.get("once", "")[:100])
+    except ValueError:
+        typed.pop("once", None)
+    return {"typed": typed}
 
 
 def _link(request: Request, campaign: UUID, token: str) -> str:

@@ -194,11 +194,14 @@ def test_a_form_sent_twice_starts_one_campaign_and_says_which(client: TestClient
     assert again.status_code == 409, again.text
     text = text_of(markup.unescape(again.text))
     assert "this form was sent before, and started the campaign \u201cRanville, table 4\u201d" \
-        in text and "No campaign was started." in text
+        f" ({fields['once']})" in text and "No other campaign was started." in text
     assert 'class="link"' not in again.text  # no join link shown a second time
     assert campaign_names(client).count("Ranville, table 4") == 1
-    fresh = hidden(again.text)["once"]  # the page offers a new form for another campaign
-    assert fresh != fields["once"]
+    found = client.get(f"/admin?q={fields['once']}")  # the page's link finds it by its id
+    assert f'href="/admin?q={fields["once"]}"' in again.text
+    assert f'data-campaign="{fields["once"]}"' in found.text
+    fresh = hidden(again.text)["once"]  # a new, blank form for another campaign
+    assert fresh != fields["once"] and 'value="Ranville, table 4"' not in again.text
     assert client.post("/admin/new", data=fields | {"once": fresh}).status_code == 201
     assert campaign_names(client).count("Ranville, table 4") == 2
 
@@ -220,4 +223,5 @@ def test_a_refused_form_keeps_its_id_and_starts_its_campaign_once_corrected(
     assert bad.status_code == 422
     assert "load the page again (field: this page's form)" in text_of(
         markup.unescape(bad.text))
+    assert hidden(bad.text)["once"] not in ("not-an-id", fields["once"])  # a fresh one
     assert campaign_names(client) == ["Ranville"]
