@@ -12,13 +12,14 @@ from domain.errors import InvalidCommand
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
            "casualty", "control", "area", "bombardment", "end_scenario", "points", "rating",
-           "scenario")
+           "scenario", "retain", "unretain")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
 POINTS = ("credit_cpp", "spend_cpp", "credit_fpp")
 RATINGS = ("change_elr", "change_san")
 NOTES = ("scenario_type", "weather", "ec", "wind")  # record_scenario's
+RETAINED_FLAGS = ("hip", "off_map", "isolated", "elite", "airborne")  # a Retained line's
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -47,6 +48,11 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
     if action == "bombardment":  # PBr RG chart note i: a pre-game Bombardment, on its line
         return cmd.parse_command({"type": "resolve_bombardment", "side": side,
                                   "purchase": _whole(form, "purchase")})
+    if action == "retain":  # 3.6055, 3.613: a line more of the side's Retained units
+        return cmd.parse_command({"type": "retain_unit", "side": side, "unit": _retained(form)})
+    if action == "unretain":
+        return cmd.parse_command({"type": "remove_retained", "side": side,
+                                  "line": _whole(form, "line")})
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
     if action == "points":
@@ -153,6 +159,17 @@ def _answer(form: dict[str, Any], side: str | None) -> dict[str, Any]:
     if answer == "dispute_report":
         body["reason"] = _text(form, "reason") or ""
     return body
+
+
+def _retained(form: dict[str, Any]) -> dict[str, Any]:
+    """A line of Retained units as the form gives it: the unit, how many, its Area, its
+    RG line if named, the kind the limits count, and its flags (checked: "yes")."""
+    unit: dict[str, Any] = {"unit": _text(form, "unit") or "", "area": _text(form, "area") or "",
+                            "count": _whole(form, "count") if _text(form, "count") else 1,
+                            "kind": _text(form, "kind")}
+    if _text(form, "purchase"):
+        unit["purchase"] = _whole(form, "purchase")
+    return unit | {flag: form.get(flag) == "yes" for flag in RETAINED_FLAGS}
 
 
 def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:

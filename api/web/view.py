@@ -42,6 +42,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
             "rg_rule": refit.store.module(status.module).rg_chart_rule,
+            "retained_rule": retained_rule(refit, status.module),
             # the reports settled on this CG Date, newest first (public, as casualties are)
             "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
                         status.cg_date and r.status in SETTLED][:RECENT],
@@ -53,6 +54,13 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # the director's undo choices are on their own page (they read the history)
             "undo": {"last_undo": last_undo(reads, ident, status.version)}
             if caller.role == DIRECTOR else None}
+
+
+def retained_rule(refit: Refit, module: str) -> str:
+    """Where the module's RePh settles what each side Retains: its Setup Area Determination
+    and Shift steps (PBr 3.605, 3.613; ABtF 9.605, 9.613); empty where it has neither."""
+    return ", ".join(step.rule for step in refit.store.module(module).steps
+                     if step.title.startswith(("Setup Area Determination", "Shift")))
 
 
 def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:

@@ -14,6 +14,7 @@ from domain.campaign import reports, slots, turns
 from domain.campaign.bombardment import open_bombardments
 from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
+from domain.campaign.retained import recorded_now
 from domain.campaign.rolls import check_when, cpp_base, tells_unannounced_san
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
@@ -61,7 +62,11 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                                  # the step's tables it does not roll now, each with why
                                  "not_now": [] if public or side in reph.done
                                  else not_now(campaign, side),
-                                 "on_leaving": leaving(campaign, side, not public)}
+                                 "on_leaving": leaving(campaign, side, not public),
+                                 # its Retained units recorded on the CG Date, in the
+                                 # order remove_retained numbers them (secret ones too)
+                                 "retained": [] if public else
+                                 [u.model_dump() for u in recorded_now(campaign, side)]}
     return answer
 
 

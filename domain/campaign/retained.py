@@ -17,7 +17,7 @@ from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.campaign.part import Part
 from domain.campaign.scenario import CasualtyRecorded
-from domain.errors import RuleViolation
+from domain.errors import InvalidCommand, RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -61,24 +61,60 @@ def secret(unit: cmd.RetainedUnit) -> bool:
 
 @handles(cmd.RetainUnits)
 def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> None:
-    """Record a side's Retained units on the CG Date: the open part, and the sealed part
-    (always both, so a sealed event tells the opponent nothing)."""
+    """Record a side's Retained units on the CG Date, replacing those recorded on it."""
+    campaign.reph.check_not_ended()
+    _retain(campaign, campaign.check_side(command.side), command.units, actor)
+
+
+@handles(cmd.RetainUnit)
+def retain_unit(campaign: Campaign, command: cmd.RetainUnit, actor: str) -> None:
+    """One line more on the side's Retained units for the CG Date."""
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
-    for unit in command.units:
+    _retain(campaign, side, [*recorded_now(campaign, side), command.unit], actor)
+
+
+@handles(cmd.RemoveRetained)
+def remove_retained(campaign: Campaign, command: cmd.RemoveRetained, actor: str) -> None:
+    """A line taken off the side's Retained units for the CG Date, by its number."""
+    campaign.reph.check_not_ended()
+    side = campaign.check_side(command.side)
+    units = recorded_now(campaign, side)
+    if command.line > len(units):
+        raise InvalidCommand(f"the {side} has {len(units)} line(s) of Retained units on "
+                             f"{campaign.reph.cg_date}", field="line")
+    _retain(campaign, side, units[:command.line - 1] + units[command.line:], actor)
+
+
+def recorded_now(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
+    """The side's Retained units recorded on the current CG Date, in the guide's order
+    (the open part, then the sealed); none before it records any on it."""
+    roster = campaign.retained.rosters.get(side) or empty()
+    if roster["cg_date"] != campaign.reph.cg_date:
+        return []
+    fields = cmd.RetainedUnit.model_fields
+    return [cmd.RetainedUnit.model_validate({k: v for k, v in unit.items() if k in fields})
+            for unit in [*roster["open"], *roster["sealed"]]]
+
+
+def _retain(campaign: Campaign, side: str, units: list[cmd.RetainedUnit],
+            actor: str) -> None:
+    """Record the side's Retained units: the open part, and the sealed part (always both,
+    so a sealed event tells the opponent nothing)."""
+    for unit in units:
         if unit.purchase is not None:
             campaign.purchases.line(unit.purchase, side)  # the side's own RG line
         if unit.item is not None and campaign.rules.fortification_chart is not None:
             campaign.rules.fortification_chart.row(unit.item)  # a line of the table
-    limits.check_retained(campaign, side, command.units)
-    shown = [u.model_dump() for u in command.units if not secret(u)]
+    limits.check_retained(campaign, side, units)
+    shown = [u.model_dump() for u in units if not secret(u)]
     # The RG line each open unit came with is sealed, not shown: the RG Purchase Record
     # is secret (3.6172), and a line number beside a visible unit would name its RG.
     lines = [unit.pop("purchase") for unit in shown]
     campaign._record(UnitsRetained, actor, side=side, units=shown, sealed_part=False,
                      cg_date=campaign.reph.cg_date)
     campaign._record(UnitsRetained, actor, secret_for=side, side=side,
-                     units=[u.model_dump() for u in command.units if secret(u)],
+                     units=[u.model_dump() for u in units if secret(u)],
                      sealed_part=True, cg_date=campaign.reph.cg_date, lines=lines)
 
 
