@@ -453,26 +453,6 @@ class RetainUnits(Command):
     units: list[RetainedUnit] = Field(max_length=500)
 
 
-class RetainUnit(Command):
-    """One line more on a side's Retained units for the CG Date: those it recorded on it
-    before, and this one (a page adds a line at a time)."""
-
-    type: Literal["retain_unit"] = "retain_unit"
-    by = "side"
-    side: Name
-    unit: RetainedUnit
-
-
-class RemoveRetained(Command):
-    """A line taken off a side's Retained units for the CG Date, by its number in the list
-    as the guide shows it (`retained`, 1 the first)."""
-
-    type: Literal["remove_retained"] = "remove_retained"
-    by = "side"
-    side: Name
-    line: StrictInt = Field(ge=1, le=500)
-
-
 class SelectInitiative(Command):
     """A side's secret Initiative chit for the CG Date."""
 

@@ -3,6 +3,7 @@ a page adds no rule of its own, so a command refused here is refused there alike
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from domain import commands as cmd
@@ -12,7 +13,7 @@ from domain.errors import InvalidCommand
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
            "casualty", "control", "area", "bombardment", "end_scenario", "points", "rating",
-           "scenario", "retain", "unretain")
+           "scenario", "retained")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -20,6 +21,10 @@ POINTS = ("credit_cpp", "spend_cpp", "credit_fpp")
 RATINGS = ("change_elr", "change_san")
 NOTES = ("scenario_type", "weather", "ec", "wind")  # record_scenario's
 RETAINED_FLAGS = ("hip", "off_map", "isolated", "elite", "airborne")  # a Retained line's
+# ... and what a line may hold that the form does not show (retain_units takes them)
+RETAINED_MORE = ("hex", "fortification", "shifted_from", "weapon", "usage_dr", "item")
+MAX_ROWS = 502  # the most Retained lines (500) and the form's two blank ones
+NO_KIND = "none"  # the kind a line's select gives for a line no limit counts
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -48,11 +53,9 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
     if action == "bombardment":  # PBr RG chart note i: a pre-game Bombardment, on its line
         return cmd.parse_command({"type": "resolve_bombardment", "side": side,
                                   "purchase": _whole(form, "purchase")})
-    if action == "retain":  # 3.6055, 3.613: a line more of the side's Retained units
-        return cmd.parse_command({"type": "retain_unit", "side": side, "unit": _retained(form)})
-    if action == "unretain":
-        return cmd.parse_command({"type": "remove_retained", "side": side,
-                                  "line": _whole(form, "line")})
+    if action == "retained":  # 3.6055, 3.613: the side's Retained units, the whole list
+        return cmd.parse_command({"type": "retain_units", "side": side,
+                                  "units": _retained(form)})
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
     if action == "points":
@@ -161,15 +164,43 @@ def _answer(form: dict[str, Any], side: str | None) -> dict[str, Any]:
     return body
 
 
-def _retained(form: dict[str, Any]) -> dict[str, Any]:
-    """A line of Retained units as the form gives it: the unit, how many, its Area, its
-    RG line if named, the kind the limits count, and its flags (checked: "yes")."""
-    unit: dict[str, Any] = {"unit": _text(form, "unit") or "", "area": _text(form, "area") or "",
-                            "count": _whole(form, "count") if _text(form, "count") else 1,
-                            "kind": _text(form, "kind")}
-    if _text(form, "purchase"):
-        unit["purchase"] = _whole(form, "purchase")
-    return unit | {flag: form.get(flag) == "yes" for flag in RETAINED_FLAGS}
+def _retained(form: dict[str, Any]) -> list[dict[str, Any]]:
+    """The Retained units the form lists, line by line (`unit.N`, `count.N`, ...): a line
+    whose Unit is cleared is taken off; each other line needs its kind chosen (what the
+    limits count, or none)."""
+    rows = _whole(form, "rows")
+    if not isinstance(rows, int) or not 0 <= rows <= MAX_ROWS:
+        raise InvalidCommand(f"rows: the form lists 0 to {MAX_ROWS} lines", field="rows")
+    units = []
+    for n in range(rows):
+        unit = _text(form, f"unit.{n}")
+        if unit is None:
+            continue
+        kind = _text(form, f"kind.{n}")
+        if kind is None:
+            raise InvalidCommand(f"choose the kind of line {n + 1} ({unit}): what the "
+                                 "limits count, or none", field="kind")
+        line = {"unit": unit, "area": _text(form, f"area.{n}") or "",
+                "count": _whole(form, f"count.{n}") if _text(form, f"count.{n}") else 1,
+                "kind": None if kind == NO_KIND else kind, **_more(form, n)}
+        if _text(form, f"purchase.{n}"):
+            line["purchase"] = _whole(form, f"purchase.{n}")
+        units.append(line | {flag: form.get(f"{flag}.{n}") == "yes" for flag in RETAINED_FLAGS})
+    return units
+
+
+def _more(form: dict[str, Any], n: int) -> dict[str, Any]:
+    """What a recorded line holds beyond the form's fields (a Fortification's hex and
+    table item, an FT/DC's usage dr, a Shift), carried through the page as it was."""
+    text = _text(form, f"more.{n}")
+    try:
+        more = json.loads(text) if text else {}
+    except ValueError:
+        more = None
+    if not isinstance(more, dict) or not set(more) <= set(RETAINED_MORE):
+        raise InvalidCommand("the form's line was not one this page gave: load the page "
+                             "again", field="more")
+    return more
 
 
 def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:

@@ -40,10 +40,9 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "record_casualty.unit": "Unit lost",
           "location": "Location", "change_control.kind": "Kind", "lvp": "Its LVP",
           "map_group": "Its Map Group", "infantry": "Controlled by Infantry",
-          "area": "Setup/Entry Area", "line": "Line #",
+          "area": "Setup/Entry Area",
           # the Retained units' form (api/web/templates/retained.html)
-          "retain_unit.unit.kind": "Kind (what the limits count)",
-          "retain_unit.unit.purchase": "Its RG line # (if any)",
+          "listed": "this page's form", "more": "this page's form", "rows": "this page's form",
           # the Fortification form's (3.619, 9.619)
           "count": "How many", "hex": "Hex (if the table asks)",
           "purchase_fortification.reason": "Fortification (FPP each)",

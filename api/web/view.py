@@ -8,6 +8,7 @@ from uuid import UUID
 
 from api.access import DIRECTOR, OBSERVER, Caller
 from api.report import in_words
+from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
 from infra.application import Refit
 from infra.queries_at_head import AtHead
@@ -42,7 +43,11 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
             "rg_rule": refit.store.module(status.module).rg_chart_rule,
-            "retained_rule": retained_rule(refit, status.module),
+            # the Retained units form: where, under which rules, the list each side shows
+            "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
+                         "rule": retained_rule(refit, status.module),
+                         "listed": {side: listed(part.get("retained", []))
+                                    for side, part in guide["sides"].items()}},
             # the reports settled on this CG Date, newest first (public, as casualties are)
             "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
                         status.cg_date and r.status in SETTLED][:RECENT],
@@ -54,13 +59,6 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # the director's undo choices are on their own page (they read the history)
             "undo": {"last_undo": last_undo(reads, ident, status.version)}
             if caller.role == DIRECTOR else None}
-
-
-def retained_rule(refit: Refit, module: str) -> str:
-    """Where the module's RePh settles what each side Retains: its Setup Area Determination
-    and Shift steps (PBr 3.605, 3.613; ABtF 9.605, 9.613); empty where it has neither."""
-    return ", ".join(step.rule for step in refit.store.module(module).steps
-                     if step.title.startswith(("Setup Area Determination", "Shift")))
 
 
 def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:

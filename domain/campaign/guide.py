@@ -63,8 +63,8 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                                  "not_now": [] if public or side in reph.done
                                  else not_now(campaign, side),
                                  "on_leaving": leaving(campaign, side, not public),
-                                 # its Retained units recorded on the CG Date, in the
-                                 # order remove_retained numbers them (secret ones too)
+                                 # its Retained units recorded on the CG Date (its
+                                 # secret ones too), as retain_units takes them
                                  "retained": [] if public else
                                  [u.model_dump() for u in recorded_now(campaign, side)]}
     return answer

@@ -17,7 +17,7 @@ from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.campaign.part import Part
 from domain.campaign.scenario import CasualtyRecorded
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -66,29 +66,9 @@ def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> No
     _retain(campaign, campaign.check_side(command.side), command.units, actor)
 
 
-@handles(cmd.RetainUnit)
-def retain_unit(campaign: Campaign, command: cmd.RetainUnit, actor: str) -> None:
-    """One line more on the side's Retained units for the CG Date."""
-    campaign.reph.check_not_ended()
-    side = campaign.check_side(command.side)
-    _retain(campaign, side, [*recorded_now(campaign, side), command.unit], actor)
-
-
-@handles(cmd.RemoveRetained)
-def remove_retained(campaign: Campaign, command: cmd.RemoveRetained, actor: str) -> None:
-    """A line taken off the side's Retained units for the CG Date, by its number."""
-    campaign.reph.check_not_ended()
-    side = campaign.check_side(command.side)
-    units = recorded_now(campaign, side)
-    if command.line > len(units):
-        raise InvalidCommand(f"the {side} has {len(units)} line(s) of Retained units on "
-                             f"{campaign.reph.cg_date}", field="line")
-    _retain(campaign, side, units[:command.line - 1] + units[command.line:], actor)
-
-
 def recorded_now(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
-    """The side's Retained units recorded on the current CG Date, in the guide's order
-    (the open part, then the sealed); none before it records any on it."""
+    """The side's Retained units recorded on the current CG Date, as `retain_units` takes
+    them (the open part, then the sealed); none before it records any on it."""
     roster = campaign.retained.rosters.get(side) or empty()
     if roster["cg_date"] != campaign.reph.cg_date:
         return []

@@ -26,8 +26,6 @@ def test_a_side_sends_its_own_choices_rolls_and_reports_and_the_director_the_res
     sides = {"roll", "advance", "purchase_rg", "purchase_fortification", "select_initiative",
              "designate_objective", "forgo_cpp", "hold_units", "declare_fanaticism",
              "change_pf", "record_rg_area", "retain_units", "resolve_bombardment",
-             # a line more or less of its Retained units (the page's forms)
-             "retain_unit", "remove_retained",
              # reports between the sides, and their answers (domain/campaign/reports.py)
              "record_casualty", "change_control", "confirm_report", "dispute_report",
              "withdraw_report",

@@ -1,10 +1,13 @@
-"""A side keeps its Retained units (PBr 3.6055, 3.613) on its page in the RePh: it adds a
-line at a time and takes one off by its number; a refusal names the field or the rule and
-appends nothing; the opponent's page, guide and Retained units show only the open part,
-never a HIP unit nor an RG line."""
+"""A side keeps its Retained units (PBr 3.6055, 3.613) on its page, from the RePh's New CG
+Date step on: the list recorded for the CG Date, and one form that records the whole list
+again (a line added, changed, or taken off by clearing its Unit), as `retain_units` does.
+A refusal names the field or the rule and appends nothing; a page the list has moved past
+is refused; the opponent's page, guide and Retained units show only the open part, never
+a HIP unit nor an RG line, and each change is one open and one sealed record, as before."""
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -14,13 +17,11 @@ from tests.http.test_reports import Table
 from tests.web.test_director_tools import get, log_in
 from tests.web.test_scenario_page import act
 
-TENTH = {"unit": "6-5-8", "count": "10", "area": "A1", "kind": "squad"}
 
-
-def in_the_reph(client: TestClient) -> Table:
-    """PBr CG I in the RePh after the 14AM scenario, at 3.612 (14PM)."""
+def in_the_reph(client: TestClient, step: str = "3.612") -> Table:
+    """PBr CG I in the RePh after the 14AM scenario (14PM from 3.612 on)."""
     table = Table(client, name="Bénouville")
-    table.to("reph", "3.612")
+    table.to("reph", step)
     return table
 
 
@@ -29,85 +30,149 @@ def card(page: str) -> str:
     return text_of(page.split('class="retained"', 1)[1].split("</section>", 1)[0])
 
 
-def retain(client: TestClient, campaign: dict[str, Any], **fields: str) -> Any:
-    """The British page's form: a line of Retained units."""
-    return act(client, campaign, {"action": "retain", "side": BRITISH} | fields)
+class Fields(HTMLParser):
+    """A form's fields as a browser would send them: inputs (checkboxes when checked), and
+    each select's selected option."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, str] = {}
+        self.select: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        got = {k: v or "" for k, v in attrs}
+        if tag == "input" and (got.get("type") != "checkbox" or "checked" in got):
+            self.fields[got["name"]] = got.get("value", "")
+        elif tag == "select":
+            self.select = got["name"]
+            self.fields.setdefault(self.select, "")
+        elif tag == "option" and self.select and "selected" in got:
+            self.fields[self.select] = got.get("value", "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self.select = None
 
 
-def test_the_british_keep_their_retained_units_a_line_at_a_time_on_their_page(
+def shown(page: str) -> dict[str, str]:
+    """The Retained units form's fields as the page fills them in."""
+    parser = Fields()
+    parser.feed(page.split('class="retain"', 1)[1].split("</form>", 1)[0])
+    return parser.fields
+
+
+def record(client: TestClient, campaign: dict[str, Any], **changed: str) -> Any:
+    """The British page's form sent with these fields changed, the rest as shown."""
+    page = get(client, f"/play/{campaign['id']}")
+    fields = {k: v for k, v in shown(page).items() if k not in ("csrf", "side", "action")}
+    return act(client, campaign, {"action": "retained", "side": BRITISH} | fields | changed)
+
+
+def line(n: int, unit: str, count: str, area: str, kind: str, **flags: str) -> dict[str, str]:
+    """Line n's fields as typed."""
+    return {f"unit.{n}": unit, f"count.{n}": count, f"area.{n}": area, f"kind.{n}": kind} | {
+        f"{flag}.{n}": value for flag, value in flags.items()}
+
+
+def test_the_british_record_change_and_take_off_retained_units_on_their_page(
         client: TestClient) -> None:
     table = in_the_reph(client)
     campaign = table.campaign
     log_in(client, table.tokens[BRITISH])
     assert "None recorded for 14PM yet." in card(get(client, f"/play/{campaign['id']}"))
 
-    added = retain(client, campaign, **TENTH)
-    assert added.status_code == 303, added.text
-    said = text_of(get(client, added.headers["location"]))
+    first = record(client, campaign, **line(0, "6-5-8", "10", "A1", "squad"),
+                   **line(1, "6-5-8", "2", "A1", "squad", hip="yes"))
+    assert first.status_code == 303, first.text
+    said = text_of(get(client, first.headers["location"]))
     assert "British Retained: 10 x 6-5-8 in A1" in said
-    retain(client, campaign, unit="6-5-8", count="2", area="A1", kind="squad", hip="yes")
-    retain(client, campaign, unit="8-1 leader", area="A2", kind="leader", isolated="yes")
+    page = get(client, f"/play/{campaign['id']}")
+    assert "1 6-5-8 squad 10 A1" in card(page) and "2 6-5-8 squad, HIP, sealed 2 A1" in card(page)
+    assert shown(page)["rows"] == "4"  # the two lines and two blank ones
 
-    shown = card(get(client, f"/play/{campaign['id']}"))
-    assert "1 6-5-8 squad 10 A1" in shown and "2 8-1 leader leader, Isolated 1 A2" in shown
-    assert "3 6-5-8 squad, HIP, sealed 2 A1" in shown
-    answer = act(client, campaign, {"action": "unretain", "side": BRITISH, "line": "2"})
-    assert answer.status_code == 303, answer.text
+    taken = record(client, campaign, **{"unit.1": ""},  # cleared: taken off
+                   **line(2, "8-1", "1", "A2", "leader", isolated="yes"))
+
+    assert taken.status_code == 303, taken.text
     units = table.read(BRITISH, "/retained").json()
-    assert [(u["unit"], u["count"], u["hip"]) for u in units] == [("6-5-8", 10, False),
-                                                                  ("6-5-8", 2, True)]
+    assert [(u["unit"], u["count"], u["hip"], u["isolated"]) for u in units] == [
+        ("6-5-8", 10, False, False), ("8-1", 1, False, True)]
 
 
-def test_a_refused_line_names_its_field_or_rule_and_appends_nothing(
+def test_a_refused_list_names_its_field_or_rule_and_appends_nothing(
         client: TestClient) -> None:
     table = in_the_reph(client)
     campaign = table.campaign
     log_in(client, table.tokens[BRITISH])
-    retain(client, campaign, **TENTH)
+    record(client, campaign, **line(0, "6-5-8", "10", "A1", "squad"))
     before = table.read("director", "").json()["version"]
 
-    too_many = retain(client, campaign, unit="6-5-8", count="3", area="A1", kind="squad",
-                      hip="yes")
-    no_area = retain(client, campaign, unit="6-5-8", area="", kind="squad")
-    no_kind = retain(client, campaign, unit="6-5-8", area="A1", kind="tank")
-    past = act(client, campaign, {"action": "unretain", "side": BRITISH, "line": "5"})
+    too_many = record(client, campaign, **line(1, "6-5-8", "3", "A1", "squad", hip="yes"))
+    no_area = record(client, campaign, **line(1, "6-5-8", "1", "", "squad"))
+    no_kind = record(client, campaign, **line(1, "6-5-8", "1", "A1", ""))
+    tampered = record(client, campaign, **line(1, "6-5-8", "1", "A1", "tank"))
 
-    assert too_many.status_code == 422
-    assert "Refused by rule 3.619" in text_of(too_many.text)
-    assert 'value="3"' in too_many.text  # the form back as typed, to correct
+    assert too_many.status_code == 422 and "Refused by rule 3.619" in text_of(too_many.text)
+    assert shown(too_many.text)["count.1"] == "3"  # the form back as typed, to correct
     assert no_area.status_code == 422 and "(field: Setup/Entry Area)" in text_of(no_area.text)
-    assert no_kind.status_code == 422 and "Kind (what the limits count)" in text_of(
+    assert no_kind.status_code == 422
+    assert "choose the kind of line 2 (6-5-8): what the limits count, or none" in text_of(
         no_kind.text)
-    assert past.status_code == 422
-    assert "the British has 1 line(s) of Retained units on 14PM (field: Line #)" in text_of(
-        past.text)
+    assert tampered.status_code == 422
     assert table.read("director", "").json()["version"] == before
 
 
+def test_a_page_the_list_has_moved_past_is_refused_and_a_lines_more_is_kept(
+        client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    log_in(client, table.tokens[BRITISH])
+    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": [
+        {"unit": "Foxhole 1S", "count": 1, "area": "A1", "fortification": True,
+         "hex": "Q7", "item": "Foxhole (1-squad)"}]})
+    stale = get(client, f"/play/{campaign['id']}")
+    fields = {k: v for k, v in shown(stale).items() if k not in ("csrf", "side", "action")}
+    assert record(client, campaign, **line(1, "6-5-8", "4", "A1", "squad")).status_code == 303
+
+    late = act(client, campaign, {"action": "retained", "side": BRITISH} | fields)
+
+    assert late.status_code == 422
+    assert "Retained units have changed since this page was loaded: load it again" in \
+        text_of(late.text)
+    units = table.read(BRITISH, "/retained").json()
+    assert [(u["unit"], u["hex"], u["item"]) for u in units] == [
+        ("6-5-8", None, None), ("Foxhole 1S", "Q7", "Foxhole (1-squad)")]
+
+
+def test_the_form_is_offered_from_the_new_cg_date_step_on(client: TestClient) -> None:
+    table = in_the_reph(client, "3.605")
+    log_in(client, table.tokens[BRITISH])
+    assert 'class="retained"' not in get(client, f"/play/{table.campaign['id']}")
+    table.to("reph", "3.612")
+    assert "Retained units, 14PM 3.605, 3.613" in card(get(client, f"/play/{table.campaign['id']}"))
+
+
 def test_the_axis_sees_only_the_open_part_and_never_an_rg_line(client: TestClient) -> None:
-    table = Table(client, name="Bénouville")
-    table.to("reph", "3.617")
+    table = in_the_reph(client, "3.617")
     table.ok("director", {"type": "credit_cpp", "side": BRITISH, "amount": 20,
                           "reason": "3.6161"})
     table.ok(BRITISH, {"type": "purchase_rg", "side": BRITISH, "rg": "I2"})  # line 1
     campaign = table.campaign
     log_in(client, table.tokens[BRITISH])
-    retain(client, campaign, unit="6-5-8", count="4", area="A1", kind="squad", purchase="1")
-    hid = retain(client, campaign, unit="3-4-8", area="A2", kind="HS", hip="yes")
-    assert hid.status_code == 303, hid.text
-    mine = card(get(client, f"/play/{campaign['id']}"))
-    assert "1 6-5-8 squad 4 A1 #1" in mine and "3-4-8 HS, HIP, sealed 1 A2" in mine
+    record(client, campaign, **line(0, "6-5-8", "4", "A1", "squad") | {"purchase.0": "1"},
+           **line(1, "3-4-8", "1", "A2", "HS", hip="yes"))
+    assert "1 6-5-8 squad 4 A1 #1" in card(get(client, f"/play/{campaign['id']}"))
 
     log_in(client, table.tokens[AXIS])
     page = get(client, f"/play/{campaign['id']}")
     seen = text_of(page)
     assert "Retained units of the British" not in seen and "3-4-8" not in seen
-    assert "Retained units, 14PM 3.605, 3.613" in card(page)  # the Axis's own, empty
-    assert "None recorded for 14PM yet." in card(page) and "Take off" not in card(page)
-    guide = table.read(AXIS, "/guide").json()
-    assert BRITISH not in guide["sides"]
+    assert "None recorded for 14PM yet." in card(page)  # the Axis's own card, empty
+    assert BRITISH not in table.read(AXIS, "/guide").json()["sides"]
     assert [(u["unit"], u["purchase"]) for u in table.read(AXIS, "/retained").json()] == [
         ("6-5-8", None)]
+    kinds = [e["type"] for e in table.read(AXIS, "/events").json()[-2:]]
+    assert kinds == ["UnitsRetained", "Sealed"]  # one open record and one sealed: the list's
     observer = table.read("observer", "/guide").json()
     assert all(part["retained"] == [] for part in observer["sides"].values())
     log_in(client, table.tokens["observer"])
