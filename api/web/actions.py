@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import ValidationError
+
 from domain import commands as cmd
 from domain.digits import digits
 from domain.errors import InvalidCommand
@@ -25,6 +27,7 @@ RETAINED_FLAGS = ("hip", "off_map", "isolated", "elite", "airborne")  # a Retain
 RETAINED_MORE = ("hex", "fortification", "shifted_from", "weapon", "usage_dr", "item")
 MAX_ROWS = 502  # the most Retained lines (500) and the form's two blank ones
 NO_KIND = "none"  # the kind a line's select gives for a line no limit counts
+MAX_MORE = 1000  # characters of a line's `more`: six short fields
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -54,8 +57,11 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
         return cmd.parse_command({"type": "resolve_bombardment", "side": side,
                                   "purchase": _whole(form, "purchase")})
     if action == "retained":  # 3.6055, 3.613: the side's Retained units, the whole list
-        return cmd.parse_command({"type": "retain_units", "side": side,
-                                  "units": _retained(form)})
+        units, rows = _retained(form)
+        try:
+            return cmd.parse_command({"type": "retain_units", "side": side, "units": units})
+        except ValidationError as error:
+            raise _on_its_line(error, rows) from None
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
     if action == "points":
@@ -164,14 +170,15 @@ def _answer(form: dict[str, Any], side: str | None) -> dict[str, Any]:
     return body
 
 
-def _retained(form: dict[str, Any]) -> list[dict[str, Any]]:
-    """The Retained units the form lists, line by line (`unit.N`, `count.N`, ...): a line
-    whose Unit is cleared is taken off; each other line needs its kind chosen (what the
-    limits count, or none)."""
+def _retained(form: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
+    """The Retained units the form lists, line by line (`unit.N`, `count.N`, ...), and the
+    form's line each came from: a line whose Unit is cleared is taken off; each other line
+    needs its kind chosen (what the limits count, or none)."""
     rows = _whole(form, "rows")
     if not isinstance(rows, int) or not 0 <= rows <= MAX_ROWS:
-        raise InvalidCommand(f"rows: the form lists 0 to {MAX_ROWS} lines", field="rows")
-    units = []
+        raise InvalidCommand(f"a form lists 0 to {MAX_ROWS} lines: load the page again",
+                             field="rows")
+    units, lines = [], []
     for n in range(rows):
         unit = _text(form, f"unit.{n}")
         if unit is None:
@@ -186,16 +193,30 @@ def _retained(form: dict[str, Any]) -> list[dict[str, Any]]:
         if _text(form, f"purchase.{n}"):
             line["purchase"] = _whole(form, f"purchase.{n}")
         units.append(line | {flag: form.get(f"{flag}.{n}") == "yes" for flag in RETAINED_FLAGS})
-    return units
+        lines.append(n)
+    return units, lines
+
+
+def _on_its_line(error: ValidationError, lines: list[int]) -> InvalidCommand:
+    """A line's refusal, naming the form's line and its field (`units.2.area`: the Area of
+    the third line sent, the form's line it came from)."""
+    first = error.errors()[0]
+    where = [part for part in first["loc"] if part != "retain_units"]
+    index = where[1] if len(where) > 1 and where[0] == "units" else None
+    field = str(where[2]) if len(where) > 2 else "unit"
+    said = str(first["msg"]).removeprefix("Value error, ")
+    if not isinstance(index, int) or not 0 <= index < len(lines):
+        return InvalidCommand(said, field=".".join(str(p) for p in where) or None)
+    return InvalidCommand(f"line {lines[index] + 1}: {said}", field=field)
 
 
 def _more(form: dict[str, Any], n: int) -> dict[str, Any]:
     """What a recorded line holds beyond the form's fields (a Fortification's hex and
     table item, an FT/DC's usage dr, a Shift), carried through the page as it was."""
     text = _text(form, f"more.{n}")
-    try:
-        more = json.loads(text) if text else {}
-    except ValueError:
+    try:  # no line's more is long, nor deep: one that is was not the page's
+        more = json.loads(text) if text and len(text) <= MAX_MORE else {} if not text else None
+    except (ValueError, RecursionError):
         more = None
     if not isinstance(more, dict) or not set(more) <= set(RETAINED_MORE):
         raise InvalidCommand("the form's line was not one this page gave: load the page "

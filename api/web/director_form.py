@@ -4,6 +4,7 @@ role, authorized as the JSON API authorizes it."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from uuid import UUID
 
 from fastapi import Request
@@ -49,14 +50,18 @@ def check_form(request: Request, refit: Refit, session: Session, form: dict[str,
         raise Forbidden("this form is out of date: reload the page", field="csrf")
 
 
-def run_as(refit: Refit, ident: UUID, session: Session,
-           command: cmd.Command) -> CommandResult:
-    """Run a command as the session's role, while its token is still the role's."""
+def run_as(refit: Refit, ident: UUID, session: Session, command: cmd.Command,
+           holds: Callable[[Campaign], None] | None = None) -> CommandResult:
+    """Run a command as the session's role, while its token is still the role's; `holds`
+    checks the state the command would run on, once the role may send it (in the
+    campaign's turn: nothing lands between the check and the command)."""
     sessions = Sessions(refit.keys)
 
     def authorize(state: Campaign) -> str:
         if not sessions.holds(session, state.access.token_hashes.get(session.role)):
             raise Unauthorized("this session opens nothing in this campaign: log in again")
         Caller(session.role).may_command(command.model_dump())
+        if holds is not None:
+            holds(state)
         return session.role
     return refit.commands.execute(ident, command, "", authorize=authorize)

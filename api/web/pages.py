@@ -37,7 +37,7 @@ from api.web.login import (
 from api.web.new_campaign_page import new_campaign_pages
 from api.web.respond import HERE, form_text, page, refusal, same_site
 from api.web.respond import page_campaign as _ident
-from api.web.retained_form import check_listed
+from api.web.retained_form import still_listed
 from api.web.rulings_view import ruling_form
 from api.web.side_acts import side_acts
 from api.web.verify_view import verify_pages
@@ -212,9 +212,10 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
     """Run the form's command as the session's role; the first and last versions it
     appended."""
     command = command_of(fields, claims)
-    if fields.get("action") == "retained":  # the list as the page showed it, or refused
-        check_listed(refit, ident, fields)
-    done = run_as(refit, ident, session, command)
+    # A Retained units list only onto the list its page showed (checked once the role may
+    # send it: a digest compared for anyone else would answer guesses of a secret list).
+    holds = still_listed(fields) if fields.get("action") == "retained" else None
+    done = run_as(refit, ident, session, command, holds)
     return min(r["version"] for r in done.events), done.version
 
 

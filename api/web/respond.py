@@ -43,6 +43,7 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "area": "Setup/Entry Area",
           # the Retained units' form (api/web/templates/retained.html)
           "listed": "this page's form", "more": "this page's form", "rows": "this page's form",
+          "kind": "Kind",
           # the Fortification form's (3.619, 9.619)
           "count": "How many", "hex": "Hex (if the table asks)",
           "purchase_fortification.reason": "Fortification (FPP each)",

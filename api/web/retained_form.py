@@ -7,9 +7,11 @@ refused rather than undo what was recorded since."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
-from uuid import UUID
 
+from domain.campaign import Campaign
+from domain.campaign.retained import recorded_now
 from domain.errors import InvalidCommand
 from domain.hashing import canonical, sha256_hex
 from infra.application import Refit
@@ -23,14 +25,18 @@ def listed(lines: list[dict[str, Any]]) -> str:
     return sha256_hex(canonical(lines))[:16]
 
 
-def check_listed(refit: Refit, ident: UUID, form: dict[str, str]) -> None:
-    """Refuse a list sent from a page that showed another (the list moved on since)."""
-    side = form.get("side") or ""
-    now = refit.reads.guide(ident, None, None)["sides"].get(side, {}).get("retained", [])
-    if form.get("listed") != listed(now):
-        raise InvalidCommand(f"the {side}'s Retained units have changed since this page "
-                             "was loaded: load it again, and change the list as it is now",
-                             field="listed")
+def still_listed(form: dict[str, str]) -> Callable[[Campaign], None]:
+    """A check of the campaign a list is sent to: refused if the side's list is no longer
+    the one the page showed (the list moved on since)."""
+    side, shown = form.get("side") or "", form.get("listed")
+
+    def holds(campaign: Campaign) -> None:
+        now = [unit.model_dump() for unit in recorded_now(campaign, side)]
+        if shown != listed(now):
+            raise InvalidCommand(f"the {side} Retained units have changed since this page "
+                                 "was loaded: here they are as they are now; change them "
+                                 "again", field="listed")
+    return holds
 
 
 def retained_open(refit: Refit, module: str, phase: str, step: str | None) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
+from api.web.retained_form import listed
 from tests.helpers.web import AXIS, BRITISH, text_of
 from tests.http.test_reports import Table
 from tests.web.test_director_tools import get, log_in
@@ -114,7 +115,9 @@ def test_a_refused_list_names_its_field_or_rule_and_appends_nothing(
 
     assert too_many.status_code == 422 and "Refused by rule 3.619" in text_of(too_many.text)
     assert shown(too_many.text)["count.1"] == "3"  # the form back as typed, to correct
-    assert no_area.status_code == 422 and "(field: Setup/Entry Area)" in text_of(no_area.text)
+    assert no_area.status_code == 422
+    assert "line 2: " in text_of(no_area.text) and "(field: Setup/Entry Area)" in text_of(
+        no_area.text)
     assert no_kind.status_code == 422
     assert "choose the kind of line 2 (6-5-8): what the limits count, or none" in text_of(
         no_kind.text)
@@ -137,11 +140,15 @@ def test_a_page_the_list_has_moved_past_is_refused_and_a_lines_more_is_kept(
     late = act(client, campaign, {"action": "retained", "side": BRITISH} | fields)
 
     assert late.status_code == 422
-    assert "Retained units have changed since this page was loaded: load it again" in \
-        text_of(late.text)
+    assert "the British Retained units have changed since this page was loaded: here " \
+        "they are as they are now" in text_of(late.text)
     units = table.read(BRITISH, "/retained").json()
     assert [(u["unit"], u["hex"], u["item"]) for u in units] == [
         ("6-5-8", None, None), ("Foxhole 1S", "Q7", "Foxhole (1-squad)")]
+    again = {k: v for k, v in shown(late.text).items() if k not in ("csrf", "side", "action")}
+    assert again["unit.0"] == "6-5-8"  # the form as the list is now, to change again
+    assert act(client, campaign, {"action": "retained", "side": BRITISH} | again).status_code \
+        == 303
 
 
 def test_the_form_is_offered_from_the_new_cg_date_step_on(client: TestClient) -> None:
@@ -177,3 +184,39 @@ def test_the_axis_sees_only_the_open_part_and_never_an_rg_line(client: TestClien
     assert all(part["retained"] == [] for part in observer["sides"].values())
     log_in(client, table.tokens["observer"])
     assert 'class="retained"' not in get(client, f"/play/{campaign['id']}")
+
+
+def test_the_axis_cannot_send_the_british_list_nor_learn_from_its_refusal(
+        client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    log_in(client, table.tokens[BRITISH])
+    record(client, campaign, **line(0, "6-5-8", "10", "A1", "squad"),
+           **line(1, "6-5-8", "1", "A1", "squad", hip="yes"))
+    theirs = table.read(BRITISH, "/guide").json()["sides"][BRITISH]["retained"]
+    log_in(client, table.tokens[AXIS])
+
+    answers = [act(client, campaign, {"action": "retained", "side": BRITISH, "rows": "0",
+                                      "listed": guess})
+               for guess in (listed(theirs), listed(theirs[:1]), "0" * 16)]
+
+    assert {answer.status_code for answer in answers} == {403}  # a right guess alike
+    assert len({text_of(answer.text) for answer in answers}) == 1
+    assert "the Axis token acts for the Axis only" in text_of(answers[0].text)
+
+
+def test_a_tampered_form_is_refused_small_and_whole(client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    log_in(client, table.tokens[BRITISH])
+    before = table.read("director", "").json()["version"]
+
+    for rows in ("99999999999", "5e4", "1_000", "503"):
+        answer = record(client, campaign, rows=rows)
+        assert answer.status_code == 422
+        assert "a form lists 0 to 502 lines: load the page again" in text_of(answer.text)
+        assert answer.text.count('<fieldset class="line">') == 2  # as the list is: none, +2
+    deep = record(client, campaign, **line(0, "6-5-8", "1", "A1", "squad"),
+                  **{"more.0": '{"hex": ' + "[" * 100_000 + "]" * 100_000 + "}"})
+    assert deep.status_code == 422 and "load the page again" in text_of(deep.text)
+    assert table.read("director", "").json()["version"] == before
