@@ -28,6 +28,7 @@ RETAINED_MORE = ("hex", "fortification", "shifted_from", "weapon", "usage_dr", "
 MAX_ROWS = 502  # the most Retained lines (500) and the form's two blank ones
 NO_KIND = "none"  # the kind a line's select gives for a line no limit counts
 MAX_MORE = 1000  # characters of a line's `more`: six short fields
+FORM_FIELDS = 12 * MAX_ROWS + 50  # the most fields a guide form sends (Retained units')
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from api.access import DIRECTOR, Caller
 from api.session import Session, Sessions
-from api.web.actions import command_of
+from api.web.actions import FORM_FIELDS, command_of
 from api.web.audit_view import page_version, roll_page
 from api.web.charts_page import charts_pages
 from api.web.dashboard import dashboard
@@ -178,7 +178,9 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         """A guide form: the command it stands for, as the session's role sends it."""
         ident = _ident(campaign)
         who = await run_in_threadpool(visitor, request, refit, ident)
-        form = await request.form()
+        # a Retained units list of 500 lines sends about 12 fields a line (the body's size
+        # is bounded before: api/guard.py)
+        form = await request.form(max_fields=FORM_FIELDS)
         fields = form_text(form)
         claims = [value for value in form.getlist("drm") if isinstance(value, str)]
         try:

@@ -220,3 +220,19 @@ def test_a_tampered_form_is_refused_small_and_whole(client: TestClient) -> None:
                   **{"more.0": '{"hex": ' + "[" * 100_000 + "]" * 100_000 + "}"})
     assert deep.status_code == 422 and "load the page again" in text_of(deep.text)
     assert table.read("director", "").json()["version"] == before
+
+
+def test_a_list_of_two_hundred_lines_goes_back_through_the_page_whole(
+        client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": [
+        {"unit": f"4-4-7 #{n}", "count": 1, "area": "A1", "kind": "squad", "elite": True}
+        for n in range(200)]})
+    log_in(client, table.tokens[BRITISH])
+
+    answer = record(client, campaign, **{"count.0": "2"})  # 1,400 fields and more
+
+    assert answer.status_code == 303, answer.text[:300]
+    units = table.read(BRITISH, "/retained").json()
+    assert len(units) == 200 and units[0]["count"] == 2 and all(u["elite"] for u in units)
