@@ -14,7 +14,7 @@ from domain.campaign import reports, slots, turns
 from domain.campaign.bombardment import open_bombardments
 from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
-from domain.campaign.retained import recorded_now
+from domain.campaign.retained import recorded_before, recorded_now
 from domain.campaign.rolls import check_when, cpp_base, tells_unannounced_san
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
@@ -66,7 +66,10 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                                  # its Retained units recorded on the CG Date (its
                                  # secret ones too), as retain_units takes them
                                  "retained": [] if public else
-                                 [u.model_dump() for u in recorded_now(campaign, side)]}
+                                 [u.model_dump() for u in recorded_now(campaign, side)],
+                                 # ... and as last recorded on an earlier CG Date
+                                 "retained_before": [] if public else
+                                 [u.model_dump() for u in recorded_before(campaign, side)]}
     return answer
 
 

@@ -72,9 +72,20 @@ def recorded_now(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
     roster = campaign.retained.rosters.get(side) or empty()
     if roster["cg_date"] != campaign.reph.cg_date:
         return []
+    return _as_taken([*roster["open"], *roster["sealed"]])
+
+
+def recorded_before(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
+    """The side's Retained units as recorded on the last CG Date before the current one
+    (what a new CG Date's list starts from, at the side's choice)."""
+    return _as_taken(campaign.retained.earlier(side, campaign.reph.cg_date))
+
+
+def _as_taken(units: list[dict[str, Any]]) -> list[cmd.RetainedUnit]:
+    """Recorded lines as `retain_units` takes them."""
     fields = cmd.RetainedUnit.model_fields
     return [cmd.RetainedUnit.model_validate({k: v for k, v in unit.items() if k in fields})
-            for unit in [*roster["open"], *roster["sealed"]]]
+            for unit in units]
 
 
 def _retain(campaign: Campaign, side: str, units: list[cmd.RetainedUnit],

@@ -37,7 +37,7 @@ def test_the_guide_lists_a_sides_own_retained_units_and_an_observer_none(
     assert lines(refit, campaign, BRITISH, None) == own  # the director reads every side
 
 
-def test_a_new_cg_date_starts_its_list_empty(refit: Refit) -> None:
+def test_a_new_cg_date_starts_its_list_empty_beside_the_last_one(refit: Refit) -> None:
     campaign = at(refit, "3.612")
     retain(refit, campaign, BRITISH, mmc(4))
     advance_to(refit, campaign, "3.621")
@@ -47,3 +47,7 @@ def test_a_new_cg_date_starts_its_list_empty(refit: Refit) -> None:
 
     assert refit.store.campaign(campaign).reph.cg_date == "14N"
     assert lines(refit, campaign, BRITISH, BRITISH) == []
+    part = refit.reads.guide(campaign, None, BRITISH)["sides"][BRITISH]
+    assert [(u["unit"], u["count"]) for u in part["retained_before"]] == [("6-5-8", 4)]
+    observer = refit.reads.guide(campaign, None, "observer")["sides"][BRITISH]
+    assert observer["retained_before"] == []

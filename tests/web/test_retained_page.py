@@ -236,3 +236,27 @@ def test_a_list_of_two_hundred_lines_goes_back_through_the_page_whole(
     assert answer.status_code == 303, answer.text[:300]
     units = table.read(BRITISH, "/retained").json()
     assert len(units) == 200 and units[0]["count"] == 2 and all(u["elite"] for u in units)
+
+
+def test_a_new_cg_dates_form_starts_from_the_list_last_recorded(client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    log_in(client, table.tokens[BRITISH])
+    record(client, campaign, **line(0, "6-5-8", "10", "A1", "squad"),
+           **line(1, "6-5-8", "1", "A1", "squad", hip="yes"))
+    table.to("reph", "3.621")
+    for side in (AXIS, BRITISH):  # both Idle: no scenario, the RePh again for 14N
+        table.ok(side, {"type": "select_initiative", "side": side, "chit": "idle"})
+    table.to("reph", "3.612")
+    page = get(client, f"/play/{campaign['id']}")
+    assert "None recorded for 14N yet." in card(page)
+    assert "Filled in from the list the British last recorded" in card(page)
+    assert shown(page)["unit.0"] == "6-5-8" and shown(page)["hip.1"] == "yes"
+
+    kept = record(client, campaign, **{"count.0": "9"})
+
+    assert kept.status_code == 303, kept.text[:300]
+    now = [(u["cg_date"], u["count"], u["hip"]) for u in table.read(BRITISH, "/retained").json()]
+    assert ("14N", 9, False) in now and ("14N", 1, True) in now
+    log_in(client, table.tokens[AXIS])  # the Axis's own form starts from its own: none
+    assert "Filled in" not in card(get(client, f"/play/{campaign['id']}"))
