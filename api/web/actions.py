@@ -214,9 +214,9 @@ def _on_its_line(error: ValidationError, lines: list[int]) -> InvalidCommand:
 def _more(form: dict[str, Any], n: int) -> dict[str, Any]:
     """What a recorded line holds beyond the form's fields (a Fortification's hex and
     table item, an FT/DC's usage dr, a Shift), carried through the page as it was."""
-    text = _text(form, f"more.{n}")
+    text = _text(form, f"more.{n}") or "{}"
     try:  # no line's more is long, nor deep: one that is was not the page's
-        more = json.loads(text) if text and len(text) <= MAX_MORE else {} if not text else None
+        more = json.loads(text) if len(text) <= MAX_MORE else None
     except (ValueError, RecursionError):
         more = None
     if not isinstance(more, dict) or not set(more) <= set(RETAINED_MORE):

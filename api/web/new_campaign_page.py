@@ -91,11 +91,19 @@ def _once(form: dict[str, str]) -> UUID | None:
     once = form.get("once", "")
     if not once:
         return None
-    try:
-        return UUID(once[:100])
-    except ValueError:
+    drawn = _drawn(once)
+    if drawn is None:
         raise InvalidCommand("this form was not one this page gave: load the page again",
-                             field="once") from None
+                             field="once")
+    return drawn
+
+
+def _drawn(text: str) -> UUID | None:
+    """The id a form's `once` names, if it names one."""
+    try:
+        return UUID(text[:100])
+    except ValueError:
+        return None
 
 
 class SentBefore(CampaignExists):
@@ -123,9 +131,7 @@ def _typed(form: dict[str, str], error: RefitError) -> dict[str, Any]:
     if isinstance(error, SentBefore):
         return {"sent_before": str(error.ident)}
     typed = dict(form)
-    try:
-        UUID(typed.get("once", "")[:100])
-    except ValueError:
+    if _drawn(typed.get("once", "")) is None:
         typed.pop("once", None)
     return {"typed": typed}
 

@@ -44,9 +44,9 @@ def retained_open(refit: Refit, module: str, phase: str, step: str | None) -> bo
     the list is the one of the CG Date the next scenario is played on."""
     if phase != "reph":
         return False
-    rules = [s.rule for s in refit.store.module(module).steps]
-    new = next((s.rule for s in refit.store.module(module).steps
-                if s.title.startswith(NEW_DATE)), None)
+    steps = refit.store.module(module).steps
+    rules = [s.rule for s in steps]
+    new = next((s.rule for s in steps if s.title.startswith(NEW_DATE)), None)
     return new is None or step not in rules or rules.index(step) >= rules.index(new)
 
 

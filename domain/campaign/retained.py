@@ -61,9 +61,26 @@ def secret(unit: cmd.RetainedUnit) -> bool:
 
 @handles(cmd.RetainUnits)
 def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> None:
-    """Record a side's Retained units on the CG Date, replacing those recorded on it."""
+    """Record a side's Retained units on the CG Date, replacing those recorded on it: the
+    open part, and the sealed part (always both, so a sealed event tells the opponent
+    nothing)."""
     campaign.reph.check_not_ended()
-    _retain(campaign, campaign.check_side(command.side), command.units, actor)
+    side, units = campaign.check_side(command.side), command.units
+    for unit in units:
+        if unit.purchase is not None:
+            campaign.purchases.line(unit.purchase, side)  # the side's own RG line
+        if unit.item is not None and campaign.rules.fortification_chart is not None:
+            campaign.rules.fortification_chart.row(unit.item)  # a line of the table
+    limits.check_retained(campaign, side, units)
+    shown = [u.model_dump() for u in units if not secret(u)]
+    # The RG line each open unit came with is sealed, not shown: the RG Purchase Record
+    # is secret (3.6172), and a line number beside a visible unit would name its RG.
+    lines = [unit.pop("purchase") for unit in shown]
+    campaign._record(UnitsRetained, actor, side=side, units=shown, sealed_part=False,
+                     cg_date=campaign.reph.cg_date)
+    campaign._record(UnitsRetained, actor, secret_for=side, side=side,
+                     units=[u.model_dump() for u in units if secret(u)],
+                     sealed_part=True, cg_date=campaign.reph.cg_date, lines=lines)
 
 
 def recorded_now(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
@@ -87,26 +104,6 @@ def _as_taken(units: list[dict[str, Any]]) -> list[cmd.RetainedUnit]:
     return [cmd.RetainedUnit.model_validate({k: v for k, v in unit.items() if k in fields})
             for unit in units]
 
-
-def _retain(campaign: Campaign, side: str, units: list[cmd.RetainedUnit],
-            actor: str) -> None:
-    """Record the side's Retained units: the open part, and the sealed part (always both,
-    so a sealed event tells the opponent nothing)."""
-    for unit in units:
-        if unit.purchase is not None:
-            campaign.purchases.line(unit.purchase, side)  # the side's own RG line
-        if unit.item is not None and campaign.rules.fortification_chart is not None:
-            campaign.rules.fortification_chart.row(unit.item)  # a line of the table
-    limits.check_retained(campaign, side, units)
-    shown = [u.model_dump() for u in units if not secret(u)]
-    # The RG line each open unit came with is sealed, not shown: the RG Purchase Record
-    # is secret (3.6172), and a line number beside a visible unit would name its RG.
-    lines = [unit.pop("purchase") for unit in shown]
-    campaign._record(UnitsRetained, actor, side=side, units=shown, sealed_part=False,
-                     cg_date=campaign.reph.cg_date)
-    campaign._record(UnitsRetained, actor, secret_for=side, side=side,
-                     units=[u.model_dump() for u in units if secret(u)],
-                     sealed_part=True, cg_date=campaign.reph.cg_date, lines=lines)
 
 
 def check_casualty(campaign: Campaign, side: str, ww_half_squads: int,
