@@ -163,19 +163,30 @@ def _scheduled(campaign: Campaign) -> list[ScheduledReinforcement]:
     return [line for line in plan.schedule if line.cg_date == reph.cg_date]
 
 
-def _enter_step(campaign: Campaign, actor: str) -> None:
+def _enter_step(campaign: Campaign, actor: str, repeated: bool = False) -> None:
     """A SAN below the floor is raised as the RePh enters its step (e.g. 9.6122); each
     side announces its SAN (3.623)."""
     results.entering(campaign, actor)
     floor = campaign.rules.san_floor
     if floor is None or floor.step != campaign.reph.step:
         return
+    # After an Idle CG Date the RePh repeats the step before any SAN is announced
+    # (3.6212, 3.623), and a secret purchase may have changed a SAN since (3.617). Were
+    # the check open only where it raises, whether it raised, and from what, would tell
+    # the opponent that SAN: so each side's check is then recorded, raised or not, sealed
+    # to the side until the announcement (docs/audit.md).
+    sealed = repeated and campaign.rules.san_announced is not None
     for side in campaign.sides:
         san = campaign.points.san[side]
-        if san is not None and san < floor.minimum:
-            campaign._record(SANChanged, actor, side=side, before=san, after=floor.minimum,
-                             cause=f"SAN below {floor.minimum} raised", rule=floor.rule,
-                             cg_date=campaign.reph.cg_date)
+        if san is None or (san >= floor.minimum and not sealed):
+            continue
+        raised = san < floor.minimum
+        campaign._record(SANChanged, actor, side=side, before=san,
+                         after=max(san, floor.minimum),
+                         secret_for=side if sealed else campaign.points.san_secret_for(side),
+                         cause=f"SAN below {floor.minimum} raised" if raised else
+                         f"SAN not below {floor.minimum}: unchanged",
+                         rule=floor.rule, cg_date=campaign.reph.cg_date)
 
 
 def _leave_step(campaign: Campaign, actor: str) -> None:
@@ -221,10 +232,13 @@ def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> 
         after = before + line.san
         after = min(max(line.san_maximum, before), after) if line.san > 0 else \
             max(min(line.san_minimum, before), after)
-        if after != before:
+        sealed = campaign.points.san_secret_for(line.side)
+        # Sealed, it is recorded even where a cap stops it: else whether it is there at
+        # all would tell the opponent the SAN it waits to be announced.
+        if after != before or sealed is not None:
             campaign._record(SANChanged, actor, side=line.side, before=before, after=after,
-                             secret_for=campaign.points.san_secret_for(line.side),
-                             cause=f"OB-given SAN {line.san:+d}", rule=rule, cg_date=cg_date)
+                             secret_for=sealed, cause=f"OB-given SAN {line.san:+d}",
+                             rule=rule, cg_date=cg_date)
 
 
 def _points_on_leaving(campaign: Campaign, actor: str) -> None:
@@ -250,7 +264,7 @@ def _idle_date(campaign: Campaign, actor: str) -> None:
     campaign._record(StepAdvanced, actor, phase="reph", step=repeat.rule, previous=reph.step)
     campaign._record(CGDateStarted, actor, cg_date=_next_date(campaign, repeat.rule),
                      previous=reph.cg_date)
-    _enter_step(campaign, actor)
+    _enter_step(campaign, actor, repeated=True)
 
 
 def last_date(campaign: Campaign) -> str:

@@ -121,9 +121,65 @@ def test_after_an_idle_date_the_san_roll_an_unannounced_m1_calls_for_is_the_side
         ("DiceRolled", AXIS), ("SANChanged", AXIS)]
     assert rolled[1]["data"]["before"] == 4 and rolled[1]["data"]["after"] == 2
     assert refit.reads.status(at_14am, viewer=BRITISH).sides[AXIS]["san"] == 3
-    assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH)] == ["OB", "OB", "OB"]
+    assert [c.cause for c in refit.reads.san(at_14am, viewer=BRITISH) if c.side == AXIS] == [
+        "OB", "OB"]
     assert all(r.table != "3.6122" for r in refit.reads.rolls(at_14am, viewer=BRITISH)
                if r.side == AXIS)
+
+
+def idle_after_buying(refit: Refit, rg: str, san: int) -> UUID:
+    """PBr CG I: the Axis SAN set to `san` at 14PM's 3.617, an RG bought in secret, both
+    chits Idle: the RePh repeats 3.612 as 14N, before 3.623 announces any SAN."""
+    campaign = refit.commands.create_campaign("pbr", "I", "Idle", "entered").id
+    for side in (AXIS, BRITISH):
+        do(refit, campaign, {"type": "change_san", "side": side, "value": 2, "cause": "OB"})
+    do(refit, campaign, {"type": "credit_cpp", "side": AXIS, "amount": 39,
+                         "reason": "3.6161 Base #"})
+    advance_to(refit, campaign, None)
+    do(refit, campaign, {"type": "end_scenario"})
+    advance_to(refit, campaign, "3.617")
+    do(refit, campaign, {"type": "change_san", "side": AXIS, "value": san, "cause": "OB"})
+    buy(refit, campaign, rg)
+    advance_to(refit, campaign, "3.621")
+    for side in (AXIS, BRITISH):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
+    advance(refit, campaign)
+    assert refit.store.campaign(campaign).reph.step == "3.612"
+    return campaign
+
+
+def as_the_british_read_it(refit: Refit, campaign: UUID) -> list[Any]:
+    """What the opponent reads of the campaign, less what differs between any two
+    campaigns (ids, times, hashes, seals' digests, the tokens' commitment)."""
+    events = [(event["version"], event["type"],
+               {key: value for key, value in event["data"].items()
+                if key != "token_commitment"})
+              for event in refit.reads.events(campaign, viewer=BRITISH)]
+    status = refit.reads.status(campaign, viewer=BRITISH)
+    return [events, status.sides[AXIS]["san"], status.to_roll,
+            [(c.side, c.before, c.after, c.cause)
+             for c in refit.reads.san(campaign, viewer=BRITISH)]]
+
+
+@pytest.mark.parametrize("san", [0, 1])
+def test_after_an_idle_date_the_san_floor_tells_the_opponent_nothing_of_a_secret_m1(
+        refit: Refit, san: int) -> None:
+    # An M1 raises the SAN by one in secret (3.617), an M3 does not: at the repeated 3.612
+    # the floor (3.6122) raises a SAN of 0 from 1 or from 0, and one of 1 from 2 or not at
+    # all. Found by a helper attacking as the British: the raise was open, its "before"
+    # and whether it was there at all told the M1.
+    m1, m3 = idle_after_buying(refit, "M1", san), idle_after_buying(refit, "M3", san)
+    assert as_the_british_read_it(refit, m1) == as_the_british_read_it(refit, m3)
+    checked = refit.reads.san(m1, viewer=AXIS)[-1]
+    assert (checked.side, checked.before, checked.after, checked.rule) == (
+        AXIS, san + 1, 2, "3.6122")
+    # At 3.623 the SAN is announced, the same in both.
+    for campaign in (m1, m3):
+        advance_to(refit, campaign, "3.621")
+        for side, chit in ((AXIS, "attack"), (BRITISH, "idle")):
+            do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
+        advance_to(refit, campaign, "3.623")
+        assert refit.reads.status(campaign, viewer=BRITISH).sides[AXIS]["san"] == 2
 
 
 def test_an_m1_is_refused_while_the_san_it_raises_is_not_recorded(refit: Refit) -> None:
