@@ -3,7 +3,8 @@ beside the bare library or the raw driver measured in the same run, with its spr
 over repeats. `--quick` takes a few minutes; `--tiny` only checks that every part runs.
 
     P1 command append rate, Refit / bare eventsourcing (SQLite, PostgreSQL)
-    P2 a big campaign's cold load with snapshots, beside the raw rows' fetch
+    P2 a big campaign's cold load with snapshots, beside the raw rows' fetch and the
+       snapshot's floor (its row read, its seal checked, its JSON parsed)
     P3 projection rebuild, beside a raw scan of the same rows
     P4 HTTP, 32 closed-loop clients, 1 and 2 (full: 4) service processes, beside the peer
     P5 export and import of 1M events (quick: 100k) through `refit`, peak RSS

@@ -3,6 +3,8 @@ append rate, a big campaign's load, projection rebuild. The measuring is bench/r
 
 from __future__ import annotations
 
+import hmac
+import os
 import sqlite3
 import time
 from collections.abc import Callable
@@ -13,6 +15,7 @@ from uuid import UUID
 
 import psycopg
 from psycopg import sql
+from pydantic_core import from_json
 
 from bench import run
 from bench.figures import column, ratio, repeated, spread
@@ -51,6 +54,48 @@ def raw_rows_ms(url: str, campaign: UUID) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def snapshot_floor(url: str, campaign: UUID) -> dict[str, float]:
+    """The least a load from the campaign's last snapshot must do, without making one
+    object of the campaign: the raw driver's fetch of the row, an HMAC-SHA256 over its
+    state (the seal infra/seal.py checks) and the JSON parse infra/transcoder.py makes;
+    in ms, with the row's size (P2's target beside it)."""
+    started = time.perf_counter()
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url[len("sqlite:///"):]) as lite:
+            started = time.perf_counter()
+            row = lite.execute("SELECT state FROM stored_snapshots WHERE originator_id = ? "
+                               "ORDER BY originator_version DESC LIMIT 1",
+                               (campaign.hex,)).fetchone()
+            fetched = time.perf_counter()
+        lite.close()
+    else:
+        schema = url.rsplit("schema=", 1)[1]
+        with psycopg.connect(run.PG_URL) as conn:
+            started = time.perf_counter()  # the connection is not the read
+            row = conn.execute(sql.SQL("SELECT state FROM {}.refit_snapshots WHERE "
+                                       "originator_id = %s ORDER BY originator_version "
+                                       "DESC LIMIT 1").format(sql.Identifier(schema)),
+                               (campaign,)).fetchone()
+            fetched = time.perf_counter()
+    assert row, "no snapshot: the table or the id is wrong"
+    state = bytes(row[0])
+    hmac.digest(os.urandom(32), state, "sha256")
+    sealed = time.perf_counter()
+    from_json(state[state.index(b"{"):], cache_strings=False)
+    parsed = time.perf_counter()
+    return {"snapshot_bytes": len(state), "fetch_ms": (fetched - started) * 1000,
+            "seal_ms": (sealed - fetched) * 1000, "parse_ms": (parsed - sealed) * 1000,
+            "floor_ms": (parsed - started) * 1000}
+
+
+def floors(url: str, campaign: UUID, repeats: int) -> dict[str, Any]:
+    """`snapshot_floor`'s figures, each spread over the repeats."""
+    runs = repeated(repeats, lambda: snapshot_floor(url, campaign))
+    return {"snapshot_bytes": int(runs[0]["snapshot_bytes"])} | {
+        key: spread(column(runs, key)) for key in ("fetch_ms", "seal_ms", "parse_ms",
+                                                   "floor_ms")}
+
+
 def loads(settings: Settings, events: int, repeats: int) -> dict[str, Any]:
     """P2: a campaign of `events` events built, then loaded cold (no aggregate cache) with
     and without snapshots, and just past a snapshot (the worst case); beside the raw
@@ -64,12 +109,16 @@ def loads(settings: Settings, events: int, repeats: int) -> dict[str, Any]:
 
     snapshots, without = loaded(events, True), loaded(events, False)
     raw = repeated(repeats, lambda: raw_rows_ms(settings.database_url, campaign))
+    floor = floors(settings.database_url, campaign, repeats)
     worst = run.grow_campaign(settings, campaign, settings.snapshot_interval - 1)
     return {"campaign_events": events, "build_s": round(build_s, 1),
             "load_ms_snapshots": spread(snapshots),
             "load_ms_snapshots_worst": spread(loaded(worst, True)),
             "load_ms_no_snapshots": spread(without),
-            "raw_driver_campaign_rows_ms": spread(raw)}
+            "raw_driver_campaign_rows_ms": spread(raw),
+            # Reading, checking and parsing the snapshot, before any object is made: a
+            # target below it cannot be met by any load of this snapshot on this machine.
+            "snapshot_floor": floor}
 
 
 def rebuilds(settings: Settings, repeats: int) -> dict[str, Any]:

@@ -154,6 +154,10 @@ def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str 
         assert figures["P1"][store]["rule_work_us_per_command"]["median"] > 0
         assert figures["P2"][store]["campaign_events"] == 300
         assert set(figures["P2"][store]["raw_driver_campaign_rows_ms"]) == spread
+        # Beside the load, its floor: the snapshot's row read, its seal checked, parsed.
+        floor = figures["P2"][store]["snapshot_floor"]
+        assert floor["snapshot_bytes"] > 1000 and floor["floor_ms"]["median"] > 0
+        assert floor["floor_ms"]["min"] >= floor["parse_ms"]["min"]
         assert figures["P3"][store]["events"] >= 300 + 2 * 40
         assert set(figures["P3"][store]["raw_scan_rows_per_s"]) == spread
         assert figures["P5"][store]["export_mismatches"] == 0
