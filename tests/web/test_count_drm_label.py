@@ -1,0 +1,27 @@
+"""A DRM the rules compute from a count the side states (the DRM is its value times the
+count) is labelled by what is counted and how, never by a fixed sign alone: a 9-2's
+leadership DRM of -2 makes the Leader/Hero DRM of 3.606 negative."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.helpers.http import send
+from tests.helpers.web import AXIS, text_of
+from tests.web.test_director_tools import get, log_in
+from tests.web.test_scenario_page import campaign, status  # noqa: F401 (a fixture)
+
+
+def test_the_shift_dr_names_its_per_five_hexes_drm_as_a_count_times_its_value(
+        client: TestClient, campaign: dict[str, Any]) -> None:  # noqa: F811
+    director = campaign["tokens"]["director"]
+    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
+    while status(client, campaign)["step"] != "3.613":
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "per five (FRD) Uncontrolled-Territory hexes along the path between the current " \
+           "and the desired Setup/Entry Area 3.613 : +1 \u00d7 Uncontrolled-Territory hexes" in page
+    assert "+1 per five" not in page  # its value alone, as if it were the DRM
