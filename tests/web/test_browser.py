@@ -97,7 +97,8 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
                 "Authorization": f"Bearer {campaign['tokens']['director']}"}).status_code == 200
     axis = joined(browser, live, campaign, campaign["tokens"]["sides"][AXIS])
     british = joined(browser, live, campaign, campaign["tokens"]["sides"][BRITISH])
-    axis.get_by_text("RG you may buy").click()
+    # The RG to buy are open in the purchase step, no click needed to see them
+    expect(axis.get_by_role("button", name="Buy I9 in reserve · 4 CPP")).to_be_visible()
     expect(axis.get_by_text("RG you may not buy now")).to_be_visible()
     shoot(axis, shots, "side-purchase")
     asked: list[str] = []  # the purchase is confirmed first: only the director undoes one
@@ -116,7 +117,6 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     assert "I9" not in british.locator(".others").inner_text()
     expect(british.locator(f'.other[data-side="{AXIS}"]')).to_contain_text(
         "1 sealed line in its RG Purchase Record")
-    british.get_by_text("RG you may buy").click()
     british.once("dialog", lambda dialog: dialog.accept())
     british.get_by_role("button", name="Buy I2 entry · 7 CPP").click()
     # bought, as the page now says: its Advance then asks nothing (it would, had the

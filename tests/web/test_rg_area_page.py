@@ -58,6 +58,19 @@ def test_a_side_records_its_rgs_area_from_its_page_sealed_from_the_other_side(
     assert 'name="area"' not in page and "A3" not in text_of(page)
 
 
+def test_the_area_form_is_gone_once_the_side_marked_its_part_of_the_step_done(
+        client: TestClient) -> None:
+    campaign = bought(client)
+    done = send(client, campaign, campaign["tokens"]["sides"][AXIS],
+                {"type": "advance", "side": AXIS})
+    assert done.status_code == 200, done.text
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    page = get(client, f"/play/{campaign['id']}")
+    assert "Done with step 3.617: waiting for the others." in text_of(page)
+    assert "I5" in text_of(page)
+    assert 'name="area"' not in page  # it would be refused: the side sends nothing more
+
+
 def test_a_refused_area_comes_back_as_typed_naming_the_field(client: TestClient) -> None:
     campaign = bought(client)
     log_in(client, campaign["tokens"]["sides"][AXIS])
