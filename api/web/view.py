@@ -131,6 +131,12 @@ def subject_label(subject: str | None) -> str:
     return ", ".join(parts)
 
 
+def after_step(step: Any) -> str:
+    """What a point after a step is after, in ASL words: a RePh step by its rule number,
+    the CG Scenario by its name ("14AM, after the CG Scenario")."""
+    return "the CG Scenario" if step == "scenario" else f"step {step}"
+
+
 def signed(value: Any) -> str:
     """A DRM value as the rules print one: +1, -2, 0."""
     try:

@@ -1,6 +1,7 @@
-"""A DRM the rules compute from a count the side states (the DRM is its value times the
-count) is labelled by what is counted and how, never by a fixed sign alone: a 9-2's
-leadership DRM of -2 makes the Leader/Hero DRM of 3.606 negative."""
+"""Words on the pages as the rules print them. A DRM the rules compute from a count the
+side states (the DRM is its value times the count) is labelled by what is counted and how,
+never by a fixed sign alone: a 9-2's leadership DRM of -2 makes the Leader/Hero DRM of
+3.606 negative. A point after the CG Scenario is named so, not as a step."""
 
 from __future__ import annotations
 
@@ -25,3 +26,13 @@ def test_the_shift_dr_names_its_per_five_hexes_drm_as_a_count_times_its_value(
     assert "per five (FRD) Uncontrolled-Territory hexes along the path between the current " \
            "and the desired Setup/Entry Area 3.613 : +1 \u00d7 Uncontrolled-Territory hexes" in page
     assert "+1 per five" not in page  # its value alone, as if it were the DRM
+
+
+def test_the_point_picker_names_the_cg_scenario_not_a_step_called_scenario(
+        client: TestClient, campaign: dict[str, Any]) -> None:  # noqa: F811
+    director = campaign["tokens"]["director"]
+    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    page = text_of(get(client, f"/play/{campaign['id']}/forms"))
+    assert "14AM, after the CG Scenario (version" in page
+    assert "after step scenario" not in page
