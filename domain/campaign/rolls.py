@@ -203,6 +203,7 @@ def check_when(campaign: Campaign, table: Table, side: str,
         refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
                f"{table.loss_points.margin} more CVP than the other in the prior scenario")
     _check_dates(campaign, table, side)
+    _check_step_only(campaign, table, side)
     follows = table.follows
     if follows is None:
         return
@@ -214,6 +215,21 @@ def check_when(campaign: Campaign, table: Table, side: str,
         of = f" for {whose}" if whose is not None else ""
         refuse(f"is rolled only after a {called} by the {side}{of} on {reph.cg_date}; "
                "none did")
+
+
+def _check_step_only(campaign: Campaign, table: Table, side: str) -> None:
+    """A table the current step offers only at night, or to some sides (its `only`)."""
+    step = campaign.reph.current_step(campaign.rules)
+    only = step.only.get(table.id) if step is not None else None
+    if step is None or only is None:
+        return
+    cg_date = campaign.reph.cg_date
+    if only.night and not campaign.rules.date(cg_date).night:
+        raise RuleViolation(f"table {table.id} is rolled in {step.rule} on a Night CG Date "
+                            f"only, not on {cg_date}", rule=only.rule)
+    if only.sides is not None and side not in only.sides:
+        raise RuleViolation(f"table {table.id} is rolled in {step.rule} by the "
+                            f"{' or '.join(only.sides)} only", rule=only.rule)
 
 
 def _check_dates(campaign: Campaign, table: Table, side: str) -> None:

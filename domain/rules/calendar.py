@@ -19,6 +19,16 @@ class CalendarDate(Strict):
     doubt: str | None = None
 
 
+class StepTable(Strict):
+    """Where a step offers a table more narrowly than the table's own conditions say: on a
+    Night CG Date only, by some sides only (e.g. PBr 3.61426: Isolated British tanks
+    attempt Escape in 3.614 on a Night CG Date)."""
+
+    rule: str
+    night: bool = False
+    sides: list[str] | None = None
+
+
 class Step(Strict):
     """One RePh step in the module's order."""
 
@@ -28,6 +38,7 @@ class Step(Strict):
     scenario_end: bool = False
     new_cg_date: bool = False
     tables: list[str] = []
+    only: dict[str, StepTable] = {}  # table id -> when this step offers it
     requires: list[str] = []  # tables each side that may roll them rolls before leaving
     requires_strength: bool = False  # every RG of the CG Date that may deplete has its F/D
     credits_base: bool = False  # leaving it credits each side the date's CPP Base # (3.616)

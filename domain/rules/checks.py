@@ -136,6 +136,10 @@ def _check_steps(module: Module, dates: list[str]) -> None:
         if not set(step.requires) <= set(step.tables):
             raise ValueError(f"module {module.id}: step {step.rule} requires a table "
                              "it does not name")
+        if not set(step.only) <= set(step.tables) or any(
+                not set(only.sides or []) <= set(module.sides) for only in step.only.values()):
+            raise ValueError(f"module {module.id}: step {step.rule}'s `only` names a table "
+                             "it does not offer, or a side the module has not")
     for action, steps in module.command_steps.items():
         if not set(steps) <= rules:
             raise ValueError(f"module {module.id}: {action} names a step it does not have")
