@@ -43,6 +43,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
             "rg_rule": refit.store.module(status.module).rg_chart_rule,
+            "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
                          "rule": retained_rule(refit, status.module),
@@ -129,6 +130,15 @@ def subject_label(subject: str | None) -> str:
         kind, _, rest = part.partition(":")
         parts.append(f"{words.get(kind, kind)} {rest}".strip())
     return ", ".join(parts)
+
+
+def chits_here(refit: Refit, module_id: str, phase: str, step: str | None) -> str | None:
+    """The Initiative rule, where the step is the chits' but an Initial Scenario gives
+    the initiative (no chit chosen: the page says why)."""
+    module = refit.store.module(module_id)
+    if phase != "setup" or step not in module.command_steps.get("select_initiative", []):
+        return None
+    return module.initiative_rule or step
 
 
 def after_step(step: Any) -> str:

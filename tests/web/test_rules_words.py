@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import send
+from tests.helpers.http import new_campaign, send
 from tests.helpers.web import AXIS, text_of
 from tests.web.test_director_tools import get, log_in
 from tests.web.test_scenario_page import campaign, status  # noqa: F401 (a fixture)
@@ -36,3 +36,16 @@ def test_the_point_picker_names_the_cg_scenario_not_a_step_called_scenario(
     page = text_of(get(client, f"/play/{campaign['id']}/forms"))
     assert "14AM, after the CG Scenario (version" in page
     assert "after step scenario" not in page
+
+
+def test_the_initial_scenarios_3_621_says_why_no_chit_is_chosen(client: TestClient) -> None:
+    made = new_campaign(client)
+    director = made["tokens"]["director"]
+    while (now := status(client, made))["step"] != "3.621":
+        assert now["phase"] == "setup", now
+        assert send(client, made, director, {"type": "advance"}).status_code == 200
+    log_in(client, made["tokens"]["sides"][AXIS])
+    page = text_of(get(client, f"/play/{made['id']}"))
+    assert "Nothing due for the Axis in 3.621." in page
+    assert "No Initiative chit is chosen for the Initial Scenario" in page
+    assert "from the next CG Date on 3.6212 ." in page
