@@ -280,7 +280,9 @@ def _drm(campaign: Campaign, table: Table, side: str,
                "rule": spec.rule or table.rule, "count": spec.count is not None}
               | ({"cpp": spec.cpp_cost} if spec.cpp_cost else {})
               | ({"count_of": spec.count.of, "count_min": spec.count.min,
-                  "count_max": spec.count.max} if spec.count is not None else {})
+                  "count_max": spec.count.max, "count_per": spec.count.per,
+                  "count_less": spec.count.less, "count_round": spec.count.round}
+                 if spec.count is not None else {})
               for spec in claimable(table, facts)]
     return derived_drm(table, facts), claims
 

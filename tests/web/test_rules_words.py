@@ -24,7 +24,9 @@ def test_the_shift_dr_names_its_per_five_hexes_drm_as_a_count_times_its_value(
     log_in(client, campaign["tokens"]["sides"][AXIS])
     page = text_of(get(client, f"/play/{campaign['id']}"))
     assert "per five (FRD) Uncontrolled-Territory hexes along the path between the current " \
-           "and the desired Setup/Entry Area 3.613 : +1 \u00d7 Uncontrolled-Territory hexes" in page
+           "and the desired Setup/Entry Area 3.613 : +1 \u00d7 (Uncontrolled-Territory hexes " \
+           "along the path between the current and the desired Setup/Entry Area) \u00f7 5, FRD" \
+           in page
     assert "+1 per five" not in page  # its value alone, as if it were the DRM
 
 
