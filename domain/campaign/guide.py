@@ -15,7 +15,7 @@ from domain.campaign.bombardment import open_bombardments
 from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
 from domain.campaign.retained import recorded_before, recorded_now
-from domain.campaign.rolls import check_when, cpp_base, tells_unannounced_san
+from domain.campaign.rolls import check_step_only, check_when, cpp_base, tells_unannounced_san
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
 from domain.errors import RefitError
@@ -151,6 +151,7 @@ def why_not(campaign: Campaign, table: Table, side: str) -> str | None:
     """Why a side does not roll a table now (None when it does)."""
     try:
         check_when(campaign, table, side)
+        check_step_only(campaign, table, side)
         cpp_base(campaign, table, side)
     except RefitError as refusal:
         return refusal.message
@@ -208,7 +209,10 @@ def optional_work(campaign: Campaign, side: str) -> list[Work]:
         if why_not(campaign, table, side) is not None:
             continue
         kind = kind_of(table)
-        if kind == "unit":
+        followed = _followed(campaign, table, side)
+        if kind == "unit" and followed is not None:  # the units it follows, by name
+            work += [_roll(campaign, table, side, subject) for subject in followed]
+        elif kind == "unit":
             work.append(_roll(campaign, table, side, UNIT))
         elif kind == "step":
             if table.id not in step.requires and not campaign.dice.rolled(table.id, side):
@@ -217,6 +221,30 @@ def optional_work(campaign: Campaign, side: str) -> list[Work]:
             work += [_roll(campaign, table, side, text)
                      for text in _open_subjects(campaign, table, side)]
     return work + purchases_open(campaign, side) + open_bombardments(campaign, side)
+
+
+def _followed(campaign: Campaign, table: Table, side: str) -> list[str] | None:
+    """For a follow-up rolled for the very unit whose roll called for it (3.6061: that
+    unit's Equipment), each such unit not yet rolled for, by name; None for any other."""
+    follows = table.follows
+    if follows is None or not follows.same_subject:
+        return None
+    named: list[str] = []
+    for first, results in follows.callers().items():
+        for result in results:
+            head = f"{first}/{side}/{result}@"
+            named += [key[len(head):] for key, count in campaign.dice.results_today.items()
+                      if count and key.startswith(head) and key[len(head):] not in named]
+    return [subject for subject in named if _may_roll(campaign, table, side, subject)]
+
+
+def _may_roll(campaign: Campaign, table: Table, side: str, subject: str) -> bool:
+    """Whether the side may roll the table for the subject now (not yet, in particular)."""
+    try:
+        slots.check_subject(campaign, table, side, subject)
+    except RefitError:
+        return False
+    return True
 
 
 def _required(table: Table) -> bool:

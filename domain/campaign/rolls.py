@@ -42,8 +42,9 @@ def roll(campaign: Campaign, command: cmd.Roll, actor: str) -> None:
         drm.append({"id": None, "value": sum(dice) // 2 - sum(dice),
                     "reason": "CG Balance: DR halved (FRD)", "rule": module.balance_rule,
                     "auto": True})
-    if allowed is None:
+    if allowed is None:  # an authorized roll belongs to its ruling's step, not this one
         _check_step(campaign, table)
+        check_step_only(campaign, table, side)
     check_when(campaign, table, side, command.subject)
     base = cpp_base(campaign, table, side)
     cost = _cost(campaign, table, side, drm)
@@ -203,7 +204,6 @@ def check_when(campaign: Campaign, table: Table, side: str,
         refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
                f"{table.loss_points.margin} more CVP than the other in the prior scenario")
     _check_dates(campaign, table, side)
-    _check_step_only(campaign, table, side)
     follows = table.follows
     if follows is None:
         return
@@ -217,7 +217,7 @@ def check_when(campaign: Campaign, table: Table, side: str,
                "none did")
 
 
-def _check_step_only(campaign: Campaign, table: Table, side: str) -> None:
+def check_step_only(campaign: Campaign, table: Table, side: str) -> None:
     """A table the current step offers only at night, or to some sides (its `only`)."""
     step = campaign.reph.current_step(campaign.rules)
     only = step.only.get(table.id) if step is not None else None

@@ -191,3 +191,18 @@ def roll_for(refit: Refit, campaign: UUID, table: str, subject: str,
             "subject": subject}
     data: dict[str, Any] = do(refit, campaign, body).events[0]["data"]
     return data
+
+
+def test_the_guide_offers_3_6061_for_each_unit_its_escape_attempt_eliminated_by_name(
+        refit: Refit, after_scenario: UUID) -> None:
+    def offered() -> list[str]:
+        optional = refit.reads.guide(after_scenario, viewer=BRITISH)["sides"][BRITISH][
+            "optional"]
+        return [work["subject"] for work in optional if work.get("table") == "3.6061"]
+
+    assert offered() == []  # no Escape attempt has eliminated a unit yet
+    roll_for(refit, after_scenario, "3.606-personnel", "unit:Sqd1", [3, 3])  # escapes
+    roll_for(refit, after_scenario, "3.606-personnel", "unit:Sqd2", [6, 6])  # eliminated
+    assert offered() == ["unit:Sqd2"]  # named: not a unit the side must type again
+    roll_for(refit, after_scenario, "3.6061", "unit:Sqd2", [5])
+    assert offered() == []

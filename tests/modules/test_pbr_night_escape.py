@@ -58,3 +58,15 @@ def test_on_a_night_cg_date_the_british_tanks_attempt_escape_in_3_614(refit: Ref
     assert isinstance(error, RuleViolation) and error.rule == "3.61426"
     rolled = do(refit, campaign, ROLL | {"side": BRITISH}).events
     assert rolled[0]["type"] == "DiceRolled" and rolled[0]["data"]["table"] == ESCAPE
+
+
+def test_a_missed_escape_the_director_authorizes_is_rolled_in_3_614_by_day(
+        refit: Refit) -> None:
+    # The ruling's roll belongs to 3.606, where it was missed: 3.614's `only` is not its.
+    campaign = at_3_614_after(refit, 1)
+    refit.audit.record_ruling(campaign, None, "corrected", "missed at 3.606", "director",
+                              corrections=[{"kind": "missed_roll", "table": ESCAPE,
+                                            "side": AXIS, "subject": "unit:PzIV.2",
+                                            "reason": "missed"}])
+    rolled = do(refit, campaign, ROLL | {"side": AXIS, "subject": "unit:PzIV.2"}).events
+    assert rolled[0]["data"]["table"] == ESCAPE and rolled[0]["data"]["step"] == "3.606"
