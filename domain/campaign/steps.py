@@ -163,19 +163,20 @@ def _scheduled(campaign: Campaign) -> list[ScheduledReinforcement]:
     return [line for line in plan.schedule if line.cg_date == reph.cg_date]
 
 
-def _enter_step(campaign: Campaign, actor: str, repeated: bool = False) -> None:
+def _enter_step(campaign: Campaign, actor: str, left: str | None = None) -> None:
     """A SAN below the floor is raised as the RePh enters its step (e.g. 9.6122); each
     side announces its SAN (3.623)."""
     results.entering(campaign, actor)
     floor = campaign.rules.san_floor
     if floor is None or floor.step != campaign.reph.step:
         return
-    # After an Idle CG Date the RePh repeats the step before any SAN is announced
-    # (3.6212, 3.623), and a secret purchase may have changed a SAN since (3.617). Were
-    # the check open only where it raises, whether it raised, and from what, would tell
-    # the opponent that SAN: so each side's check is then recorded, raised or not, sealed
-    # to the side until the announcement (docs/audit.md).
-    sealed = repeated and campaign.rules.san_announced is not None
+    # Where an Idle CG Date repeats the step before the SAN is announced (PBr: Idle at
+    # 3.621, 3.623 not reached, 3.6212), a secret purchase may have changed a SAN since
+    # (3.617). Were the check open only where it raises, whether it raised, and from
+    # what, would tell the opponent that SAN: so each side's check is then recorded,
+    # raised or not, sealed to the side until the announcement (docs/audit.md). ABtF
+    # announces as the RePh enters 9.621, the chits' step, so nothing is secret then.
+    sealed = left is not None and _before_announcement(campaign, left)
     for side in campaign.sides:
         san = campaign.points.san[side]
         if san is None or (san >= floor.minimum and not sealed):
@@ -232,13 +233,10 @@ def _reinforce(campaign: Campaign, line: ScheduledReinforcement, actor: str) -> 
         after = before + line.san
         after = min(max(line.san_maximum, before), after) if line.san > 0 else \
             max(min(line.san_minimum, before), after)
-        sealed = campaign.points.san_secret_for(line.side)
-        # Sealed, it is recorded even where a cap stops it: else whether it is there at
-        # all would tell the opponent the SAN it waits to be announced.
-        if after != before or sealed is not None:
+        if after != before:
             campaign._record(SANChanged, actor, side=line.side, before=before, after=after,
-                             secret_for=sealed, cause=f"OB-given SAN {line.san:+d}",
-                             rule=rule, cg_date=cg_date)
+                             secret_for=campaign.points.san_secret_for(line.side),
+                             cause=f"OB-given SAN {line.san:+d}", rule=rule, cg_date=cg_date)
 
 
 def _points_on_leaving(campaign: Campaign, actor: str) -> None:
@@ -261,10 +259,19 @@ def _idle_date(campaign: Campaign, actor: str) -> None:
     if reph.cg_date == last_date(campaign):
         end_cg(campaign, actor)
         return
-    campaign._record(StepAdvanced, actor, phase="reph", step=repeat.rule, previous=reph.step)
+    left = cast(str, reph.step)
+    campaign._record(StepAdvanced, actor, phase="reph", step=repeat.rule, previous=left)
     campaign._record(CGDateStarted, actor, cg_date=_next_date(campaign, repeat.rule),
                      previous=reph.cg_date)
-    _enter_step(campaign, actor, repeated=True)
+    _enter_step(campaign, actor, left=left)
+
+
+def _before_announcement(campaign: Campaign, step: str) -> bool:
+    """Whether the RePh leaves `step` before it enters the step that announces each SAN
+    (3.623): a SAN a secret purchase changed is the side's own until then."""
+    announced, rules = campaign.rules.san_announced, [s.rule for s in campaign.rules.steps]
+    return announced is not None and step in rules and announced.step in rules and \
+        rules.index(step) < rules.index(announced.step)
 
 
 def last_date(campaign: Campaign) -> str:

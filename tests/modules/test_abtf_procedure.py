@@ -202,24 +202,19 @@ def test_status_names_the_rolls_a_step_waits_for_keeping_rg_rolls_to_their_side(
     assert refit.reads.status(campaign, viewer="German").to_roll == []
 
 
-def test_after_an_idle_date_an_ob_given_san_change_a_cap_stops_is_still_recorded_sealed(
+def test_after_an_idle_date_abtf_keeps_its_san_floor_open_each_san_announced_at_9_621(
         refit: Refit) -> None:
-    # 18AM left Idle: 9.612-9.620 repeat as 18PM, and each SAN is sealed from the floor
-    # check (9.6122) to 9.621. 18PM's schedule (9.6152) gives the British SAN -1 (2
-    # minimum) and the German +2 (7 maximum): were a change its cap stops left out, its
-    # absence would tell the opponent the SAN it waits to announce.
-    campaign = refit.commands.create_campaign("abtf", "I", "Capped", "entered").id
+    # ABtF announces each SAN as the RePh enters 9.621, where the chits are chosen: when
+    # both are Idle and 9.612 repeats, no SAN is secret, and the floor raise is open.
+    # (PBr's 3.623 comes after its chits: there the repeated check is sealed.)
+    campaign = refit.commands.create_campaign("abtf", "I", "Idle floor", "entered").id
     to_reph_step(refit, campaign, "9.621")
-    for side, san in (("British", 2), ("German", 7)):
+    for side, san in (("British", 6), ("German", 1)):
         do(refit, campaign, {"type": "change_san", "side": side, "value": san, "cause": "OB"})
         do(refit, campaign, {"type": "select_initiative", "side": side, "chit": "idle"})
     advance(refit, campaign)
-    advance_to(refit, campaign, "9.616")
-    given = [e for e in refit.reads.events(campaign) if e["type"] == "SANChanged"
-             and e["data"]["cause"].startswith("OB-given")][-2:]
-    assert [(e["data"]["side"], e["data"]["before"], e["data"]["after"],
-             e["data"]["secret_for"]) for e in given] == [
-        ("British", 2, 2, "British"), ("German", 7, 7, "German")]
-    as_german = {e["version"]: e["type"] for e in refit.reads.events(campaign,
-                                                                      viewer="German")}
-    assert as_german[given[0]["version"]] == "Sealed"
+    raised = [e for e in refit.reads.events(campaign, viewer="British")
+              if e["type"] == "SANChanged"][-1]
+    assert (raised["data"]["side"], raised["data"]["before"], raised["data"]["after"],
+            raised["sealed"]) == ("German", 1, 2, None)
+    assert refit.reads.status(campaign, viewer="British").sides["German"]["san"] == 2
