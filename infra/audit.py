@@ -72,7 +72,7 @@ class Audit:
             raise InvalidCommand(f"to_step is CGDATE/STEP, {STEP_EXAMPLE}", field="to_step")
         target = cast(int, self.views.version_at(campaign_id, to_step, field="to_step"))
         if target >= self.store.campaign(campaign_id).version:
-            raise InvalidCommand(f"the campaign stands just after step {to_step}: there is "
+            raise InvalidCommand(f"the campaign stands just after {to_step}: there is "
                                  "nothing to undo", field="to_step")
         return target
 

@@ -69,6 +69,8 @@ def test_the_area_form_is_gone_once_the_side_marked_its_part_of_the_step_done(
     assert "Done with step 3.617: waiting for the others." in text_of(page)
     assert "I5" in text_of(page)
     assert 'name="area"' not in page  # it would be refused: the side sends nothing more
+    log_in(client, campaign["tokens"]["director"])  # ... but the director may record it
+    assert 'name="area"' in get(client, f"/play/{campaign['id']}")
 
 
 def test_a_refused_area_comes_back_as_typed_naming_the_field(client: TestClient) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import new_campaign, send
+from tests.helpers.http import auth, new_campaign, send
 from tests.helpers.web import AXIS, text_of
 from tests.web.test_director_tools import get, log_in
 from tests.web.test_scenario_page import campaign, status  # noqa: F401 (a fixture)
@@ -51,3 +51,13 @@ def test_the_initial_scenarios_3_621_says_why_no_chit_is_chosen(client: TestClie
     assert "Nothing due for the Axis in 3.621." in page
     assert "No Initiative chit is chosen for the Initial Scenario" in page
     assert "from the next CG Date on 3.6212 ." in page
+
+
+def test_a_point_after_a_cg_scenario_not_played_yet_is_named_so(
+        client: TestClient, campaign: dict[str, Any]) -> None:  # noqa: F811
+    answer = client.get(f"/campaigns/{campaign['id']}/roster",
+                        params={"as_of": "14AM/scenario"},
+                        headers=auth(campaign["tokens"]["director"]))
+    assert answer.status_code == 422, answer.text
+    said = answer.json()["error"]["message"]
+    assert "has not done the CG Scenario of 14AM" in said and "step scenario" not in said
