@@ -210,10 +210,11 @@ def check_when(campaign: Campaign, table: Table, side: str,
     whose = subject if follows.same_subject else None
     if not any(dice.gave(first, side, result, whose)
                for first, results in follows.callers().items() for result in results):
-        called = " or ".join(f"{first} roll gave {' or '.join(map(repr, results))}"
-                             for first, results in follows.callers().items())
+        called = " or ".join(  # each table by its title and rule, as the page shows it
+            f"a roll on the {module.table(first).title} ({module.table(first).rule}) gave "
+            f"{' or '.join(map(repr, results))}" for first, results in follows.callers().items())
         of = f" for {whose}" if whose is not None else ""
-        refuse(f"is rolled only after a {called} by the {side}{of} on {reph.cg_date}; "
+        refuse(f"is rolled only after {called}, by the {side}{of} on {reph.cg_date}; "
                "none did")
 
 

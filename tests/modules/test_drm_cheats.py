@@ -180,6 +180,10 @@ def test_3_6061_equipment_is_rolled_only_for_a_unit_its_escape_attempt_eliminate
                                             "subject": "unit:Sqd1"})
     assert isinstance(error, RuleViolation) and error.rule == "3.6061"
     assert "by the British for unit:Sqd1" in error.message
+    # each table it follows by its title and rule, as the page lists it, not by its id
+    assert "only after a roll on the Escape Table (Infantry column) (3.606) gave " \
+           "'All units and Equipment Eliminated'" in error.message
+    assert "3.606-personnel" not in error.message
     assert roll_for(refit, after_scenario, "3.6061", "unit:Sqd2", [5])["result"] == \
         "Equipment Eliminated"
 
