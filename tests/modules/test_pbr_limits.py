@@ -334,3 +334,16 @@ def test_note_i_only_a_bombardment_rg_is_resolved(refit: Refit) -> None:
     advance_to(refit, campaign, "3.623")
     error = refused(refit, campaign, resolve(int(answer.events[0]["data"]["purchase"])))
     assert isinstance(error, RuleViolation) and "not a pre-game Bombardment" in error.message
+
+
+def test_units_are_retained_off_map_only_under_the_rule_that_limits_them(
+        refit: Refit) -> None:
+    # 3.60742's limits are keyed by its rule: a withdrawal under another would keep units
+    # off map past them. 3.60741's British withdrawal keeps nothing (removed from play).
+    campaign = at(refit, "3.607")
+    for side, rule in ((AXIS, "3.6074"), (AXIS, "3.60742 "), (BRITISH, "3.60741")):
+        error = refused(refit, campaign, withdraw(kind("leader", 4), side=side, rule=rule))
+        assert isinstance(error, InvalidCommand) and error.field == "rule", error
+        assert "off map only under 3.60742" in error.message if side == AXIS else \
+            "off map under no rule of the module" in error.message
+    assert refit.reads.roster(campaign)[0].sides[AXIS].withdrawn == []
