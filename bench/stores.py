@@ -35,23 +35,37 @@ def appends(settings: Settings, bare: Settings, commands: int,
             "command_events": runs[0]["command_events"]}
 
 
+def raw_fetch(url: str, campaign: UUID, query: str, table: str,
+              one: bool = False) -> tuple[list[Any], float]:
+    """The campaign's rows of `query` ("... FROM {} WHERE originator_id = ? ..."), read by
+    the raw driver from the store's `table` (SQLite's name, then PostgreSQL's after a
+    colon), all or the first; and the seconds the read took, the connection not counted."""
+    lite_table, pg_table = table.split(":")
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url[len("sqlite:///"):]) as lite:
+            started = time.perf_counter()
+            cursor = lite.execute(query.format(lite_table), (campaign.hex,))
+            rows = cursor.fetchmany(1) if one else cursor.fetchall()
+            seconds = time.perf_counter() - started
+        lite.close()
+        return rows, seconds
+    schema = url.rsplit("schema=", 1)[1]
+    with psycopg.connect(run.PG_URL) as conn:
+        started = time.perf_counter()
+        statement = sql.SQL(query.replace("?", "%s")).format(
+            sql.Identifier(schema, pg_table))
+        cursor = conn.execute(statement, (campaign,))
+        rows = cursor.fetchmany(1) if one else cursor.fetchall()
+        return rows, time.perf_counter() - started
+
+
 def raw_rows_ms(url: str, campaign: UUID) -> float:
     """Milliseconds for the raw driver to fetch every stored event row of one campaign:
     what a load without snapshots must at least read."""
-    started = time.perf_counter()
-    if url.startswith("sqlite:///"):
-        with sqlite3.connect(url[len("sqlite:///"):]) as lite:
-            rows = lite.execute("SELECT * FROM stored_events WHERE originator_id = ?",
-                                (campaign.hex,)).fetchall()
-        lite.close()
-    else:
-        schema = url.rsplit("schema=", 1)[1]
-        with psycopg.connect(run.PG_URL) as conn:
-            started = time.perf_counter()  # the connection is not the read
-            rows = conn.execute(sql.SQL("SELECT * FROM {}.refit_events WHERE originator_id = %s")
-                                .format(sql.Identifier(schema)), (campaign,)).fetchall()
+    rows, seconds = raw_fetch(url, campaign, "SELECT * FROM {} WHERE originator_id = ?",
+                              "stored_events:refit_events")
     assert rows, "no rows: the table or the id is wrong"
-    return (time.perf_counter() - started) * 1000
+    return seconds * 1000
 
 
 def snapshot_floor(url: str, campaign: UUID) -> dict[str, float]:
@@ -59,33 +73,19 @@ def snapshot_floor(url: str, campaign: UUID) -> dict[str, float]:
     object of the campaign: the raw driver's fetch of the row, an HMAC-SHA256 over its
     state (the seal infra/seal.py checks) and the JSON parse infra/transcoder.py makes;
     in ms, with the row's size (P2's target beside it)."""
+    rows, fetch = raw_fetch(url, campaign, "SELECT state FROM {} WHERE originator_id = ? "
+                            "ORDER BY originator_version DESC LIMIT 1",
+                            "stored_snapshots:refit_snapshots", one=True)
+    assert rows, "no snapshot: the table or the id is wrong"
+    state = bytes(rows[0][0])
     started = time.perf_counter()
-    if url.startswith("sqlite:///"):
-        with sqlite3.connect(url[len("sqlite:///"):]) as lite:
-            started = time.perf_counter()
-            row = lite.execute("SELECT state FROM stored_snapshots WHERE originator_id = ? "
-                               "ORDER BY originator_version DESC LIMIT 1",
-                               (campaign.hex,)).fetchone()
-            fetched = time.perf_counter()
-        lite.close()
-    else:
-        schema = url.rsplit("schema=", 1)[1]
-        with psycopg.connect(run.PG_URL) as conn:
-            started = time.perf_counter()  # the connection is not the read
-            row = conn.execute(sql.SQL("SELECT state FROM {}.refit_snapshots WHERE "
-                                       "originator_id = %s ORDER BY originator_version "
-                                       "DESC LIMIT 1").format(sql.Identifier(schema)),
-                               (campaign,)).fetchone()
-            fetched = time.perf_counter()
-    assert row, "no snapshot: the table or the id is wrong"
-    state = bytes(row[0])
     hmac.digest(os.urandom(32), state, "sha256")
     sealed = time.perf_counter()
     from_json(state[state.index(b"{"):], cache_strings=False)
     parsed = time.perf_counter()
-    return {"snapshot_bytes": len(state), "fetch_ms": (fetched - started) * 1000,
-            "seal_ms": (sealed - fetched) * 1000, "parse_ms": (parsed - sealed) * 1000,
-            "floor_ms": (parsed - started) * 1000}
+    return {"snapshot_bytes": len(state), "fetch_ms": fetch * 1000,
+            "seal_ms": (sealed - started) * 1000, "parse_ms": (parsed - sealed) * 1000,
+            "floor_ms": (fetch + parsed - started) * 1000}
 
 
 def floors(url: str, campaign: UUID, repeats: int) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from uuid import UUID
 
 from domain.digits import digits
 from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
+from domain.rules.calendar import step_named
 from infra.election import ElectedRunner, elected_runner, local_runner
 from infra.settings import backend_of
 from infra.store import CampaignStore
@@ -273,14 +274,14 @@ class Views:
         if row is None:
             meta = rows.select_rows(META)[0]
             if (meta["cg_date"], meta["step"]) == found:
-                raise InvalidCommand(f"{_named(found[1])} of {found[0]} is not over yet",
+                raise InvalidCommand(f"{step_named(found[1])} of {found[0]} is not over yet",
                                      field=field)
             dates = list(dict.fromkeys([*(r["cg_date"] for r in rows.select_rows(STEP)),
                                         meta["cg_date"]]))
             if found[0] not in dates:
                 raise InvalidCommand(f"the campaign has not reached CG Date {found[0]} (its "
                                      f"CG Dates so far: {', '.join(dates)})", field=field)
-            raise InvalidCommand(f"the campaign has not done {_named(found[1])} of "
+            raise InvalidCommand(f"the campaign has not done {step_named(found[1])} of "
                                  f"{found[0]}", field=field)
         return self.command_span(campaign_id, cast(int, row["left"]))[1]
 
@@ -344,7 +345,3 @@ class _OneRow:
     def select_rows(self, kind: str) -> list[dict[str, Any]]:
         return [self.meta] if kind == META else []
 
-
-def _named(step: str) -> str:
-    """A point's step as ASL names it: a RePh step by its rule, or the CG Scenario."""
-    return "the CG Scenario" if step == "scenario" else f"step {step}"

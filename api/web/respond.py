@@ -18,9 +18,10 @@ from api.errors import error_body, status_of
 from api.report import mode_words
 from api.web.login import LoginNeeded
 from api.web.rulings_view import CORRECTIONS
-from api.web.view import after_step, signed, subject_label
+from api.web.view import signed, subject_label
 from domain.campaign import campaign_id
 from domain.errors import Forbidden, RefitError
+from domain.rules.calendar import step_named
 
 HERE = Path(__file__).parent
 # A field the JSON API names, as the pages' forms label it (an error names the label).
@@ -66,7 +67,7 @@ LABELS |= {f"{prefix}{name}": f"{label} (correction {number})"
 templates = Jinja2Templates(directory=HERE / "templates")
 # a purchase's mode (3.6175) in the words the history report uses
 templates.env.filters |= {"subject": subject_label, "signed": signed,
-                          "mode": mode_words, "after_step": after_step}
+                          "mode": mode_words, "after_step": step_named}
 # Pages run no script but the app's own files, and no other site may frame them.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
            "style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "

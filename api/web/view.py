@@ -141,12 +141,6 @@ def chits_here(refit: Refit, module_id: str, phase: str, step: str | None) -> st
     return module.initiative_rule or step
 
 
-def after_step(step: Any) -> str:
-    """What a point after a step is after, in ASL words: a RePh step by its rule number,
-    the CG Scenario by its name ("14AM, after the CG Scenario")."""
-    return "the CG Scenario" if step == "scenario" else f"step {step}"
-
-
 def signed(value: Any) -> str:
     """A DRM value as the rules print one: +1, -2, 0."""
     try:

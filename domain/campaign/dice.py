@@ -98,6 +98,13 @@ class Dice(Part):
         at = "" if subject is None else f"@{subject}"
         return bool(self.results_today.get(f"{table}/{side}/{result}{at}"))
 
+    def given_for(self, table: str, side: str, result: str) -> list[str]:
+        """The subjects for which a roll of the table by the side on this CG Date gave
+        that result, in the order rolled."""
+        head = f"{table}/{side}/{result}@"
+        return [key[len(head):] for key, count in self.results_today.items()
+                if count and key.startswith(head)]
+
     def dice(self, key: str, kind: str, entered: list[int] | None) -> list[int]:
         """The roll's dice: what its key showed before an undo, the entered dice, or the
         seed's."""

@@ -229,12 +229,9 @@ def _followed(campaign: Campaign, table: Table, side: str) -> list[str] | None:
     follows = table.follows
     if follows is None or not follows.same_subject:
         return None
-    named: list[str] = []
-    for first, results in follows.callers().items():
-        for result in results:
-            head = f"{first}/{side}/{result}@"
-            named += [key[len(head):] for key, count in campaign.dice.results_today.items()
-                      if count and key.startswith(head) and key[len(head):] not in named]
+    named = dict.fromkeys(subject for first, results in follows.callers().items()
+                          for result in results
+                          for subject in campaign.dice.given_for(first, side, result))
     return [subject for subject in named if _may_roll(campaign, table, side, subject)]
 
 
@@ -261,12 +258,9 @@ def _open_subjects(campaign: Campaign, table: Table, side: str) -> Iterator[str]
     for number, line in enumerate(campaign.purchases.lines, 1):
         if line["side"] != side or line["cg_date"] != campaign.reph.cg_date:
             continue
-        for subject in _candidates(campaign, table, side, number, line):
-            try:
-                slots.check_subject(campaign, table, side, subject.text())
-            except RefitError:
-                continue
-            yield subject.text()
+        yield from (subject.text() for subject in _candidates(campaign, table, side, number,
+                                                               line)
+                    if _may_roll(campaign, table, side, subject.text()))
 
 
 def _candidates(campaign: Campaign, table: Table, side: str, number: int,

@@ -153,11 +153,15 @@ def tally(units: list[dict[str, Any]]) -> dict[str, int]:
 
 def check_withdrawal(campaign: Campaign, side: str, rule: str,
                      units: list[dict[str, Any]]) -> None:
-    """3.60742: no more than 3 leaders, 9 squad-equivalents and 1 non-captured SW are
-    Retained off map (with those already Retained so); the excess leaves play."""
+    """3.60742: units are Retained off map only under a rule the module limits, no more
+    than 3 leaders, 9 squad-equivalents and 1 non-captured SW (with those already
+    Retained so); the excess leaves play."""
     limit = withdrawal_limit(campaign, side, rule)
-    if limit is None:
-        return
+    if limit is None:  # a rule typed otherwise would keep them past its limits
+        kept = [w.rule for w in campaign.rules.unit_limits.withdrawal if w.side == side]
+        allowed = f"only under {' or '.join(kept)}" if kept else "under no rule of the module"
+        raise InvalidCommand(f"the {side} Retains withdrawn units off map {allowed}, not "
+                             f"under {rule!r}", field="rule", rule=kept[0] if kept else None)
     before = campaign.retained.withdrawn(side, rule)
     now = {key: before.get(key, 0) + value for key, value in tally(units).items()}
     for key, most, what in (("leaders", limit.leaders, "leaders"),

@@ -17,7 +17,7 @@ from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.campaign.part import Part
 from domain.campaign.scenario import CasualtyRecorded
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -180,21 +180,10 @@ def withdraw_units(campaign: Campaign, command: cmd.WithdrawUnits, actor: str) -
     side = campaign.check_side(command.side)
     units = [u.model_dump() for u in command.units]
     if command.retained_off_map:
-        _check_kept_under(campaign, side, command.rule)
         limits.check_withdrawal(campaign, side, command.rule, units)
     campaign._record(UnitsWithdrawn, actor, side=side, units=units, rule=command.rule,
                      retained_off_map=command.retained_off_map, note=command.note,
                      cg_date=campaign.reph.cg_date)
-
-
-def _check_kept_under(campaign: Campaign, side: str, rule: str) -> None:
-    """Units are Retained off map only under a rule of the module's that says how many
-    (3.60742): a rule typed otherwise would keep them past its limits."""
-    kept = [w.rule for w in campaign.rules.unit_limits.withdrawal if w.side == side]
-    if rule not in kept:
-        allowed = f"only under {' or '.join(kept)}" if kept else "under no rule of the module"
-        raise InvalidCommand(f"the {side} Retains withdrawn units off map {allowed}, not "
-                             f"under {rule!r}", field="rule", rule=kept[0] if kept else None)
 
 
 class UnitsWithdrawn(CampaignEvent):

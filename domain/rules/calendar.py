@@ -19,6 +19,12 @@ class CalendarDate(Strict):
     doubt: str | None = None
 
 
+def step_named(step: str) -> str:
+    """A point's step as ASL names it: a RePh step by its rule, or the CG Scenario (a
+    point "14AM/scenario" is after the CG Scenario)."""
+    return "the CG Scenario" if step == "scenario" else f"step {step}"
+
+
 class StepTable(Strict):
     """Where a step offers a table more narrowly than the table's own conditions say: on a
     Night CG Date only, by some sides only (e.g. PBr 3.61426: Isolated British tanks
