@@ -12,6 +12,7 @@ import pytest
 from api.forms import purchases_csv, retained_csv, roster_csv
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
+from infra.live import appended
 from tests.helpers.paths import FIXTURE_PBR_CGS
 from tests.helpers.refusals import refused
 from tests.helpers.story import advance, advance_to, do, load_fixture_chart
@@ -151,12 +152,17 @@ def idle_after_buying(refit: Refit, rg: str, san: int) -> UUID:
 def as_the_british_read_it(refit: Refit, campaign: UUID) -> list[Any]:
     """What the opponent reads of the campaign, less what differs between any two
     campaigns (ids, times, hashes, seals' digests, the tokens' commitment)."""
-    events = [(event["version"], event["type"],
-               {key: value for key, value in event["data"].items()
-                if key != "token_commitment"})
-              for event in refit.reads.events(campaign, viewer=BRITISH)]
+    def kept(records: list[dict[str, Any]]) -> list[Any]:
+        return [(event["version"], event["type"],
+                 {key: value for key, value in event["data"].items()
+                  if key != "token_commitment"}) for event in records]
+
+    events = kept(refit.reads.events(campaign, viewer=BRITISH))
+    # ... and the British live stream, from the start (GET .../live, Last-Event-ID 0)
+    live = kept([event for batch in appended(refit.reads, campaign, BRITISH, 0).batches
+                 for event in batch.events])
     status = refit.reads.status(campaign, viewer=BRITISH)
-    return [events, status.sides[AXIS]["san"], status.to_roll,
+    return [events, live, status.sides[AXIS]["san"], status.to_roll,
             [(c.side, c.before, c.after, c.cause)
              for c in refit.reads.san(campaign, viewer=BRITISH)]]
 
