@@ -42,7 +42,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
-            "rg_rule": refit.store.module(status.module).rg_chart_rule,
+            "area_form": area_form(refit, status.module, mine),
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
@@ -70,6 +70,15 @@ def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
     charts = [rules.rg_charts[side] for side in sides if side in rules.rg_charts]
     return {option.name: f"note {option.note} ({option.effect})"
             for chart in charts for option in chart.options}
+
+
+def area_form(refit: Refit, module: str, sides: list[str]) -> dict[str, Any]:
+    """What the Setup/Entry Area form on an RG's line cites (the RG Purchase Record, PBr
+    3.6179), and the RG it is not offered for: those that bring no units to place."""
+    rules = refit.store.module(module)
+    return {"rule": rules.rg_record_rule or rules.rg_chart_rule,
+            "unplaced": {side: {row.id for row in rules.rg_charts[side].rows if not row.placed}
+                         for side in sides if side in rules.rg_charts}}
 
 
 def control_choices(refit: Refit, status: read.CampaignStatus, director: bool

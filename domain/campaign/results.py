@@ -110,14 +110,21 @@ def record_area(campaign: Campaign, command: cmd.RecordRGArea, actor: str) -> No
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
     line = campaign.purchases.line(command.purchase, side)
+    rules = campaign.rules
+    rule = rules.rg_record_rule or rules.rg_chart_rule or None
+    row = rules.chart_row(side, line["rg"])
+    if row is not None and not row.placed:
+        raise RuleViolation(f"purchase #{command.purchase} ({row.id}, {row.group_type}) "
+                            "brings no units to set up or enter: no Setup/Entry Area is "
+                            "recorded for it", rule=rule)
     if campaign.reph.phase == "scenario":  # its units have set up (or entered) by now
         raise RuleViolation(f"purchase #{command.purchase}'s Setup/Entry Area is recorded in "
                             "the RePh of its CG Date of purchase, before the CG Scenario "
-                            "sets up", rule=campaign.rules.rg_chart_rule or None)
+                            "sets up", rule=rule)
     if line["cg_date"] != campaign.reph.cg_date:
         raise RuleViolation(f"purchase #{command.purchase} came on {line['cg_date']}: its "
                             "Setup/Entry Area is recorded on its CG Date of purchase",
-                            rule=campaign.rules.rg_chart_rule or None)
+                            rule=rule)
     campaign._record(RGAreaRecorded, actor, secret_for=side, side=side,
                      purchase=command.purchase, area=command.area,
                      cg_date=campaign.reph.cg_date)

@@ -37,6 +37,10 @@ class RGRow(Strict):
     bought_by: str | None = None  # bought by rolling this table, not in 3.617 (PBr M2)
     traits: list[str] = []  # what its DRM qualify on (e.g. "Airborne", "Italian", "VG")
     effects: list[RGEffect] = []  # applied as it is bought (PBr M1, M3)
+    # Its units set up in a Setup Area or enter from an Entry Area, recorded on its line
+    # (3.6179). False: it brings none to place (PBr M1 Sniper, M2 Recon, M3 FPP; F1's
+    # aircraft arrive per E7), and no Setup/Entry Area is recorded for it.
+    placed: bool = True
     notes: list[str] = []
 
 

@@ -46,6 +46,7 @@ class Module(Strict):
     tables: list[Table] = []
     rg_charts: dict[str, RGChart] = {}
     rg_chart_rule: str = ""
+    rg_record_rule: str = ""  # the RG Purchase Record (PBr 3.6179, ABtF 9.6178, KGP 8.6198)
     reph_rule: str = ""
     command_steps: dict[str, list[str]] = {}
     idle_repeat: str | None = None

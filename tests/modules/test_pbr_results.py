@@ -226,6 +226,21 @@ def test_an_rg_area_is_recorded_by_its_side_on_its_own_line_only(refit: Refit,
     assert isinstance(error, InvalidCommand) and error.field == "purchase"
 
 
+def test_no_setup_area_is_recorded_for_an_rg_that_brings_no_units(refit: Refit,
+                                                                    at_14am: UUID) -> None:
+    buy(refit, at_14am, "M3")  # line 1: 20 FPP, nothing to set up (3.619 places them)
+    buy(refit, at_14am, "I5")  # line 2: an Alert Infantry Coy
+    error = refused(refit, at_14am, {"type": "record_rg_area", "side": AXIS,
+                                     "purchase": 1, "area": "Q16"})
+    assert isinstance(error, RuleViolation) and error.rule == "3.6179"
+    assert "purchase #1 (M3, Fortification) brings no units" in error.message
+    do(refit, at_14am, {"type": "record_rg_area", "side": AXIS, "purchase": 2, "area": "Q16"})
+    advance_to(refit, at_14am, None)  # the Initial Scenario in play: too late for line 2
+    error = refused(refit, at_14am, {"type": "record_rg_area", "side": AXIS,
+                                     "purchase": 2, "area": "R17"})
+    assert isinstance(error, RuleViolation) and error.rule == "3.6179"
+
+
 RETAINED = [
     {"unit": "4-4-7", "count": 9, "area": "A", "purchase": 1, "kind": "squad"},
     {"unit": "4-4-7", "count": 1, "area": "A", "purchase": 1, "hip": True, "kind": "squad"},

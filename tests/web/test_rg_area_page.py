@@ -109,3 +109,20 @@ def test_the_area_is_recorded_in_the_reph_never_once_the_scenario_is_in_play(
                     {"type": "record_rg_area", "side": AXIS, "purchase": 1,
                      "area": area}).status_code == 422
     assert line_one(client, campaign, AXIS).get("setup_area") is None
+
+
+def test_the_area_form_cites_the_purchase_record_and_skips_an_rg_with_no_units(
+        client: TestClient) -> None:
+    campaign = bought(client)  # line 1: the I5
+    answer = send(client, campaign, campaign["tokens"]["sides"][AXIS],
+                  {"type": "purchase_rg", "side": AXIS, "rg": "M3"})  # line 2: 20 FPP
+    assert answer.status_code == 200, answer.text
+    log_in(client, campaign["tokens"]["sides"][AXIS])
+    page = get(client, f"/play/{campaign['id']}")
+    assert 'id="area-1"' in page and 'id="area-2"' not in page
+    label = page.split('for="area-1"', 1)[1].split("</label>", 1)[0]
+    assert '<span class="rule">3.6179</span>' in label
+    answer = act(client, campaign, {"action": "area", "side": AXIS, "purchase": "2",
+                                    "area": "A3"})  # a form sent anyway is refused
+    assert answer.status_code == 422
+    assert "(M3, Fortification) brings no units" in markup.unescape(text_of(answer.text))
