@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
+from infra.modules import module_name
 from projections.read import (
     CVPAnswer,
     ELRAnswer,
@@ -383,5 +384,5 @@ def render_form(forms: PaperForms, form: str) -> str:
     if form == "retained":
         return retained_csv(forms.retained)
     return forms_html(forms.name, forms.roster, forms.purchases, forms.cvp, forms.elr,
-                      subtitle=f"{forms.module.upper()} CG {forms.cg}, "
+                      subtitle=f"{module_name(forms.module)} CG {forms.cg}, "
                                f"as of version {forms.version}", retained=forms.retained)

@@ -25,6 +25,12 @@ def packaged_modules() -> dict[str, Module]:
     return dict(_packaged())
 
 
+def module_name(module_id: str) -> str:
+    """A module as players write it ("PBr CG I", not "PBR CG I"); another's id, upper."""
+    found = dict(_packaged()).get(module_id)
+    return found.short_name if found else module_id.upper()
+
+
 @functools.cache
 def _packaged() -> tuple[tuple[str, Module], ...]:
     """Read once a process: the packaged files do not change under it, and a Module is

@@ -159,7 +159,7 @@ def _fields(refit: Refit, form: dict[str, str]) -> tuple[str, str, str, str]:
 
 def _context(refit: Refit, session: Session) -> dict[str, Any]:
     """What the page shows whatever the answer: the CGs to choose from."""
-    cgs = [(f"{m.id}/{cg}", f"{m.id.upper()} CG {cg}: {m.name}")
+    cgs = [(f"{m.id}/{cg}", f"{m.short_name} CG {cg}: {m.name}")
            for m in refit.store.modules.values() for cg in m.cgs]
     return {"role": "admin", "csrf": Sessions(refit.keys).csrf(session), "cgs": cgs,
             "dice_modes": DICE, "once": str(uuid4())}

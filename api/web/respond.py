@@ -22,6 +22,7 @@ from api.web.view import signed, subject_label
 from domain.campaign import campaign_id
 from domain.errors import Forbidden, RefitError
 from domain.rules.calendar import step_named
+from infra.modules import module_name
 
 HERE = Path(__file__).parent
 # A field the JSON API names, as the pages' forms label it (an error names the label).
@@ -65,9 +66,12 @@ LABELS |= {f"{prefix}{name}": f"{label} (correction {number})"
            for number, prefix in enumerate(CORRECTIONS, 1)
            for name, label in CORRECTION_LABELS.items()}
 templates = Jinja2Templates(directory=HERE / "templates")
+
+
 # a purchase's mode (3.6175) in the words the history report uses
 templates.env.filters |= {"subject": subject_label, "signed": signed,
-                          "mode": mode_words, "after_step": step_named}
+                          "mode": mode_words, "after_step": step_named,
+                          "module_name": module_name}
 # Pages run no script but the app's own files, and no other site may frame them.
 HEADERS = {"Content-Security-Policy": "default-src 'self'; script-src 'self'; "
            "style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; "

@@ -38,6 +38,7 @@ class Module(Strict):
     format: Literal["refit-module/1"] = "refit-module/1"
     id: str
     name: str
+    abbreviation: str = ""  # as players write it: "PBr", "ABtF", "KGP" (else the id, upper)
     chapter: str
     sides: list[str] = Field(min_length=2)
     cgs: dict[str, CGParams | None]
@@ -173,11 +174,16 @@ class Module(Strict):
         return [kind for kind in self.control_kinds
                 if not by_side or bound.get(kind, step) == step]
 
+    @property
+    def short_name(self) -> str:
+        """The module as players write it: "PBr", not "PBR"."""
+        return self.abbreviation or self.id.upper()
+
     def check_control_kind(self, kind: str, step: str | None, by_side: bool) -> None:
         """A control change names a kind of Location the module records Control of, one
         that may change now."""
         if kind not in self.control_kinds:
-            raise InvalidCommand(f"{kind!r} is not what {self.id.upper()} records Control of: "
+            raise InvalidCommand(f"{kind!r} is not what {self.short_name} records Control of: "
                                  f"one of {', '.join(self.control_kinds)}",
                                  rule=self.control_rule or "A26.11", field="kind")
         if kind not in self.control_kinds_at(step, by_side):
@@ -192,7 +198,7 @@ class Module(Strict):
         given = next((name for name in ("lvp", "map_group", "infantry")
                       if getattr(command, name)), None)
         if given is not None:
-            raise InvalidCommand(f"{self.id.upper()} keeps no LVP, Map Groups or Objective "
+            raise InvalidCommand(f"{self.short_name} keeps no LVP, Map Groups or Objective "
                                  "Hexes (KGP 8.2): a Control change here names none",
                                  field=given)
 

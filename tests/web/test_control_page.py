@@ -144,7 +144,7 @@ def test_a_refused_control_comes_back_as_typed_names_the_field_and_appends_nothi
                                     "location": "Ranville church", "kind": "Block"})
     assert answer.status_code == 422, answer.text
     said = markup.unescape(text_of(answer.text))
-    assert "Kind" in said and "3.605" in said and "not what PBR records Control of" in said
+    assert "Kind" in said and "3.605" in said and "not what PBr records Control of" in said
     inputs = inputs_of(answer.text, "control")
     assert inputs["location"]["value"] == "Ranville church"
     answer = act(client, campaign, {"action": "control", "side": AXIS, "location": " ",
@@ -167,7 +167,7 @@ def test_what_pbr_keeps_no_record_of_is_refused_naming_its_field(client: TestCli
                                         "kind": "Strategic Location", name: value})
         assert answer.status_code == 422, answer.text
         said = markup.unescape(text_of(answer.text))
-        assert "PBR keeps no LVP, Map Groups or Objective Hexes (KGP 8.2): a Control " \
+        assert "PBr keeps no LVP, Map Groups or Objective Hexes (KGP 8.2): a Control " \
                f"change here names none (field: {label})" in said
 
 

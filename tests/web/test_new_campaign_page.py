@@ -38,12 +38,12 @@ def test_the_admin_starts_a_campaign_and_each_join_link_opens_its_role(
     client.post("/login", data={"token": ADMIN})
     assert 'href="/admin/new"' in client.get("/admin").text
     form = client.get("/admin/new").text
-    assert '<option value="pbr/I">PBR CG I: PBr Campaign Game (July 14-17)</option>' in form
+    assert '<option value="pbr/I">PBr CG I: PBr Campaign Game (July 14-17)</option>' in form
     assert 'value="kgp/III"' in form and 'value="abtf/I"' in form
     answer = started(client, cg="pbr/I", name="Ranville,  table 4", dice_mode="entered")
     assert answer.status_code == 201, answer.text
     text = text_of(markup.unescape(answer.text))
-    assert "Started: Ranville, table 4" in text and "PBR CG I, entered dice" in text
+    assert "Started: Ranville, table 4" in text and "PBr CG I, entered dice" in text
     links = dict(re.findall(r'<code class="link" data-role="([^"]+)">([^<]+)</code>',
                             markup.unescape(answer.text)))
     assert set(links) == {"director", "observer", "Axis", "British"}
