@@ -34,9 +34,11 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
     record = reads.purchase_record(ident, None, viewer)
     # the latest rolls only (a long campaign has thousands), and those just made
     rolls = reads.recent_rolls(ident, viewer, max(RECENT, len(rolled or ())))
+    just_rolled = [row for row in rolls if rolled is not None and row.version in rolled]
     return {"status": status, "guide": guide, "others": others,
             "recent": list(reversed(rolls[-RECENT:])),
-            "rolled": [row for row in rolls if rolled is not None and row.version in rolled],
+            "rolled": just_rolled,
+            "footnotes": footnotes(refit, status.module, just_rolled),
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
@@ -70,6 +72,13 @@ def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
     charts = [rules.rg_charts[side] for side in sides if side in rules.rg_charts]
     return {option.name: f"note {option.note} ({option.effect})"
             for chart in charts for option in chart.options}
+
+
+def footnotes(refit: Refit, module: str, rows: list[read.RollRow]) -> dict[int, list[str]]:
+    """The table's notes each result shown points to ("Escapes(1)": note (1)), by version."""
+    tables = {table.id: table for table in refit.store.module(module).tables}
+    return {row.version: tables[row.table].footnotes(row.result) for row in rows
+            if row.table in tables and row.result and not row.hidden}
 
 
 def area_form(refit: Refit, module: str, sides: list[str]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from typing import Literal
 
 from pydantic import Field, model_validator
@@ -10,6 +11,12 @@ from pydantic import Field, model_validator
 from domain.errors import InvalidCommand
 from domain.rules.base import Strict
 from domain.rules.drm_specs import DRMSpec
+
+# A result's footnote marks as the charts print them: "Escapes(1)", "Replaced(2,3)",
+# "No Shift*", "Shifted with Casualties†"; a note opens with its mark ("(1) An ...").
+NUMBER_MARKS = re.compile(r"\((\d+(?:,\d+)*)\)")
+SYMBOL_MARKS = "*†‡"
+NOTE_MARK = re.compile(r"\s*(?:\((\d+)\)|([*†‡]))")
 
 
 class Effect(Strict):
@@ -174,6 +181,13 @@ class Table(Strict):
     def band(self, final: int) -> Band | None:
         """The band a Final roll falls in (None for a target table)."""
         return next((band for band in self.bands if band.holds(final)), None)
+
+    def footnotes(self, result: str) -> list[str]:
+        """The table's notes that a result's footnote marks point to, in the table's order."""
+        marks = {number for group in NUMBER_MARKS.findall(result) for number in group.split(",")}
+        marks |= {symbol for symbol in result if symbol in SYMBOL_MARKS}
+        return [note for note in self.notes
+                if (found := NOTE_MARK.match(note)) and (found[1] or found[2]) in marks]
 
     def result(self, final: int, target: int | None = None) -> str:
         """The result for a Final roll (and the target number, for a target table)."""

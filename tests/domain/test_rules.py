@@ -205,3 +205,15 @@ def test_a_counted_drm_is_computed_from_the_count_the_side_states() -> None:
     assert "give no `count`" in refused.value.message
 
 
+
+
+def test_a_result_points_to_the_notes_its_footnote_marks_name() -> None:
+    escape = MODULES["pbr"].table("3.606-personnel")
+    assert [note[:3] for note in escape.footnotes("Escapes; Replaced(2,3)")] == ["(2)", "(3)"]
+    assert escape.footnotes("All units and Equipment Eliminated") == []
+    shift = MODULES["pbr"].table("3.613")
+    assert [note[0] for note in shift.footnotes("Shifted with Casualties†")] == ["†"]
+    assert [note[0] for note in shift.footnotes("No Shift*")] == ["*"]
+    abtf = MODULES["abtf"].table("9.613")  # its own (1)-(3), not PBr's
+    (note,) = abtf.footnotes("Successful Shift, Casualty Reduction(2)")
+    assert note.startswith("(2) Each Personnel unit suffer")

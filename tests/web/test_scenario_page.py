@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import auth, new_campaign, send
+from tests.helpers.http import ADMIN, auth, new_campaign, send
 from tests.helpers.web import AXIS, BRITISH, csrf_of, inputs_of, text_of
 from tests.http.test_reports import an_i5_bought
 from tests.web.test_director_tools import get, log_in, post
@@ -294,3 +294,26 @@ def test_a_dispute_the_director_rejects_shows_as_settled_on_each_sides_page(
     [row] = status(client, campaign, "/reports")  # the JSON read says it alike
     assert (row["report"], row["by"], row["status"], row["answered_by"], row["reason"]) == (
         1, AXIS, "rejected", "director", "captured, not eliminated")
+
+
+def test_a_rolls_result_shows_the_tables_notes_its_footnote_marks_point_to(
+        client: TestClient) -> None:
+    answer = client.post("/campaigns", headers=auth(ADMIN), json={
+        "module": "pbr", "cg": "I", "name": "Ranville", "dice": "entered"})
+    assert answer.status_code == 201, answer.text
+    campaign = answer.json()
+    while status(client, campaign)["phase"] != "scenario":  # the Initial Scenario
+        assert send(client, campaign, campaign["tokens"]["director"],
+                    {"type": "advance"}).status_code == 200
+    to_reph_step(client, campaign, "3.606", "14AM")
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    answer = act(client, campaign, {"action": "roll", "side": BRITISH, "dice": "1 1",
+                                    "table": "3.606-personnel", "subject": "unit:LABEL",
+                                    "unit": "Lt.Fox"})
+    assert answer.status_code == 303, answer.text
+    shown = get(client, answer.headers["location"])
+    result = shown.split('class="outcome">', 1)[1].split("</p>", 1)[0]
+    assert result == "Escapes(1)"
+    notes = text_of(shown.split('class="footnotes"', 1)[1].split("</ul>", 1)[0])
+    assert "(1) An Original 2 DR results in Escape and Heat of Battle" in notes
+    assert "(2)" not in notes and "(3)" not in notes
