@@ -41,6 +41,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "footnotes": footnotes(refit, status.module, just_rolled),
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
+            "forts_now": forts_now(reads.roster(ident, None, viewer), mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
@@ -124,6 +125,17 @@ def bought_now(record: list[read.PurchaseRow], sides: list[str], cg_date: str
     Record reads it: its own lines only (another side's are sealed, with no CG Date)."""
     return {side: [row for row in record if row.side == side and not row.hidden
                    and row.cg_date == cg_date and not row.given] for side in sides}
+
+
+def forts_now(roster: list[read.RosterRow], sides: list[str], cg_date: str
+              ) -> dict[str, list[dict[str, Any]]]:
+    """The Fortifications each of the viewer's sides bought with FPP for this CG Date
+    (3.619), as its CG Roster line reads them (another side's are sealed: none)."""
+    line = next((row for row in roster if row.cg_date == cg_date), None)
+    if line is None:
+        return {}
+    return {side: list(cell.fortifications) for side, cell in line.sides.items()
+            if side in sides and cell.fortifications}
 
 
 def purchase_at(refit: Refit, ident: UUID, viewer: str | None, version: int | None,

@@ -260,3 +260,25 @@ def test_a_new_cg_dates_form_starts_from_the_list_last_recorded(client: TestClie
     assert ("14N", 9, False) in now and ("14N", 1, True) in now
     log_in(client, table.tokens[AXIS])  # the Axis's own form starts from its own: none
     assert "Filled in" not in card(get(client, f"/play/{campaign['id']}"))
+
+
+def test_a_fortification_and_its_hex_are_kept_from_the_page_its_hex_sealed(
+        client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    log_in(client, table.tokens[BRITISH])
+    answer = record(client, campaign, **line(0, "6-5-8", "4", "A1", "squad"),
+                    **line(1, "Foxhole 2S", "1", "A1", "none", fortification="yes"),
+                    **{"hex.1": "Q16"})
+    assert answer.status_code == 303, answer.text
+    units = table.read(BRITISH, "/retained").json()
+    assert [(u["unit"], u["fortification"], u["hex"]) for u in units] == [
+        ("6-5-8", False, None), ("Foxhole 2S", True, "Q16")]
+    fields = shown(get(client, f"/play/{campaign['id']}"))
+    foxhole = next(n for n in range(4) if fields.get(f"unit.{n}") == "Foxhole 2S")
+    assert fields[f"hex.{foxhole}"] == "Q16" and fields[f"fortification.{foxhole}"] == "yes"
+    moved = record(client, campaign, **{f"hex.{foxhole}": "R17"})  # changed on the page
+    assert moved.status_code == 303, moved.text
+    assert [u["hex"] for u in table.read(BRITISH, "/retained").json()] == [None, "R17"]
+    seen = table.read(AXIS, "/retained").json()  # the Fortification's location is secret
+    assert [u["unit"] for u in seen] == ["6-5-8"] and "R17" not in str(seen)

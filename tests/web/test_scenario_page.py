@@ -247,14 +247,21 @@ def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_state
     assert bad.status_code == 422 and "DRM you may claim" in text_of(bad.text)
 
 
-def test_fortifications_are_bought_on_the_page_at_the_tables_price_with_the_fpp(
-        client: TestClient, campaign: dict[str, Any]) -> None:
+def at_3_619_with_20_fpp(client: TestClient, campaign: dict[str, Any]) -> str:
+    """14PM 3.619 with the Axis logged in, holding the 20 FPP of an M3 bought in 3.617; its
+    token."""
     axis = campaign["tokens"]["sides"][AXIS]
     to_reph_step(client, campaign, "3.617")
     assert send(client, campaign, axis, {"type": "purchase_rg", "side": AXIS,
                                          "rg": "M3"}).status_code == 200  # 20 FPP
     to_reph_step(client, campaign, "3.619")
     log_in(client, axis)
+    return axis
+
+
+def test_fortifications_are_bought_on_the_page_at_the_tables_price_with_the_fpp(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    axis = at_3_619_with_20_fpp(client, campaign)
     form = [f for f in forms_of(get(client, f"/play/{campaign['id']}"))
             if 'value="fortification"' in f]
     assert len(form) == 1 and "Roadblock · 10 FPP" in markup.unescape(form[0])
@@ -317,3 +324,18 @@ def test_a_rolls_result_shows_the_tables_notes_its_footnote_marks_point_to(
     notes = text_of(shown.split('class="footnotes"', 1)[1].split("</ul>", 1)[0])
     assert "(1) An Original 2 DR results in Escape and Heat of Battle" in notes
     assert "(2)" not in notes and "(3)" not in notes
+
+
+def test_the_fortifications_a_side_bought_are_listed_on_its_page_only(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    at_3_619_with_20_fpp(client, campaign)
+    assert "Fortifications bought for" not in text_of(get(client, f"/play/{campaign['id']}"))
+    answer = act(client, campaign, {"action": "fortification", "side": AXIS,
+                                    "item": "Roadblock", "count": "1", "hex": ""})
+    assert answer.status_code == 303, answer.text
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    listed = page.split("Fortifications bought for 14PM", 1)[1].split("sealed from", 1)[0]
+    assert "1 x Roadblock · 10 FPP" in listed and "10 FPP in all" in listed
+    log_in(client, campaign["tokens"]["sides"][BRITISH])
+    seen = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Fortifications bought" not in seen and "Roadblock" not in seen
