@@ -220,8 +220,12 @@ async def watching(url: str, token: str, arrivals: dict[int, float], ready: asyn
                 if kind == "ready":
                     ready.set()
             elif line.startswith("data: ") and kind == "appended":
-                arrivals[json.loads(line.removeprefix("data: "))["version"]] = \
-                    time.perf_counter()
+                # One message may carry several commits read at once: each one's
+                # events arrived with it, not only the last's version.
+                data, now = json.loads(line.removeprefix("data: ")), time.perf_counter()
+                for version in [event["version"] for event in data["events"]] + [
+                        data["version"]]:
+                    arrivals.setdefault(version, now)
 
 
 def live_figures(arrivals: dict[int, float], answered_at: dict[int, float],
