@@ -24,13 +24,14 @@ RATINGS = ("change_elr", "change_san")
 NOTES = ("scenario_type", "weather", "ec", "wind")  # record_scenario's
 RETAINED_FLAGS = ("fortification", "hip", "off_map", "isolated", "elite",
                   "airborne")  # a Retained line's
-# ... and what a line may hold that the form does not show (retain_units takes them); a
-# page loaded before the form showed a Fortification's hex may still carry it here
-RETAINED_MORE = ("hex", "fortification", "shifted_from", "weapon", "usage_dr", "item")
+# ... and what a line may hold that the form does not show (retain_units takes them). A
+# Fortification's mark, hex and table item are the form's own fields: a page that still
+# carries them here (loaded before they were) is refused, never read as an open line.
+RETAINED_MORE = ("shifted_from", "weapon", "usage_dr")
 MAX_ROWS = 502  # the most Retained lines (500) and the form's two blank ones
 NO_KIND = "none"  # the kind a line's select gives for a line no limit counts
 MAX_MORE = 1000  # characters of a line's `more`: six short fields
-FORM_FIELDS = 14 * MAX_ROWS + 50  # the most fields a guide form sends (Retained units')
+FORM_FIELDS = 15 * MAX_ROWS + 50  # the most fields a guide form sends (Retained units')
 
 
 def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
@@ -195,8 +196,7 @@ def _retained(form: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
                 "kind": None if kind == NO_KIND else kind, **_more(form, n)}
         if _text(form, f"purchase.{n}"):
             line["purchase"] = _whole(form, f"purchase.{n}")
-        if f"hex.{n}" in form:  # a Fortification's hex (3.619), as the form now shows it
-            line["hex"] = _text(form, f"hex.{n}")
+        line |= {name: _text(form, f"{name}.{n}") for name in ("hex", "item")}
         units.append(line | {flag: form.get(f"{flag}.{n}") == "yes" for flag in RETAINED_FLAGS})
         lines.append(n)
     return units, lines

@@ -50,6 +50,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
                          "rule": retained_rule(refit, status.module),
+                         "items": fortification_items(refit, status.module),
                          "listed": {side: listed(part.get("retained", []))
                                     for side, part in guide["sides"].items()}},
             # the reports settled on this CG Date, newest first (public, as casualties are)
@@ -80,6 +81,13 @@ def footnotes(refit: Refit, module: str, rows: list[read.RollRow]) -> dict[int, 
     tables = {table.id: table for table in refit.store.module(module).tables}
     return {row.version: tables[row.table].footnotes(row.result) for row in rows
             if row.table in tables and row.result and not row.hidden}
+
+
+def fortification_items(refit: Refit, module: str) -> list[str]:
+    """The Fortification Purchase Table's lines, for a Retained Fortification's item (a
+    later purchase reads it: PBr 3.619 e's Trench in a hex that held a Foxhole)."""
+    chart = refit.store.module(module).fortification_chart
+    return [row.item for row in chart.rows] if chart else []
 
 
 def area_form(refit: Refit, module: str, sides: list[str]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.campaign.part import Part
 from domain.campaign.scenario import CasualtyRecorded
-from domain.errors import RuleViolation
+from domain.errors import InvalidCommand, RuleViolation
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -71,6 +71,13 @@ def retain_units(campaign: Campaign, command: cmd.RetainUnits, actor: str) -> No
             campaign.purchases.line(unit.purchase, side)  # the side's own RG line
         if unit.item is not None and campaign.rules.fortification_chart is not None:
             campaign.rules.fortification_chart.row(unit.item)  # a line of the table
+        if unit.hex is not None and not secret(unit):
+            # An open line's hex would show the other side where it is (3.619: a
+            # Fortification's or HIP unit's location is secret; an open unit is placed
+            # in its Setup Area, as it sets up).
+            raise InvalidCommand(f"{unit.unit}: a hex is recorded for a Fortification or "
+                                 "a HIP unit only (sealed); an open line names its "
+                                 "Setup/Entry Area", field="hex")
     limits.check_retained(campaign, side, units)
     shown = [u.model_dump() for u in units if not secret(u)]
     # The RG line each open unit came with is sealed, not shown: the RG Purchase Record

@@ -269,16 +269,69 @@ def test_a_fortification_and_its_hex_are_kept_from_the_page_its_hex_sealed(
     log_in(client, table.tokens[BRITISH])
     answer = record(client, campaign, **line(0, "6-5-8", "4", "A1", "squad"),
                     **line(1, "Foxhole 2S", "1", "A1", "none", fortification="yes"),
-                    **{"hex.1": "Q16"})
+                    **{"hex.1": "Q16", "item.1": "Foxhole (2-squad)"})
     assert answer.status_code == 303, answer.text
     units = table.read(BRITISH, "/retained").json()
-    assert [(u["unit"], u["fortification"], u["hex"]) for u in units] == [
-        ("6-5-8", False, None), ("Foxhole 2S", True, "Q16")]
+    assert [(u["unit"], u["fortification"], u["hex"], u["item"]) for u in units] == [
+        ("6-5-8", False, None, None), ("Foxhole 2S", True, "Q16", "Foxhole (2-squad)")]
     fields = shown(get(client, f"/play/{campaign['id']}"))
     foxhole = next(n for n in range(4) if fields.get(f"unit.{n}") == "Foxhole 2S")
-    assert fields[f"hex.{foxhole}"] == "Q16" and fields[f"fortification.{foxhole}"] == "yes"
+    assert (fields[f"hex.{foxhole}"], fields[f"fortification.{foxhole}"],
+            fields[f"item.{foxhole}"]) == ("Q16", "yes", "Foxhole (2-squad)")
     moved = record(client, campaign, **{f"hex.{foxhole}": "R17"})  # changed on the page
     assert moved.status_code == 303, moved.text
     assert [u["hex"] for u in table.read(BRITISH, "/retained").json()] == [None, "R17"]
     seen = table.read(AXIS, "/retained").json()  # the Fortification's location is secret
     assert [u["unit"] for u in seen] == ["6-5-8"] and "R17" not in str(seen)
+
+
+def test_a_hex_on_an_open_line_is_refused_naming_the_field(client: TestClient) -> None:
+    table = in_the_reph(client)
+    log_in(client, table.tokens[BRITISH])
+    before = table.read("director", "").json()["version"]
+    answer = record(client, table.campaign, **line(0, "6-5-8", "4", "A1", "squad"),
+                    **{"hex.0": "Q16"})  # it would show the Axis where the squad is
+    assert answer.status_code == 422
+    assert "a hex is recorded for a Fortification or a HIP unit only" in text_of(answer.text)
+    assert table.read("director", "").json()["version"] == before
+
+
+def test_a_page_from_before_the_fortification_fields_is_refused_not_opened(
+        client: TestClient) -> None:
+    table = in_the_reph(client)
+    campaign = table.campaign
+    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": [
+        {"unit": "Foxhole 2S", "area": "A1", "fortification": True, "hex": "Q16"}]})
+    log_in(client, table.tokens[BRITISH])
+    fields = {k: v for k, v in shown(get(client, f"/play/{campaign['id']}")).items()
+              if k not in ("csrf", "side", "action", "fortification.0", "hex.0", "item.0")}
+    before = table.read("director", "").json()["version"]
+    # as the older form sent the line: its mark and hex in `more`, no field of their own
+    old = fields | {"more.0": '{"hex": "Q16", "fortification": true, "shifted_from": null, '
+                              '"weapon": null, "usage_dr": null, "item": null}'}
+    answer = act(client, campaign, {"action": "retained", "side": BRITISH} | old)
+    assert answer.status_code == 422 and "load the page again" in text_of(answer.text)
+    assert table.read("director", "").json()["version"] == before
+    assert table.read(AXIS, "/retained").json() == []
+
+
+def test_a_foxhole_kept_from_the_page_lets_a_trench_be_dug_in_its_hex_next_cg_date(
+        client: TestClient) -> None:
+    table = in_the_reph(client)  # 14PM's list
+    log_in(client, table.tokens[BRITISH])
+    kept = record(client, table.campaign, **line(0, "Foxhole 2S", "1", "A1", "none",
+                                                 fortification="yes"),
+                  **{"hex.0": "Q16", "item.0": "Foxhole (2-squad)"})
+    assert kept.status_code == 303, kept.text
+    table.to("reph", "3.621")
+    for side, chit in ((AXIS, "attack"), (BRITISH, "idle")):
+        table.ok(side, {"type": "select_initiative", "side": side, "chit": chit})
+    table.to("scenario")  # 14PM's
+    table.to("reph", "3.619")  # 14N
+    table.ok("director", {"type": "credit_fpp", "side": BRITISH, "amount": 20,
+                          "reason": "M3 Fortification RG"})
+    trench = {"type": "purchase_fortification", "side": BRITISH, "amount": 10,
+              "reason": "Trench", "count": 1}
+    elsewhere = table.send(BRITISH, trench | {"hex": "R17"})
+    assert elsewhere.status_code == 422 and "3.619" in elsewhere.text
+    table.ok(BRITISH, trench | {"hex": "Q16"})
