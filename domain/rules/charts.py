@@ -42,6 +42,7 @@ class RGRow(Strict):
     # aircraft arrive per E7), and no Setup/Entry Area is recorded for it.
     placed: bool = True
     notes: list[str] = []
+    doubt: str | None = None  # what the printed text leaves in doubt, and how it is read
 
 
 class PurchaseLimit(Strict):

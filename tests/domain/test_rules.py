@@ -217,3 +217,12 @@ def test_a_result_points_to_the_notes_its_footnote_marks_name() -> None:
     abtf = MODULES["abtf"].table("9.613")  # its own (1)-(3), not PBr's
     (note,) = abtf.footnotes("Successful Shift, Casualty Reduction(2)")
     assert note.startswith("(2) Each Personnel unit suffer")
+
+
+def test_only_the_rgs_that_bring_no_units_to_place_skip_the_setup_area_each_saying_why() -> None:
+    unplaced = {(side, row.id): row for side, chart in MODULES["pbr"].rg_charts.items()
+                for row in chart.rows if not row.placed}
+    assert sorted(unplaced) == [("Axis", "F1"), ("Axis", "M1"), ("Axis", "M2"), ("Axis", "M3"),
+                                ("British", "B1"), ("British", "F1"), ("British", "M1"),
+                                ("British", "M2"), ("British", "M3")]
+    assert all(row.doubt and "3.6179" in row.doubt for row in unplaced.values())
