@@ -22,6 +22,7 @@ from projections.fold_reports import (
     fold_report_answered,
 )
 from projections.rows import (
+    CASUALTY,
     CONTROL,
     CVP,
     ELR,
@@ -49,8 +50,9 @@ from projections.rows import (
 # The fold's version: raised whenever the rows it makes of the same events change, so that
 # a view folded before is dropped at start and folded again (projections/view_sql.py).
 # 2: the others' SAN history gains the value a 3.623 announcement opened; 3: each report
-# between the sides has a row, with how it was answered.
-FOLD_VERSION = 3
+# between the sides has a row, with how it was answered; 4: each casualty is a row of its
+# own, beside its scenario's CVP total (the list grew in one row, written whole each batch).
+FOLD_VERSION = 4
 
 
 def fold(rows: Rows, record: Record) -> None:
@@ -248,13 +250,16 @@ def _casualty(rows: Rows, record: Record) -> None:
     data = record["data"]
     key = f"{data['scenario']}|{data['side']}"
     row = rows.get(CVP, key) or {
-        "scenario": data["scenario"], "side": data["side"], "cvp": 0, "casualties": [],
+        "scenario": data["scenario"], "side": data["side"], "cvp": 0,
         "first_version": record["version"]}
     row["cvp"] += data["cvp"]
-    row["casualties"].append({"unit": data["unit"], "cvp": data["cvp"],
-                              "ww_half_squads": data.get("ww_half_squads", 0),
-                              "version": record["version"]})
     rows.put(CVP, key, row["first_version"], row)
+    # A row of its own, not a list in the scenario's: that list grew with every casualty
+    # and was written whole again by each batch that added one (bench P3, 200k events).
+    rows.put(CASUALTY, str(record["version"]), record["version"], {
+        "scenario": data["scenario"], "side": data["side"], "unit": data["unit"],
+        "cvp": data["cvp"], "ww_half_squads": data.get("ww_half_squads", 0),
+        "version": record["version"]})
 
 
 def _rating(kind: str) -> Fold:

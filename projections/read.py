@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain.modules.kgp.rules import pf_text
 from projections.rows import (
+    CASUALTY,
     CONTROL,
     CVP,
     ELR,
@@ -382,7 +383,13 @@ def retained(source: RowSource, viewer: str | None = DIRECTOR) -> list[RetainedR
 def cvp(source: RowSource) -> CVPAnswer:
     """CVP per scenario and side, with totals (casualties are public)."""
     meta = _meta(source)
-    rows = [CVPRow.model_validate(row) for row in source.select_rows(CVP)]
+    lost: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for one in source.select_rows(CASUALTY):  # in the order they were recorded
+        lost.setdefault((one["scenario"], one["side"]), []).append(
+            {name: one[name] for name in ("unit", "cvp", "ww_half_squads", "version")})
+    rows = [CVPRow.model_validate(row | {"casualties": lost.get((row["scenario"],
+                                                                  row["side"]), [])})
+            for row in source.select_rows(CVP)]
     totals = dict.fromkeys(meta["sides"], 0)
     for row in rows:
         totals[row.side] += row.cvp

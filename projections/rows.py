@@ -11,6 +11,7 @@ META = "meta"
 ROSTER = "roster"
 PURCHASE = "purchase"
 CVP = "cvp"
+CASUALTY = "casualty"  # each casualty, by its version: a scenario's CVP row keeps the total
 ELR = "elr"
 SAN = "san"
 ROLL = "roll"

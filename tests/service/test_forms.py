@@ -146,3 +146,18 @@ def test_forms_with_nothing_on_them_print_their_headers_only(played: Played) -> 
     assert roster_csv([]).strip() == "CG Date,Scenario,Weather,Played"
     assert purchases_csv([]).splitlines()[0].startswith("#,Side,CG Date,RG")
     assert lines(cvp_csv(empty)) == [{"Scenario": "Total"}]
+
+
+def test_each_casualty_is_a_row_of_its_own_beside_its_scenarios_cvp_total(
+        played: Played) -> None:
+    answer = played.refit.reads.cvp(played.campaign)
+    played.refit.views.catch_up()  # the rows folded into the view itself, not only read
+    view, campaign = played.refit.views.view, str(played.campaign)
+    totals, casualties = view.select_rows(campaign, "cvp"), view.select_rows(campaign, "casualty")
+    assert totals and all("casualties" not in row for row in totals)  # no list that grows
+    assert [c["version"] for c in casualties] == sorted(c["version"] for c in casualties)
+    for scenario in answer.scenarios:  # each total is its casualties', in recorded order
+        own = [c for c in casualties
+               if (c["scenario"], c["side"]) == (scenario.scenario, scenario.side)]
+        assert scenario.cvp == sum(c["cvp"] for c in own) > 0
+        assert [c["version"] for c in scenario.casualties] == [c["version"] for c in own]
