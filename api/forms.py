@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from html import escape
 from typing import Any
 
-from infra.modules import module_name
 from projections.read import (
     CVPAnswer,
     ELRAnswer,
@@ -384,5 +383,5 @@ def render_form(forms: PaperForms, form: str) -> str:
     if form == "retained":
         return retained_csv(forms.retained)
     return forms_html(forms.name, forms.roster, forms.purchases, forms.cvp, forms.elr,
-                      subtitle=f"{module_name(forms.module)} CG {forms.cg}, "
+                      subtitle=f"{forms.module_name or forms.module.upper()} CG {forms.cg}, "
                                f"as of version {forms.version}", retained=forms.retained)

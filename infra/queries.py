@@ -224,7 +224,9 @@ class Queries:
     def paper_forms(self, campaign_id: UUID, as_of: Point = None,
                     viewer: str | None = None) -> read.PaperForms:
         """The paper forms' contents (CG Roster, RG Purchase Record, CVP, ELR), read once."""
-        return read.paper_forms(self._rows(campaign_id, as_of), viewer)
+        forms = read.paper_forms(self._rows(campaign_id, as_of), viewer)
+        named = self.store.module(forms.module).short_name
+        return forms.model_copy(update={"module_name": named})
 
     def holding(self, campaign_id: UUID, as_of: Point = None,
                 viewer: str | None = None) -> list[dict[str, Any]]:

@@ -486,6 +486,7 @@ class PaperForms(BaseModel):
     cg: str
     version: int
     roster: list[RosterRow]
+    module_name: str = ""  # as players write it ("PBr"), where the reader knows the module
     purchases: list[PurchaseRow]
     cvp: CVPAnswer
     elr: ELRAnswer

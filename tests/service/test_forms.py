@@ -92,6 +92,7 @@ def test_the_forms_render_from_one_read_model_as_each_read_gives_them(
                                                                                         as_of))
     assert render_form(forms, "purchases") == purchases_csv(forms.purchases)
     assert "<h1>Demo: PBr CG I</h1>" in render_form(forms, "html")
+    assert f"PBr CG I, as of version {forms.version}" in render_form(forms, "html")
     with pytest.raises(ValidationError):
         forms.version = 1  # type: ignore[misc]  # one point's forms, never changed after
     with pytest.raises(ValueError, match="not 'tea'"):
