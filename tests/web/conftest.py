@@ -39,6 +39,36 @@ def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[s
     return {**browser_type_launch_args, "executable_path": path}
 
 
+@pytest.fixture(autouse=True)
+def page_errors(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    """Every browser page a test opens is read for what the pages must never log: a
+    refusal by their Content-Security-Policy (htmx once set a style attribute on each
+    swap) and an uncaught script error; any one fails the test as it ends. (A refused
+    form's 422 is logged too, as a failed load: that is a page answering, not an error.)"""
+    if "browser" not in request.fixturenames:
+        yield []
+        return
+    browser = request.getfixturevalue("browser")
+    errors: list[str] = []
+    make = browser.new_context
+
+    def logged(message: Any) -> None:
+        if message.type == "error" and "Content Security Policy" in message.text:
+            errors.append(message.text)
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        context = make(*args, **kwargs)
+        context.on("console", logged)
+        context.on("weberror", lambda error: errors.append(f"script error: {error.error}"))
+        return context
+    browser.new_context = watched
+    try:
+        yield errors
+    finally:
+        del browser.new_context  # the class's again, for the session's next test
+    assert not errors, errors
+
+
 @pytest.fixture
 def client(settings: Settings) -> Iterator[TestClient]:
     """The service with PBr as it ships, called in-process (no browser)."""
