@@ -17,6 +17,7 @@ from domain.cosigned import CosignWatch
 from domain.errors import CampaignNotFound, HistoryUnreadable, InvalidCommand
 from domain.history import redacted
 from domain.pins import PinWatch
+from domain.rules import Module
 from domain.verify import VerifyReport, verify_records
 from infra.caches import snapshot_problems, undo_problems, view_problems
 from infra.store import CampaignStore
@@ -64,6 +65,10 @@ class Queries:
     def _campaign(self, campaign_id: UUID, version: int | None = None) -> Campaign:
         """The campaign at its head, or as it stood at `version`."""
         return self.store.campaign(campaign_id, version=version)
+
+    def rules(self, campaign_id: UUID) -> Module:
+        """The rules module the campaign is pinned to (what its commands are judged by)."""
+        return self._campaign(campaign_id).rules
 
     def answer(self, which: Read, campaign_id: UUID, as_of: Point = None,
                viewer: str | None = None) -> Any:
@@ -225,7 +230,7 @@ class Queries:
                     viewer: str | None = None) -> read.PaperForms:
         """The paper forms' contents (CG Roster, RG Purchase Record, CVP, ELR), read once."""
         forms = read.paper_forms(self._rows(campaign_id, as_of), viewer)
-        named = self.store.module(forms.module).short_name
+        named = self.rules(campaign_id).short_name
         return forms.model_copy(update={"module_name": named})
 
     def holding(self, campaign_id: UUID, as_of: Point = None,

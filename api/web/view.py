@@ -10,6 +10,7 @@ from api.access import DIRECTOR, OBSERVER, Caller
 from api.report import in_words
 from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
+from domain.rules import Module
 from infra.application import Refit
 from infra.queries_at_head import AtHead
 from projections import read
@@ -28,6 +29,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
     status = reads.status(ident, None, viewer)
     guide = reads.guide(ident, None, viewer)
     mine = list(guide["sides"])
+    rules = reads.rules(ident)  # the data the campaign is pinned to, as its commands are
     # What another side is doing, as an observer reads it: its public rolls, no RG line.
     public = reads.guide(ident, None, OBSERVER) if caller.role != DIRECTOR else guide
     others = {side: part for side, part in public["sides"].items() if side not in mine}
@@ -38,19 +40,19 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
     return {"status": status, "guide": guide, "others": others,
             "recent": list(reversed(rolls[-RECENT:])),
             "rolled": just_rolled,
-            "footnotes": footnotes(refit, status.module, just_rolled),
+            "footnotes": footnotes(rules, just_rolled),
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "forts_now": forts_now(reads.roster(ident, None, viewer), mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
-            "area_form": area_form(refit, status.module, mine),
+            "area_form": area_form(rules, mine),
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
                          "rule": retained_rule(refit, status.module),
-                         "items": fortification_items(refit, status.module),
+                         "items": fortification_items(rules),
                          "listed": {side: listed(part.get("retained", []))
                                     for side, part in guide["sides"].items()}},
             # the reports settled on this CG Date, newest first (public, as casualties are)
@@ -76,24 +78,23 @@ def option_notes(refit: Refit, module: str, sides: list[str]) -> dict[str, str]:
             for chart in charts for option in chart.options}
 
 
-def footnotes(refit: Refit, module: str, rows: list[read.RollRow]) -> dict[int, list[str]]:
+def footnotes(rules: Module, rows: list[read.RollRow]) -> dict[int, list[str]]:
     """The table's notes each result shown points to ("Escapes(1)": note (1)), by version."""
-    tables = {table.id: table for table in refit.store.module(module).tables}
+    tables = {table.id: table for table in rules.tables}
     return {row.version: tables[row.table].footnotes(row.result) for row in rows
             if row.table in tables and row.result and not row.hidden}
 
 
-def fortification_items(refit: Refit, module: str) -> list[str]:
+def fortification_items(rules: Module) -> list[str]:
     """The Fortification Purchase Table's lines, for a Retained Fortification's item (a
     later purchase reads it: PBr 3.619 e's Trench in a hex that held a Foxhole)."""
-    chart = refit.store.module(module).fortification_chart
+    chart = rules.fortification_chart
     return [row.item for row in chart.rows] if chart else []
 
 
-def area_form(refit: Refit, module: str, sides: list[str]) -> dict[str, Any]:
+def area_form(rules: Module, sides: list[str]) -> dict[str, Any]:
     """What the Setup/Entry Area form on an RG's line cites (the RG Purchase Record, PBr
     3.6179), and the RG it is not offered for: those that bring no units to place."""
-    rules = refit.store.module(module)
     return {"rule": rules.rg_record_rule or rules.rg_chart_rule,
             "unplaced": {side: {row.id for row in rules.rg_charts[side].rows if not row.placed}
                          for side in sides if side in rules.rg_charts}}

@@ -16,6 +16,7 @@ import pytest
 
 from api.access import Caller
 from api.report import history_report
+from api.web.view import home
 from domain.campaign.pinning import FIRST_PIN
 from domain.errors import Forbidden, ImportRefused, InvalidCommand
 from domain.hashing import GENESIS_HASH
@@ -83,6 +84,21 @@ def test_new_data_leaves_a_running_campaign_as_it_was_and_its_next_command_on_it
     assert forms(refit, running) == before
     assert price_of_i7(refit, running) == 12  # its pinned chart, not the errata's 13
     assert refit.reads.verify(running).ok
+
+
+def test_a_running_campaigns_page_offers_what_its_pinned_chart_allows(
+        refit: Refit, tmp_path: Path) -> None:
+    chart = packaged_modules()["pbr"].rg_charts[AXIS].model_dump(mode="json")
+    next(row for row in chart["rows"] if row["id"] == "I5")["placed"] = False
+    path = tmp_path / "pbr-no-i5-area.json"
+    path.write_text(json.dumps({"format": "refit-module-patch/1", "module": "pbr",
+                                "rg_charts": {AXIS: chart}}), encoding="utf-8")
+    running = ranville(refit)
+    load(refit, path)
+    newer = ranville(refit, "Newer")
+    for campaign, offered in ((running, True), (newer, False)):
+        unplaced = home(refit, campaign, Caller(AXIS), None)["area_form"]["unplaced"][AXIS]
+        assert ("I5" not in unplaced) == offered  # as record_rg_area would judge it
 
 
 def test_a_campaign_made_after_new_data_is_loaded_pins_the_new_data(
