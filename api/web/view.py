@@ -48,6 +48,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
             "area_form": area_form(rules, mine),
+            "module_name": rules.short_name,
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(refit, status.module, status.phase, status.step),

@@ -119,6 +119,7 @@ def test_the_area_form_cites_the_purchase_record_and_skips_an_rg_with_no_units(
     assert answer.status_code == 200, answer.text
     log_in(client, campaign["tokens"]["sides"][AXIS])
     page = get(client, f"/play/{campaign['id']}")
+    assert "PBr CG I" in text_of(page)  # as players write it, not "PBR"
     assert 'id="area-1"' in page and 'id="area-2"' not in page
     label = page.split('for="area-1"', 1)[1].split("</label>", 1)[0]
     assert '<span class="rule">3.6179</span>' in label
