@@ -47,7 +47,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
-            "area_form": area_form(rules, mine),
+            "area_form": area_form(rules, mine, status.phase, status.step),
             "module_name": rules.short_name,
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
@@ -93,10 +93,13 @@ def fortification_items(rules: Module) -> list[str]:
     return [row.item for row in chart.rows] if chart else []
 
 
-def area_form(rules: Module, sides: list[str]) -> dict[str, Any]:
+def area_form(rules: Module, sides: list[str], phase: str, step: str | None
+              ) -> dict[str, Any]:
     """What the Setup/Entry Area form on an RG's line cites (the RG Purchase Record, PBr
-    3.6179), and the RG it is not offered for: those that bring no units to place."""
+    3.6179), whether it is open (before the CG Date's scenario sets up), and the RG it is
+    not offered for: those that bring no units to place."""
     return {"rule": rules.rg_record_rule or rules.rg_chart_rule,
+            "open": phase not in ("scenario", "ended") and not rules.date_played(phase, step),
             "unplaced": {side: {row.id for row in rules.rg_charts[side].rows if not row.placed}
                          for side in sides if side in rules.rg_charts}}
 

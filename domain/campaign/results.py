@@ -117,7 +117,9 @@ def record_area(campaign: Campaign, command: cmd.RecordRGArea, actor: str) -> No
         raise RuleViolation(f"purchase #{command.purchase} ({row.id}, {row.group_type}) "
                             "brings no units to set up or enter: no Setup/Entry Area is "
                             "recorded for it", rule=rule)
-    if campaign.reph.phase == "scenario":  # its units have set up (or entered) by now
+    reph = campaign.reph
+    if reph.phase == "scenario" or rules.date_played(reph.phase, reph.step):
+        # its units have set up (or entered) by now
         raise RuleViolation(f"purchase #{command.purchase}'s Setup/Entry Area is recorded in "
                             "the RePh of its CG Date of purchase, before the CG Scenario "
                             "sets up", rule=rule)

@@ -174,6 +174,14 @@ class Module(Strict):
         return [kind for kind in self.control_kinds
                 if not by_side or bound.get(kind, step) == step]
 
+    def date_played(self, phase: str, step: str | None) -> bool:
+        """Whether the CG Scenario of the RePh's CG Date has been played: the RePh after it,
+        before the step that begins the next CG Date (PBr 3.612)."""
+        rules = [s.rule for s in self.steps]
+        new = next((i for i, s in enumerate(self.steps) if s.new_cg_date), None)
+        return (phase == "reph" and new is not None and step in rules
+                and rules.index(step) < new)
+
     @property
     def short_name(self) -> str:
         """The module as players write it: "PBr", not "PBR"."""

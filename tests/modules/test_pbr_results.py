@@ -15,7 +15,7 @@ from infra.application import Refit
 from infra.live import appended
 from tests.helpers.paths import FIXTURE_PBR_CGS
 from tests.helpers.refusals import refused
-from tests.helpers.story import advance, advance_to, do, load_fixture_chart
+from tests.helpers.story import advance, advance_to, do, load_fixture_chart, to_reph_step
 
 AXIS, BRITISH = "Axis", "British"
 
@@ -239,6 +239,17 @@ def test_no_setup_area_is_recorded_for_an_rg_that_brings_no_units(refit: Refit,
     error = refused(refit, at_14am, {"type": "record_rg_area", "side": AXIS,
                                      "purchase": 2, "area": "R17"})
     assert isinstance(error, RuleViolation) and error.rule == "3.6179"
+
+
+def test_an_rgs_area_is_not_recorded_once_its_cg_dates_scenario_was_played(
+        refit: Refit, at_14am: UUID) -> None:
+    buy(refit, at_14am, "I5")  # line 1, on 14AM
+    to_reph_step(refit, at_14am, "3.606")  # 14AM's scenario played; still its CG Date
+    assert refit.store.campaign(at_14am).reph.cg_date == "14AM"
+    error = refused(refit, at_14am, {"type": "record_rg_area", "side": AXIS,
+                                     "purchase": 1, "area": "Q16"})
+    assert isinstance(error, RuleViolation) and error.rule == "3.6179"
+    assert "before the CG Scenario sets up" in error.message
 
 
 RETAINED = [

@@ -109,6 +109,11 @@ def test_the_area_is_recorded_in_the_reph_never_once_the_scenario_is_in_play(
                     {"type": "record_rg_area", "side": AXIS, "purchase": 1,
                      "area": area}).status_code == 422
     assert line_one(client, campaign, AXIS).get("setup_area") is None
+    table.to("reph", "3.606")  # the RePh after it: still 14AM, its scenario played
+    assert 'name="area"' not in get(client, f"/play/{campaign['id']}")
+    late = send(client, campaign, campaign["tokens"]["sides"][AXIS],
+                {"type": "record_rg_area", "side": AXIS, "purchase": 1, "area": "LATER"})
+    assert late.status_code == 422 and late.json()["error"]["rule"] == "3.6179"
 
 
 def test_the_area_form_cites_the_purchase_record_and_skips_an_rg_with_no_units(
