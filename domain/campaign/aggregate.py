@@ -116,8 +116,9 @@ class Campaign(Aggregate):
     # v5: each CG Date's roll results (PBr 3.613); v6: the state split into parts;
     # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides;
     # v9: the Retained units roster; v10: the sides' seed shares; v11: the sides' keys
-    # and co-signed checkpoints; v12: each CG Date's roll results by subject too
-    class_version = 12
+    # and co-signed checkpoints; v12: each CG Date's roll results by subject too;
+    # v13: the hexes each Fortification bought on the CG Date was placed in
+    class_version = 13
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
@@ -129,6 +130,7 @@ class Campaign(Aggregate):
     upcast_v9_v10 = staticmethod(upcasts.v9_v10)
     upcast_v10_v11 = staticmethod(upcasts.v10_v11)
     upcast_v11_v12 = staticmethod(upcasts.v11_v12)
+    upcast_v12_v13 = staticmethod(upcasts.v12_v13)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,

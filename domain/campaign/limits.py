@@ -129,6 +129,11 @@ def _check_previous(campaign: Campaign, side: str, row: FortificationRow,
         raise InvalidCommand(f"a {row.item} (note {need.note}) is bought one at a time for "
                              "the hex it is placed in (give the hex, count 1)", rule=rule,
                              field="hex")
+    placed = campaign.purchases.hexes_today.get(side, {}).get(row.item, [])
+    if command.hex in placed:  # its Foxhole became that Trench: none is left for another
+        raise RuleViolation(f"{row.item} (note {need.note}): one per hex that held a "
+                            f"{' or '.join(need.previous_in_hex)}, and {command.hex} has "
+                            f"its {row.item} already", rule=rule)
     earlier = campaign.retained.earlier(side, campaign.reph.cg_date)
     if not any(u.get("fortification") and u.get("item") in need.previous_in_hex
                and u.get("hex") == command.hex for u in earlier):

@@ -42,6 +42,9 @@ class Purchases(Part):
         self.rg_today: dict[str, dict[str, int]] = {side: {} for side in sides}
         self.forts_today: dict[str, dict[str, int]] = {}
         self.forts_total: dict[str, dict[str, int]] = {}
+        # side -> item -> the hexes it was placed in on the CG Date (3.619 e: a Trench
+        # in a hex that held a Foxhole, one per hex)
+        self.hexes_today: dict[str, dict[str, list[str]]] = {}
 
     def line(self, number: int, side: str) -> dict[str, Any]:
         """Line `number` of the record, which must be the side's."""
@@ -362,3 +365,6 @@ class FortificationPurchased(PointsEvent):
         for tally in (purchases.forts_today, purchases.forts_total):
             bought = tally.setdefault(self.side, {})
             bought[self.reason] = bought.get(self.reason, 0) + self.count
+        if self.hex is not None:
+            placed = purchases.hexes_today.setdefault(self.side, {})
+            placed.setdefault(self.reason, []).append(self.hex)

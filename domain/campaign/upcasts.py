@@ -132,3 +132,12 @@ def v11_v12(state: dict[str, Any]) -> None:
     """Before v12: the CG Date's roll results were not also kept by subject (3.6061's
     follow-up), and cannot be told from the state: the store passes such a snapshot over
     and rebuilds the campaign from its events (infra/seal.py)."""
+
+
+def v12_v13(state: dict[str, Any]) -> None:
+    """Before v13: the hexes the CG Date's Fortifications were placed in were not kept. A
+    snapshot is passed over (infra/seal.py) and the campaign rebuilt from its events; an
+    Undone's state from then reads none placed on that CG Date."""
+    purchases = state.get("purchases")
+    if isinstance(purchases, Part):
+        vars(purchases).setdefault("hexes_today", {})

@@ -170,10 +170,20 @@ def test_a_v10_snapshot_loads_with_no_key_registered_and_nothing_cosigned(
     assert loaded.cosigning.keys == {} and loaded.cosigning.cosigned == {}
 
 
-def test_a_snapshot_taken_now_records_class_version_12(refit: Refit) -> None:
+def test_a_v12_state_loads_with_no_fortification_hex_placed_on_the_cg_date(
+        refit: Refit) -> None:
+    live = refit.store.campaign(abtf_campaign(refit, "v12 snapshot"))
+    taken = Snapshot.take(live)
+    del vars(taken.state["purchases"])["hexes_today"]
+    taken.state["class_version"] = 12
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign) and loaded.purchases.hexes_today == {}
+
+
+def test_a_snapshot_taken_now_records_class_version_13(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 12
+    assert taken.state["class_version"] == 13
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
     assert again.retained == live.retained

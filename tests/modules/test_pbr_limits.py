@@ -10,6 +10,7 @@ import json
 from typing import Any
 from uuid import UUID
 
+from api.forms import roster_csv
 from domain.errors import InvalidCommand, RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
@@ -181,6 +182,13 @@ def test_3_619_e_a_trench_only_in_a_hex_that_held_a_foxhole_on_the_previous_cg_d
     assert isinstance(error, RuleViolation) and error.rule == "3.619"
     assert "note e" in error.message and "R17 did not" in error.message
     do(refit, campaign, trench("Q16"), AXIS)
+    again = refused(refit, campaign, trench("Q16"))  # "the foxhole is removed"
+    assert isinstance(again, RuleViolation) and again.rule == "3.619"
+    assert "Q16 has its Trench already" in again.message
+    (line,) = [row for row in refit.reads.roster(campaign, viewer=AXIS) if row.cg_date == "14PM"]
+    assert {"item": "Trench", "count": 1, "fpp": 10, "hex": "Q16"} in \
+        (line.sides[AXIS].fortifications or [])  # 3.6222: its hex on the Axis's roster
+    assert "Trench in Q16 10 FPP" in roster_csv(refit.reads.roster(campaign, viewer=AXIS))
     # The hexes stay the Axis's own: on every read the British have, none shows.
     roster = refit.reads.roster(campaign, viewer=BRITISH)
     retained = refit.reads.retained(campaign, viewer=BRITISH)
