@@ -93,8 +93,9 @@ def bought(rg: dict[str, Any]) -> str:
 
 
 def _fortification(item: dict[str, Any]) -> str:
-    count = item.get("count", 1)
-    return f"{item.get('item')}{f' x{count}' if count != 1 else ''} {_text(item.get('fpp'))} FPP"
+    count, where = item.get("count", 1), item.get("hex")
+    return (f"{item.get('item')}{f' x{count}' if count != 1 else ''}"
+            f"{f' in {where}' if where else ''} {_text(item.get('fpp'))} FPP")
 
 
 ROW_COLUMNS = (

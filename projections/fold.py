@@ -51,7 +51,8 @@ from projections.rows import (
 # a view folded before is dropped at start and folded again (projections/view_sql.py).
 # 2: the others' SAN history gains the value a 3.623 announcement opened; 3: each report
 # between the sides has a row, with how it was answered; 4: each casualty is a row of its
-# own, beside its scenario's CVP total (the list grew in one row, written whole each batch).
+# own, beside its scenario's CVP total (the list grew in one row, written whole each batch),
+# and a Fortification on the CG Roster keeps the hex it was placed in.
 FOLD_VERSION = 4
 
 
@@ -125,7 +126,7 @@ def _points(pool: str, column: str | None, sign: int) -> Fold:
         row, cell = roster_cell(rows, meta, side)
         if column == "fortifications":
             cell["fortifications"].append({"item": data["reason"], "count": data.get("count", 1),
-                                           "fpp": data["amount"]})
+                                           "fpp": data["amount"], "hex": data.get("hex")})
         elif column == "cpp_spent" and data.get("column") == "recon":
             cell["recon_cpp"] = cell.get("recon_cpp", 0) + data["amount"]
         elif column is not None:

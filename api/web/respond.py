@@ -47,7 +47,7 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "listed": "this page's form", "more": "this page's form", "rows": "this page's form",
           "kind": "Kind",
           # the Fortification form's (3.619, 9.619)
-          "count": "How many", "hex": "Hex (if the table asks)",
+          "count": "How many", "hex": "Hex",
           "purchase_fortification.reason": "Fortification (FPP each)",
           # the director's adjustments (api/web/templates/adjust.html)
           "change": "Change", "amount": "Amount", "rating": "Rating", "value": "It becomes",

@@ -274,7 +274,9 @@ def test_a_fortification_and_its_hex_are_kept_from_the_page_its_hex_sealed(
     units = table.read(BRITISH, "/retained").json()
     assert [(u["unit"], u["fortification"], u["hex"], u["item"]) for u in units] == [
         ("6-5-8", False, None, None), ("Foxhole 2S", True, "Q16", "Foxhole (2-squad)")]
-    fields = shown(get(client, f"/play/{campaign['id']}"))
+    page = get(client, f"/play/{campaign['id']}")
+    assert "Foxhole 2S Fortification: Foxhole (2-squad) in Q16, sealed" in card(page)
+    fields = shown(page)
     foxhole = next(n for n in range(4) if fields.get(f"unit.{n}") == "Foxhole 2S")
     assert (fields[f"hex.{foxhole}"], fields[f"fortification.{foxhole}"],
             fields[f"item.{foxhole}"]) == ("Q16", "yes", "Foxhole (2-squad)")
