@@ -125,8 +125,9 @@ def _points(pool: str, column: str | None, sign: int) -> Fold:
         meta[pool][side] += sign * data["amount"]
         row, cell = roster_cell(rows, meta, side)
         if column == "fortifications":
+            hexed = {"hex": data["hex"]} if data.get("hex") else {}  # where the table asks
             cell["fortifications"].append({"item": data["reason"], "count": data.get("count", 1),
-                                           "fpp": data["amount"], "hex": data.get("hex")})
+                                           "fpp": data["amount"], **hexed})
         elif column == "cpp_spent" and data.get("column") == "recon":
             cell["recon_cpp"] = cell.get("recon_cpp", 0) + data["amount"]
         elif column is not None:
