@@ -53,7 +53,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
                          "rule": retained_rule(refit, status.module),
-                         "items": fortification_items(rules),
+                         "items": fortification_items(rules, mine),
                          "listed": {side: listed(part.get("retained", []))
                                     for side, part in guide["sides"].items()}},
             # the reports settled on this CG Date, newest first (public, as casualties are)
@@ -86,11 +86,13 @@ def footnotes(rules: Module, rows: list[read.RollRow]) -> dict[int, list[str]]:
             if row.table in tables and row.result and not row.hidden}
 
 
-def fortification_items(rules: Module) -> list[str]:
-    """The Fortification Purchase Table's lines, for a Retained Fortification's item (a
-    later purchase reads it: PBr 3.619 e's Trench in a hex that held a Foxhole)."""
+def fortification_items(rules: Module, sides: list[str]) -> dict[str, list[str]]:
+    """The Fortification Purchase Table's lines each side may buy, for a Retained
+    Fortification's item (a later purchase reads it: PBr 3.619 e's Trench in a hex that
+    held a Foxhole)."""
     chart = rules.fortification_chart
-    return [row.item for row in chart.rows] if chart else []
+    return {side: [row.item for row in chart.rows if side in row.cost] if chart else []
+            for side in sides}
 
 
 def area_form(rules: Module, sides: list[str], phase: str, step: str | None

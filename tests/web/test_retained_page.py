@@ -337,3 +337,14 @@ def test_a_foxhole_kept_from_the_page_lets_a_trench_be_dug_in_its_hex_next_cg_da
     elsewhere = table.send(BRITISH, trench | {"hex": "R17"})
     assert elsewhere.status_code == 422 and "3.619" in elsewhere.text
     table.ok(BRITISH, trench | {"hex": "Q16"})
+
+
+def test_a_sides_fortification_items_are_those_its_table_lets_it_buy(
+        client: TestClient) -> None:
+    table = in_the_reph(client)
+    for side, offered in ((AXIS, False), (BRITISH, True)):  # 3.619 d: British A-T mines
+        log_in(client, table.tokens[side])
+        form = get(client, f"/play/{table.campaign['id']}").split('class="retain"', 1)[1]
+        choices = form.split('name="item.0"', 1)[1].split("</select>", 1)[0]
+        assert "Foxhole (2-squad)" in choices
+        assert ("A-T Mine factor" in choices) == offered, side
