@@ -27,7 +27,7 @@ def packaged_modules() -> dict[str, Module]:
 
 def module_name(module_id: str) -> str:
     """A module as players write it ("PBr CG I", not "PBR CG I"); another's id, upper."""
-    found = dict(_packaged()).get(module_id)
+    found = packaged_modules().get(module_id)
     return found.short_name if found else module_id.upper()
 
 

@@ -66,8 +66,6 @@ LABELS |= {f"{prefix}{name}": f"{label} (correction {number})"
            for number, prefix in enumerate(CORRECTIONS, 1)
            for name, label in CORRECTION_LABELS.items()}
 templates = Jinja2Templates(directory=HERE / "templates")
-
-
 # a purchase's mode (3.6175) in the words the history report uses
 templates.env.filters |= {"subject": subject_label, "signed": signed,
                           "mode": mode_words, "after_step": step_named,

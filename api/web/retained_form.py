@@ -14,9 +14,8 @@ from domain.campaign import Campaign
 from domain.campaign.retained import recorded_now
 from domain.errors import InvalidCommand
 from domain.hashing import canonical, sha256_hex
-from infra.application import Refit
+from domain.rules import Module
 
-NEW_DATE = "New CG Date"  # the step from which the list is the next scenario's CG Date's
 SETTLED_IN = ("Setup Area Determination", "Shift")  # the steps that settle what is Retained
 
 
@@ -39,19 +38,13 @@ def still_listed(form: dict[str, str]) -> Callable[[Campaign], None]:
     return holds
 
 
-def retained_open(refit: Refit, module: str, phase: str, step: str | None) -> bool:
+def retained_open(rules: Module, phase: str, step: str | None) -> bool:
     """Whether the page offers the form: in the RePh from its New CG Date step on, when
     the list is the one of the CG Date the next scenario is played on."""
-    if phase != "reph":
-        return False
-    steps = refit.store.module(module).steps
-    rules = [s.rule for s in steps]
-    new = next((s.rule for s in steps if s.title.startswith(NEW_DATE)), None)
-    return new is None or step not in rules or rules.index(step) >= rules.index(new)
+    return phase == "reph" and rules.date_begun(step)
 
 
-def retained_rule(refit: Refit, module: str) -> str:
+def retained_rule(rules: Module) -> str:
     """Where the module's RePh settles what each side Retains: its Setup Area Determination
     and Shift steps (PBr 3.605, 3.613; ABtF 9.605, 9.613); empty where it has neither."""
-    return ", ".join(step.rule for step in refit.store.module(module).steps
-                     if step.title.startswith(SETTLED_IN))
+    return ", ".join(step.rule for step in rules.steps if step.title.startswith(SETTLED_IN))

@@ -51,8 +51,8 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "module_name": rules.short_name,
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
-            "retained": {"open": retained_open(refit, status.module, status.phase, status.step),
-                         "rule": retained_rule(refit, status.module),
+            "retained": {"open": retained_open(rules, status.phase, status.step),
+                         "rule": retained_rule(rules),
                          "items": fortification_items(rules, mine),
                          "listed": {side: listed(part.get("retained", []))
                                     for side, part in guide["sides"].items()}},
@@ -101,7 +101,7 @@ def area_form(rules: Module, sides: list[str], phase: str, step: str | None
     3.6179), whether it is open (before the CG Date's scenario sets up), and the RG it is
     not offered for: those that bring no units to place."""
     return {"rule": rules.rg_record_rule or rules.rg_chart_rule,
-            "open": phase not in ("scenario", "ended") and not rules.date_played(phase, step),
+            "open": rules.before_setup(phase, step),
             "unplaced": {side: {row.id for row in rules.rg_charts[side].rows if not row.placed}
                          for side in sides if side in rules.rg_charts}}
 

@@ -107,7 +107,8 @@ def entering(campaign: Campaign, actor: str) -> None:
 def record_area(campaign: Campaign, command: cmd.RecordRGArea, actor: str) -> None:
     """3.6179: each RG has a friendly Setup Area or Eligible Entry Area recorded for it on
     its CG Date of purchase, on its (secret) line of the RG Purchase Record."""
-    campaign.reph.check_not_ended()
+    reph = campaign.reph
+    reph.check_not_ended()
     side = campaign.check_side(command.side)
     line = campaign.purchases.line(command.purchase, side)
     rules = campaign.rules
@@ -117,19 +118,16 @@ def record_area(campaign: Campaign, command: cmd.RecordRGArea, actor: str) -> No
         raise RuleViolation(f"purchase #{command.purchase} ({row.id}, {row.group_type}) "
                             "brings no units to set up or enter: no Setup/Entry Area is "
                             "recorded for it", rule=rule)
-    reph = campaign.reph
-    if reph.phase == "scenario" or rules.date_played(reph.phase, reph.step):
-        # its units have set up (or entered) by now
+    if not rules.before_setup(reph.phase, reph.step):  # its units set up (or entered)
         raise RuleViolation(f"purchase #{command.purchase}'s Setup/Entry Area is recorded in "
                             "the RePh of its CG Date of purchase, before the CG Scenario "
                             "sets up", rule=rule)
-    if line["cg_date"] != campaign.reph.cg_date:
+    if line["cg_date"] != reph.cg_date:
         raise RuleViolation(f"purchase #{command.purchase} came on {line['cg_date']}: its "
                             "Setup/Entry Area is recorded on its CG Date of purchase",
                             rule=rule)
     campaign._record(RGAreaRecorded, actor, secret_for=side, side=side,
-                     purchase=command.purchase, area=command.area,
-                     cg_date=campaign.reph.cg_date)
+                     purchase=command.purchase, area=command.area, cg_date=reph.cg_date)
 
 
 class PurchasePadded(CampaignEvent):

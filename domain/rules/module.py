@@ -174,13 +174,18 @@ class Module(Strict):
         return [kind for kind in self.control_kinds
                 if not by_side or bound.get(kind, step) == step]
 
-    def date_played(self, phase: str, step: str | None) -> bool:
-        """Whether the CG Scenario of the RePh's CG Date has been played: the RePh after it,
-        before the step that begins the next CG Date (PBr 3.612)."""
+    def date_begun(self, step: str | None) -> bool:
+        """Whether a RePh at `step` has begun the next CG Date: from the step that begins
+        it on (PBr 3.612), or at any step where the module names none."""
         rules = [s.rule for s in self.steps]
         new = next((i for i, s in enumerate(self.steps) if s.new_cg_date), None)
-        return (phase == "reph" and new is not None and step in rules
-                and rules.index(step) < new)
+        return new is None or step not in rules or rules.index(step) >= new
+
+    def before_setup(self, phase: str, step: str | None) -> bool:
+        """Whether the CG Scenario of the campaign's CG Date is still to set up: not in play,
+        and not played (the RePh after it, until it begins the next CG Date), nor the
+        campaign ended."""
+        return phase == "setup" or (phase == "reph" and self.date_begun(step))
 
     @property
     def short_name(self) -> str:

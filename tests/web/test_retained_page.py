@@ -26,6 +26,15 @@ def in_the_reph(client: TestClient, step: str = "3.612") -> Table:
     return table
 
 
+def british_list(client: TestClient, units: list[dict[str, Any]]) -> Table:
+    """In the RePh after 14AM (14PM's list), the British have recorded these Retained
+    units through the API, and their page is open."""
+    table = in_the_reph(client)
+    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": units})
+    log_in(client, table.tokens[BRITISH])
+    return table
+
+
 def card(page: str) -> str:
     """The words of the page's Retained units card."""
     return text_of(page.split('class="retained"', 1)[1].split("</section>", 1)[0])
@@ -127,12 +136,10 @@ def test_a_refused_list_names_its_field_or_rule_and_appends_nothing(
 
 def test_a_page_the_list_has_moved_past_is_refused_and_a_lines_more_is_kept(
         client: TestClient) -> None:
-    table = in_the_reph(client)
-    campaign = table.campaign
-    log_in(client, table.tokens[BRITISH])
-    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": [
+    table = british_list(client, [
         {"unit": "Foxhole 1S", "count": 1, "area": "A1", "fortification": True,
-         "hex": "Q7", "item": "Foxhole (1-squad)"}]})
+         "hex": "Q7", "item": "Foxhole (1-squad)"}])
+    campaign = table.campaign
     stale = get(client, f"/play/{campaign['id']}")
     fields = {k: v for k, v in shown(stale).items() if k not in ("csrf", "side", "action")}
     assert record(client, campaign, **line(1, "6-5-8", "4", "A1", "squad")).status_code == 303
@@ -224,12 +231,10 @@ def test_a_tampered_form_is_refused_small_and_whole(client: TestClient) -> None:
 
 def test_a_list_of_two_hundred_lines_goes_back_through_the_page_whole(
         client: TestClient) -> None:
-    table = in_the_reph(client)
-    campaign = table.campaign
-    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": [
+    table = british_list(client, [
         {"unit": f"4-4-7 #{n}", "count": 1, "area": "A1", "kind": "squad", "elite": True}
-        for n in range(200)]})
-    log_in(client, table.tokens[BRITISH])
+        for n in range(200)])
+    campaign = table.campaign
 
     answer = record(client, campaign, **{"count.0": "2"})  # 1,400 fields and more
 
@@ -300,11 +305,9 @@ def test_a_hex_on_an_open_line_is_refused_naming_the_field(client: TestClient) -
 
 def test_a_page_from_before_the_fortification_fields_is_refused_not_opened(
         client: TestClient) -> None:
-    table = in_the_reph(client)
+    table = british_list(client, [
+        {"unit": "Foxhole 2S", "area": "A1", "fortification": True, "hex": "Q16"}])
     campaign = table.campaign
-    table.ok(BRITISH, {"type": "retain_units", "side": BRITISH, "units": [
-        {"unit": "Foxhole 2S", "area": "A1", "fortification": True, "hex": "Q16"}]})
-    log_in(client, table.tokens[BRITISH])
     fields = {k: v for k, v in shown(get(client, f"/play/{campaign['id']}")).items()
               if k not in ("csrf", "side", "action", "fortification.0", "hex.0", "item.0")}
     before = table.read("director", "").json()["version"]
