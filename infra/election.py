@@ -101,7 +101,7 @@ class ElectedRunner:
         log.info("this process runs the projections (runner lock %s)", self.key)
         try:
             while not self.is_interrupted.is_set():
-                catch_up(self.app, self.projection, holding=self.holding)
+                catch_up(self.app, self.projection, holding=self.holding, follow=True)
                 self.batches += 1
                 self._notified_or_idle(conn)
         finally:
@@ -139,7 +139,7 @@ class LocalRunner(ElectedRunner):
         self.leading.set()
         try:
             while not self.is_interrupted.is_set():
-                catch_up(self.app, self.projection, holding=self.holding)
+                catch_up(self.app, self.projection, holding=self.holding, follow=True)
                 self.batches += 1
                 self.is_interrupted.wait(IDLE_CHECK)
         except BaseException:

@@ -18,9 +18,11 @@ Batch = tuple[Sequence[Notification], list[Any]]
 
 
 class Prefetch:
-    """Batches of the log up to `head`, each read one step ahead of its use."""
+    """Batches of the log up to `head` (None: to its end), each read one step ahead of
+    its use."""
 
-    def __init__(self, app: Application[Any], head: int, size: int, ahead: bool) -> None:
+    def __init__(self, app: Application[Any], head: int | None, size: int,
+                 ahead: bool) -> None:
         self.app, self.head, self.size = app, head, size
         self.pool = ThreadPoolExecutor(1, "refit-prefetch") if ahead else None
         self.next: tuple[int, Future[Batch]] | None = None
@@ -39,7 +41,9 @@ class Prefetch:
         pending, self.next = self.next, None
         found = pending[1].result() if pending and pending[0] == start else self.read(start)
         notifications = found[0]
-        if self.pool is not None and notifications and notifications[-1].id < self.head:
+        if self.pool is not None and notifications and (
+                notifications[-1].id < self.head if self.head is not None
+                else len(notifications) == self.size):
             after = notifications[-1].id + 1
             self.next = (after, self.pool.submit(self.read, after))
         return found

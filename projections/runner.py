@@ -252,23 +252,34 @@ def _fold_record(event: CampaignEvent, campaign: str) -> dict[str, Any]:
 
 
 def catch_up(app: Application[Any], projection: CampaignProjection, batch: int = BATCH,
-             holding: Holding | None = None) -> int:
+             holding: Holding | None = None, follow: bool = False) -> int:
     """Fold every notification up to the log's head as it is now; returns how many. The
     rows folded are held from one batch to the next (each read from the view once), and
     from one catch-up to the next when given a `holding` (a runner's: while no other
     writer moves the view on); on a database server, the next batch is read while one is
-    folded (projections/prefetch.py)."""
-    head = app.recorder.max_notification_id() or 0
+    folded (projections/prefetch.py).
+
+    `follow` (a runner's): fold what the log holds, without first reading its head, and
+    from the tracking its holding last wrote, without reading it back. A live catch-up
+    folds a few events, and two queries fewer spare a tenth of its CPU (issue 17). The
+    write checks the tracking under the view's lock anyway, so a holding another writer
+    has overtaken is refused there (ViewMovedOn), and the tracking is read then."""
+    head = None if follow else app.recorder.max_notification_id() or 0
     holding = Holding(projection.view, projection.reader) if holding is None else holding
     done = raced = 0
+    last = holding.position if follow else None
     try:
         # Paused from the first batch to the last, not batch by batch: each pass after a
         # batch walked every row still held, 7-11% of a rebuild (bench/run.py, A/B). The
         # fold makes no cycles; what a batch leaves is freed as its references go.
         with collector_paused(), Prefetch(app, head, batch, ahead=reads_ahead(app)) as log:
-            while (last := projection.view.max_tracking_id(app.name) or 0) < head:
-                if holding.position is not None and last != holding.position:
-                    holding.forget()  # another process folded on: what it holds is behind
+            while True:
+                if last is None:
+                    last = projection.view.max_tracking_id(app.name) or 0
+                    if holding.position is not None and last != holding.position:
+                        holding.forget()  # another process folded on: what it holds is behind
+                if head is not None and last >= head:
+                    return done
                 notifications, events = log.batch(last + 1)
                 if not notifications:
                     return done
@@ -279,15 +290,17 @@ def catch_up(app: Application[Any], projection: CampaignProjection, batch: int =
                     raced += 1  # another process folded these first: go on from its tracking
                     if raced > MAX_RACES:
                         raise
+                    last = None
                     continue
                 done += len(notifications)
-                holding.position = notifications[-1].id
-                if holding.position >= head:  # written up to the head: the tracking is
-                    break  # known, not read back (a runner catches up after most appends)
+                holding.position = last = notifications[-1].id
+                # Written up to the head (following: to the log's end, a batch short of
+                # full): the tracking is known, not read back.
+                if last >= head if head is not None else len(notifications) < batch:
+                    return done
     except BaseException:
         holding.forget()  # a batch that was not written may be half held
         raise
-    return done
 
 
 def reads_ahead(app: Application[Any]) -> bool:

@@ -60,12 +60,16 @@ def test_without_a_holding_each_catch_up_reads_the_rows_it_folds_on(
     assert len(reads_of_rows) > asked
 
 
-def test_when_another_writer_folds_on_the_held_rows_are_let_go(refit: Refit) -> None:
+@pytest.mark.parametrize("follow", [False, True], ids=["to the head", "following"])
+def test_when_another_writer_folds_on_the_held_rows_are_let_go(refit: Refit,
+                                                               follow: bool) -> None:
     campaign, projection, holding = held_after_a_credit(refit, "Overtaken")
     credit(refit, campaign, 4)
     catch_up(refit.store, projection)  # another writer (a read's catch-up) folds the 4
     credit(refit, campaign, 5)
-    assert catch_up(refit.store, projection, holding=holding) == 1
+    # Following, the runner folds from the tracking it wrote last: the view refuses that
+    # batch (it has moved on), and the runner folds again from the view's tracking.
+    assert catch_up(refit.store, projection, holding=holding, follow=follow) == 1
     # Folded on what it held (3), the roster would say 8; on the view's rows, 12.
     assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 12
 
@@ -82,3 +86,27 @@ def test_a_catch_up_that_fails_lets_go_of_what_it_held(
     with pytest.raises(RuntimeError):
         catch_up(refit.store, projection, holding=holding)
     assert not holding.held and holding.position is None
+
+
+def test_a_following_catch_up_reads_neither_the_head_nor_its_tracking(
+        refit: Refit, monkeypatch: pytest.MonkeyPatch) -> None:
+    campaign, projection, holding = held_after_a_credit(refit, "Following")
+    asked: list[str] = []
+    for owner, name in ((refit.store.recorder, "max_notification_id"),
+                        (projection.view, "max_tracking_id")):
+        monkeypatch.setattr(owner, name, lambda *a, name=name: asked.append(name))
+    credit(refit, campaign, 4)
+    credit(refit, campaign, 5)
+    assert catch_up(refit.store, projection, holding=holding, follow=True) == 2
+    assert catch_up(refit.store, projection, holding=holding, follow=True) == 0
+    assert asked == []
+    assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 12
+
+
+def test_a_following_catch_up_folds_batch_after_batch_to_the_end_of_the_log(
+        refit: Refit) -> None:
+    campaign, projection, holding = held_after_a_credit(refit, "Batches")
+    for amount in (1, 2, 3, 4, 5):
+        credit(refit, campaign, amount)
+    assert catch_up(refit.store, projection, batch=2, holding=holding, follow=True) == 5
+    assert refit.reads.roster(campaign)[0].sides["Axis"].cpp_credited == 18
