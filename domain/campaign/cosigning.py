@@ -38,7 +38,7 @@ class Cosigning(Part):
             raise InvalidCommand(f"key: {error}", field="key") from None
         owner = next((who for who, known in self.keys.items() if known == vkey), None)
         if owner == side:
-            raise InvalidCommand(f"the {side} has registered this key already", field="key")
+            raise InvalidCommand(f"the {side} side has registered this key already", field="key")
         if owner is not None:
             raise InvalidCommand(f"this key is the {owner}'s", field="key")
         return vkey.strip()
@@ -46,7 +46,7 @@ class Cosigning(Part):
     def key_of(self, side: str) -> str:
         """The key a side co-signs with."""
         if side not in self.keys:
-            raise InvalidCommand(f"the {side} has registered no key: send register_key "
+            raise InvalidCommand(f"the {side} side has registered no key: send register_key "
                                  "first", field="side")
         return self.keys[side]
 
@@ -103,7 +103,7 @@ def cosign_checkpoint(campaign: Campaign, command: cmd.CosignCheckpoint, actor: 
         raise InvalidCommand("this ledger cannot read its log here", field="checkpoint")
     _check_statement(log, point.origin, point.size, point.root)
     if point.size in campaign.cosigning.cosigned.get(side, []):
-        raise InvalidCommand(f"the {side} has co-signed size {point.size} already",
+        raise InvalidCommand(f"the {side} side has co-signed size {point.size} already",
                              field="checkpoint")
     campaign._record(CheckpointCosigned, actor, side=side, origin=point.origin,
                      size=point.size, root=point.root.hex(),

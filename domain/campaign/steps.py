@@ -44,7 +44,7 @@ def advance(campaign: Campaign, command: cmd.Advance, actor: str) -> None:
         return
     side = campaign.check_side(command.side)
     if side in reph.done:
-        raise RuleViolation(f"the {side} has marked its part of step {reph.step} done",
+        raise RuleViolation(f"the {side} side has marked its part of step {reph.step} done",
                             rule=reph.step)
     refusal = guide.due_refusal(campaign, [side], side) or reports.unsettled(campaign, [side])
     if refusal is not None:
@@ -80,7 +80,7 @@ def check_not_done(campaign: Campaign, command: cmd.Command, actor: str) -> None
     if command.type in ANSWERS or command.type in SIGNING:
         return
     if actor == side and side in campaign.reph.done:
-        raise RuleViolation(f"the {side} has marked its part of step {campaign.reph.step} "
+        raise RuleViolation(f"the {side} side has marked its part of step {campaign.reph.step} "
                             "done: it sends nothing more in this step (the director may "
                             "undo the mark)", rule=campaign.reph.step)
 

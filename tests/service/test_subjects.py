@@ -153,7 +153,8 @@ def test_each_side_marks_its_part_done_and_the_step_is_left_when_both_have(
     assert state.reph.step == "3.618" and state.reph.done == [BRITISH]
     assert refit.reads.guide(at_3618, viewer=BRITISH)["sides"][BRITISH]["done"] is True
     twice = refused(refit, at_3618, {"type": "advance", "side": BRITISH})
-    assert isinstance(twice, RuleViolation) and "has marked its part" in twice.message
+    assert isinstance(twice, RuleViolation)
+    assert f"the {BRITISH} side has marked its part" in twice.message
     acting = refit.commands  # a side that marked its part done sends nothing more in it
     with pytest.raises(RuleViolation) as late:
         acting.execute(at_3618, _roll_body(BRITISH), BRITISH)
