@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
-from domain.campaign.purchases import rg_purchase
+from domain.campaign.purchases import fortification_purchase, rg_purchase
 from domain.errors import RefitError
-from domain.rules import RGChart, RGRow
+from domain.rules import FortificationChart, FortificationRow, RGChart, RGRow
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -35,14 +35,53 @@ def purchases_open(campaign: Campaign, side: str) -> list[Work]:
     fpp = campaign.points.fpp.get(side) or 0
     if fpp and step in module.command_steps.get("purchase_fortification", []):
         forts = module.fortification_chart
-        # The table's lines the side may buy, each at its price to the side (3.619, 9.619).
-        items = [] if forts is None else [
-            {"item": line.item, "cost": line.cost[side],
-             "hex": bool(line.needs and line.needs.previous_in_hex)}
-            for line in forts.rows if side in line.cost and line.cost[side] <= fpp]
         work.append({"purchase": "fortification", "fpp": fpp,
-                     "rule": forts.rule if forts else None, "items": items})
+                     "rule": forts.rule if forts else None,
+                     "items": [] if forts is None else _fortifications(campaign, side, forts)})
     return work
+
+
+def _fortifications(campaign: Campaign, side: str, forts: FortificationChart) -> list[Work]:
+    """The table's lines the side may buy now, each at its price to the side (3.619,
+    9.619), checked as the purchase itself would be: a line that needs a unit Retained
+    (3.619 d) only while one is, and one placed where an earlier Fortification was (3.619
+    e: a Trench, where a Foxhole was on the previous CG Date) with the hexes it may go in."""
+    items = []
+    for line in forts.rows:
+        if side not in line.cost:
+            continue
+        places = _earlier_places(campaign, side, line)
+        if places is None:  # no hex asked
+            if _may_buy(campaign, side, line.item, None):
+                items.append({"item": line.item, "cost": line.cost[side], "hex": False,
+                              "hexes": []})
+            continue
+        hexes = [h for h in places if _may_buy(campaign, side, line.item, h)]
+        if hexes:
+            items.append({"item": line.item, "cost": line.cost[side], "hex": True,
+                          "hexes": hexes})
+    return items
+
+
+def _earlier_places(campaign: Campaign, side: str, line: FortificationRow) -> list[str] | None:
+    """The hexes of the side's earlier Fortifications a line is placed in instead (3.619
+    e); None for a line that asks no hex."""
+    need = line.needs
+    if need is None or not need.previous_in_hex:
+        return None
+    earlier = campaign.retained.earlier(side, campaign.reph.cg_date)
+    return sorted({u["hex"] for u in earlier if u.get("fortification") and u.get("hex")
+                   and u.get("item") in need.previous_in_hex})
+
+
+def _may_buy(campaign: Campaign, side: str, item: str, hex_: str | None) -> bool:
+    """Whether one of the item (in the hex) would be bought now."""
+    try:
+        fortification_purchase(campaign, side, cmd.PurchaseFortification(
+            side=side, reason=item, count=1, hex=hex_))
+    except RefitError:
+        return False
+    return True
 
 
 def purchases_refused(campaign: Campaign, side: str) -> list[Work]:

@@ -142,14 +142,25 @@ def mines(count: int = 1) -> dict[str, Any]:
             "reason": "A-T Mine factor", "count": count}
 
 
+def offered(refit: Refit, campaign: UUID, side: str) -> dict[str, list[str]]:
+    """The Fortifications the side's guide offers it now, each with the hexes it may go
+    in (the page's Fortification form lists these)."""
+    part = refit.reads.guide(campaign, viewer=side)["sides"][side]
+    forts = [work for work in part["optional"] if work["purchase"] == "fortification"]
+    return {row["item"]: row["hexes"] for fort in forts for row in fort["items"]}
+
+
 def test_3_619_d_at_mines_only_while_an_airborne_mmc_is_retained(refit: Refit) -> None:
     campaign = with_fpp(refit)
+    assert "Foxhole (2-squad)" in offered(refit, campaign, BRITISH)
+    assert "A-T Mine factor" not in offered(refit, campaign, BRITISH)
     error = refused(refit, campaign, mines())
     assert isinstance(error, RuleViolation) and error.rule == "3.619"
     assert "note d" in error.message and "airborne MMC" in error.message
     retain(refit, campaign, BRITISH, mmc(4))  # not airborne
     assert isinstance(refused(refit, campaign, mines()), RuleViolation)
     retain(refit, campaign, BRITISH, mmc(4), mmc(1, "HS", airborne=True))
+    assert offered(refit, campaign, BRITISH)["A-T Mine factor"] == []
     do(refit, campaign, mines(2), BRITISH)
 
 
@@ -174,6 +185,7 @@ def test_3_619_e_a_trench_only_in_a_hex_that_held_a_foxhole_on_the_previous_cg_d
         do(refit, campaign, {"type": "credit_fpp", "side": side, "amount": 60,
                              "reason": "M3 Fortification RG"})
     retain(refit, campaign, AXIS, mmc(4), foxhole("Q16"), foxhole("R17"))  # R17: new today
+    assert offered(refit, campaign, AXIS)["Trench"] == ["Q16"]
     no_hex = refused(refit, campaign, trench(None))
     assert isinstance(no_hex, InvalidCommand) and no_hex.field == "hex"
     assert no_hex.message == "a Trench (note e) is bought one at a time for the hex it is " \
@@ -182,6 +194,7 @@ def test_3_619_e_a_trench_only_in_a_hex_that_held_a_foxhole_on_the_previous_cg_d
     assert isinstance(error, RuleViolation) and error.rule == "3.619"
     assert "note e" in error.message and "R17 did not" in error.message
     do(refit, campaign, trench("Q16"), AXIS)
+    assert "Trench" not in offered(refit, campaign, AXIS)  # its one Foxhole is dug in
     again = refused(refit, campaign, trench("Q16"))  # "the foxhole is removed"
     assert isinstance(again, RuleViolation) and again.rule == "3.619"
     assert "Q16 has its Trench already" in again.message
@@ -355,3 +368,14 @@ def test_units_are_retained_off_map_only_under_the_rule_that_limits_them(
         assert "off map only under 3.60742" in error.message if side == AXIS else \
             "off map under no rule of the module" in error.message
     assert refit.reads.roster(campaign)[0].sides[AXIS].withdrawn == []
+
+
+def test_no_trench_is_offered_on_the_first_cg_date_which_has_no_previous_one(
+        refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Initial", "entered").id
+    advance_to(refit, campaign, "3.619")  # 14AM, the Initial Scenario's purchases
+    do(refit, campaign, {"type": "credit_fpp", "side": AXIS, "amount": 60,
+                         "reason": "M3 Fortification RG"})
+    items = offered(refit, campaign, AXIS)
+    assert "Foxhole (2-squad)" in items and "Trench" not in items
+    assert isinstance(refused(refit, campaign, trench("Q16")), RuleViolation)

@@ -337,9 +337,17 @@ def test_a_foxhole_kept_from_the_page_lets_a_trench_be_dug_in_its_hex_next_cg_da
                           "reason": "M3 Fortification RG"})
     trench = {"type": "purchase_fortification", "side": BRITISH, "amount": 10,
               "reason": "Trench", "count": 1}
+    page = get(client, f"/play/{table.campaign['id']}")
+    assert "Trench · 10 FPP (in Q16)" in page  # offered where the Foxhole was, and only there
+    assert '<datalist id="fort-hexes-British"><option value="Q16"></datalist>' in page
     elsewhere = table.send(BRITISH, trench | {"hex": "R17"})
     assert elsewhere.status_code == 422 and "3.619" in elsewhere.text
     table.ok(BRITISH, trench | {"hex": "Q16"})
+    after = get(client, f"/play/{table.campaign['id']}")
+    assert "Trench ·" not in after and "fort-hexes-British" not in after
+    log_in(client, table.tokens[AXIS])  # the Foxhole's hex is the British's own
+    axis_page = get(client, f"/play/{table.campaign['id']}")
+    assert axis_page.count("Q16") == axis_page.count("e.g. Q16")  # a placeholder's only
 
 
 def test_a_sides_fortification_items_are_those_its_table_lets_it_buy(
