@@ -117,8 +117,9 @@ class Campaign(Aggregate):
     # v7: dice keyed by subject, each side's part of a step; v8: reports between the sides;
     # v9: the Retained units roster; v10: the sides' seed shares; v11: the sides' keys
     # and co-signed checkpoints; v12: each CG Date's roll results by subject too;
-    # v13: the hexes each Fortification bought on the CG Date was placed in
-    class_version = 13
+    # v13: the hexes each Fortification bought on the CG Date was placed in; v14: and on
+    # the previous CG Date
+    class_version = 14
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
@@ -131,6 +132,7 @@ class Campaign(Aggregate):
     upcast_v10_v11 = staticmethod(upcasts.v10_v11)
     upcast_v11_v12 = staticmethod(upcasts.v11_v12)
     upcast_v12_v13 = staticmethod(upcasts.v12_v13)
+    upcast_v13_v14 = staticmethod(upcasts.v13_v14)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
+from domain.campaign.limits import held_before
 from domain.campaign.purchases import fortification_purchase, rg_purchase
 from domain.errors import RefitError
 from domain.rules import FortificationChart, FortificationRow, RGChart, RGRow
@@ -69,9 +70,7 @@ def _earlier_places(campaign: Campaign, side: str, line: FortificationRow) -> li
     need = line.needs
     if need is None or not need.previous_in_hex:
         return None
-    earlier = campaign.retained.earlier(side, campaign.reph.cg_date)
-    return sorted({u["hex"] for u in earlier if u.get("fortification") and u.get("hex")
-                   and u.get("item") in need.previous_in_hex})
+    return held_before(campaign, side, need.previous_in_hex)
 
 
 def _may_buy(campaign: Campaign, side: str, item: str, hex_: str | None) -> bool:

@@ -134,13 +134,22 @@ def _check_previous(campaign: Campaign, side: str, row: FortificationRow,
         raise RuleViolation(f"{row.item} (note {need.note}): one per hex that held a "
                             f"{' or '.join(need.previous_in_hex)}, and {command.hex} has "
                             f"its {row.item} already", rule=rule)
-    earlier = campaign.retained.earlier(side, campaign.reph.cg_date)
-    if not any(u.get("fortification") and u.get("item") in need.previous_in_hex
-               and u.get("hex") == command.hex for u in earlier):
+    if command.hex not in held_before(campaign, side, need.previous_in_hex):
         raise RuleViolation(f"{row.item} (note {need.note}): only in a hex that held a "
                             f"{' or '.join(need.previous_in_hex)} on the previous CG Date "
-                            f"({command.hex} did not, on the Retained units roster)",
-                            rule=rule)
+                            f"({command.hex} did not: none there on the Retained units "
+                            "roster, and none bought for it there)", rule=rule)
+
+
+def held_before(campaign: Campaign, side: str, items: list[str]) -> list[str]:
+    """The hexes that held one of the side's Fortifications of these items on the previous
+    CG Date (3.619 e): on the Retained units roster recorded for it, or bought for it
+    with the hex they were placed in."""
+    earlier = campaign.retained.earlier(side, campaign.reph.cg_date)
+    bought = campaign.purchases.hexes_before.get(side, {})
+    return sorted({u["hex"] for u in earlier if u.get("fortification") and u.get("hex")
+                   and u.get("item") in items} |
+                  {place for item in items for place in bought.get(item, [])})
 
 
 def withdrawal_limit(campaign: Campaign, side: str, rule: str) -> WithdrawalLimit | None:

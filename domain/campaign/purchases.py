@@ -45,6 +45,7 @@ class Purchases(Part):
         # side -> item -> the hexes it was placed in on the CG Date (3.619 e: a Trench
         # in a hex that held a Foxhole, one per hex)
         self.hexes_today: dict[str, dict[str, list[str]]] = {}
+        self.hexes_before: dict[str, dict[str, list[str]]] = {}  # ... on the previous one
 
     def line(self, number: int, side: str) -> dict[str, Any]:
         """Line `number` of the record, which must be the side's."""

@@ -88,6 +88,7 @@ class CGDateStarted(CampaignEvent):
         campaign.initiative.date_scenario = None
         campaign.purchases.rg_today = {side: {} for side in campaign.sides}
         campaign.purchases.forts_today = {}
+        campaign.purchases.hexes_before = campaign.purchases.hexes_today
         campaign.purchases.hexes_today = {}
         campaign.dice.rolls_today = {}
         campaign.dice.slots = {}

@@ -141,3 +141,12 @@ def v12_v13(state: dict[str, Any]) -> None:
     purchases = state.get("purchases")
     if isinstance(purchases, Part):
         vars(purchases).setdefault("hexes_today", {})
+
+
+def v13_v14(state: dict[str, Any]) -> None:
+    """Before v14: the hexes of the previous CG Date's Fortifications were not kept. A
+    snapshot is passed over (infra/seal.py) and the campaign rebuilt from its events; an
+    Undone's state from then reads none placed on the previous CG Date."""
+    purchases = state.get("purchases")
+    if isinstance(purchases, Part):
+        vars(purchases).setdefault("hexes_before", {})

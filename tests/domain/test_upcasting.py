@@ -180,10 +180,20 @@ def test_a_v12_state_loads_with_no_fortification_hex_placed_on_the_cg_date(
     assert isinstance(loaded, Campaign) and loaded.purchases.hexes_today == {}
 
 
-def test_a_snapshot_taken_now_records_class_version_13(refit: Refit) -> None:
+def test_a_v13_state_loads_with_no_fortification_hex_placed_on_the_previous_cg_date(
+        refit: Refit) -> None:
+    live = refit.store.campaign(abtf_campaign(refit, "v13 snapshot"))
+    taken = Snapshot.take(live)
+    del vars(taken.state["purchases"])["hexes_before"]
+    taken.state["class_version"] = 13
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign) and loaded.purchases.hexes_before == {}
+
+
+def test_a_snapshot_taken_now_records_class_version_14(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 13
+    assert taken.state["class_version"] == 14
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
     assert again.retained == live.retained

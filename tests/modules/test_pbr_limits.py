@@ -379,3 +379,21 @@ def test_no_trench_is_offered_on_the_first_cg_date_which_has_no_previous_one(
     items = offered(refit, campaign, AXIS)
     assert "Foxhole (2-squad)" in items and "Trench" not in items
     assert isinstance(refused(refit, campaign, trench("Q16")), RuleViolation)
+
+
+def test_3_619_e_a_foxhole_bought_for_the_previous_cg_date_lets_a_trench_in_its_hex(
+        refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("pbr", "I", "Dug in", "entered").id
+    advance_to(refit, campaign, "3.619")  # 14AM, the Initial Scenario's purchases
+    do(refit, campaign, {"type": "credit_fpp", "side": AXIS, "amount": 60,
+                         "reason": "M3 Fortification RG"})
+    do(refit, campaign, {"type": "purchase_fortification", "side": AXIS,
+                         "reason": "Foxhole (1-squad)", "hex": "S20"}, AXIS)
+    to_reph_step(refit, campaign, "3.619")  # 14PM: no roster recorded for 14AM
+    do(refit, campaign, {"type": "credit_fpp", "side": AXIS, "amount": 20,
+                         "reason": "M3 Fortification RG"})
+    assert offered(refit, campaign, AXIS)["Trench"] == ["S20"]
+    elsewhere = refused(refit, campaign, trench("S21"))
+    assert isinstance(elsewhere, RuleViolation) and "none bought for it there" in \
+        elsewhere.message
+    do(refit, campaign, trench("S20"), AXIS)
