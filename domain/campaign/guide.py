@@ -324,10 +324,14 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
         what = "forfeits" if effect.effect == "forfeit" else "halves (FRU)"
         left = f" ({have} now, {effect.after(have)} after)" if amounts else ""
         notes.append(f"{effect.rule}: leaving {reph.step} on {reph.cg_date} {what} the "
-                     f"{side} unspent {effect.pool.upper()}{left}")
+                     f"{side} side's unspent {effect.pool.upper()}{left}")
     if amounts and _nothing_bought(campaign, side):  # its CPP perhaps not credited yet
-        notes.append(f"{module.rg_chart_rule or reph.step}: the {side} has bought no RG for "
-                     f"{reph.cg_date} ({campaign.points.cpp.get(side) or 0} CPP)")
+        notes.append(f"{module.rg_chart_rule or reph.step}: the {side} side has bought no RG "
+                     f"for {reph.cg_date} ({campaign.points.cpp.get(side) or 0} CPP)")
+    if amounts:  # whether it may roll can turn on its CPP (3.620 Recon): its own to know
+        notes += [f"{table.rule}: leaving {reph.step} gives up the {side} side's "
+                  f"{table.title} {table.roll}, not rolled yet: it is made in this step only"
+                  for table in _optional_step_rolls(campaign, side)]
     forgo = module.cpp_forgo
     if forgo is not None and forgo.side == side and forgo.cg == campaign.cg and \
             forgo.cg_date == reph.cg_date and \
@@ -335,6 +339,17 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
         notes.append(f"{forgo.rule} EXC: leaving {reph.step} ends the {side} choice to "
                      "forgo CPP")
     return notes
+
+
+def _optional_step_rolls(campaign: Campaign, side: str) -> list[Table]:
+    """The step's once-a-step rolls the side may still make but need not (e.g. PBr 3.6162,
+    the Loss Points dr; 3.620 Recon): leaving the step gives them up."""
+    step = _step(campaign)
+    if step is None:
+        return []
+    tables = (campaign.rules.table(t) for t in step.tables if t not in step.requires)
+    return [table for table in tables if kind_of(table) == "step"
+            and not campaign.dice.rolled(table.id, side) and why_not(campaign, table, side) is None]
 
 
 def _nothing_bought(campaign: Campaign, side: str) -> bool:

@@ -129,7 +129,7 @@ def test_leaving_3617_on_14pm_warns_each_side_of_its_cpp_forfeited(
         assert send(client, campaign, director, {"type": "advance"}).status_code == 200
         status = client.get(f"/campaigns/{campaign['id']}", headers=auth(director)).json()
     axis = guide(client, campaign, campaign["tokens"]["sides"][AXIS]).json()["sides"][AXIS]
-    assert any(note.startswith("3.617: leaving 3.617 on 14PM forfeits the Axis unspent CPP")
+    assert any(note.startswith("3.617: leaving 3.617 on 14PM forfeits the Axis side's unspent CPP")
                for note in axis["on_leaving"])
     assert any(work.get("purchase") == "rg" for work in axis["optional"])
     observer = guide(client, campaign, campaign["tokens"]["observer"]).json()

@@ -322,3 +322,19 @@ def test_the_british_see_none_of_the_axis_purchases_and_the_story_verifies(
     assert all(row.sides[AXIS].cpp_left is None
                for row in story.refit.reads.roster(story.campaign, viewer=BRITISH))
     assert story.refit.reads.verify(story.campaign).ok
+
+
+def test_leaving_3_616_warns_the_axis_it_gives_up_its_loss_points_dr(refit: Refit) -> None:
+    t = Table(refit, refit.commands.create_campaign("pbr", "I", "Warned", "entered").id)
+    initial_14am(t)  # the Axis lose 20 CVP, the British 6
+    t.to("3.616")
+
+    def leaving(side: str) -> list[str]:
+        return list(refit.reads.guide(t.campaign, viewer=side)["sides"][side]["on_leaving"])
+    warning = "3.6162: leaving 3.616 gives up the Axis side's"
+    assert any(note.startswith(warning) for note in leaving(AXIS)), leaving(AXIS)
+    assert not any("3.6162" in note for note in leaving(BRITISH))  # 6 lost: none to roll
+    observer = refit.reads.guide(t.campaign, viewer="observer")["sides"][AXIS]["on_leaving"]
+    assert not any("3.6162" in note for note in observer)
+    t.roll("3.6162", AXIS, [5])
+    assert not any(note.startswith(warning) for note in leaving(AXIS))

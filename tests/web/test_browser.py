@@ -109,7 +109,7 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
         "I9 (Italian MTR Coy) in reserve · 4 CPP")
     assert asked == ["Buy I9 in reserve for 4 CPP? Only the director can undo a purchase."]
     shoot(axis, shots, "side-bought")
-    axis.get_by_role("button", name=f"Advance: the {AXIS} is done with 3.617").click()
+    axis.get_by_role("button", name=f"Advance: the {AXIS} side is done with 3.617").click()
     expect(axis.get_by_text("Done with step 3.617")).to_be_visible()
     # the British page follows, without the Axis purchase or its CPP
     expect(british.locator(f'.other[data-side="{AXIS}"]')).to_contain_text(
@@ -122,7 +122,7 @@ def test_both_sides_buy_in_the_browser_and_advance_each_seeing_the_other_live(
     # bought, as the page now says: its Advance then asks nothing (it would, had the
     # British bought nothing, and the click were the old page's)
     expect(british.locator(f'.bought-now[data-side="{BRITISH}"]')).to_contain_text("I2")
-    british.get_by_role("button", name=f"Advance: the {BRITISH} is done with 3.617").click()
+    british.get_by_role("button", name=f"Advance: the {BRITISH} side is done with 3.617").click()
     # both done: the RePh moves on to 3.618, on both pages
     for page in (axis, british):
         expect(page.locator(".where")).to_contain_text("3.618", timeout=5000)

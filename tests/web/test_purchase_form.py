@@ -137,7 +137,7 @@ def test_the_advance_button_comes_after_what_the_side_may_still_buy(
         client: TestClient, campaign: dict[str, Any]) -> None:
     html = page_of(client, campaign, AXIS)
     assert html.index("RG you may buy") < html.index("RG you may not buy now") < \
-        html.index(f"Advance: the {AXIS} is done with 3.617")
+        html.index(f"Advance: the {AXIS} side is done with 3.617")
 
 
 def test_the_director_buys_for_a_side_with_buttons_that_say_for_which(
@@ -204,8 +204,8 @@ def test_leaving_the_purchase_step_with_nothing_bought_is_asked_first_and_says_t
     campaign = new_campaign(client)  # 14AM, 3.617: the director has credited no CPP yet
     page = markup.unescape(page_of(client, campaign, AXIS))
     [advance] = re.findall(r'<form[^>]*class="advance"[^>]*>', page)
-    said = "3.617: the Axis has bought no RG for 14AM (0 CPP)"
-    assert f'hx-confirm="Advance: the Axis is done with 3.617? {said}' in advance
+    said = "3.617: the Axis side has bought no RG for 14AM (0 CPP)"
+    assert f'hx-confirm="Advance: the Axis side is done with 3.617? {said}' in advance
     assert said in text_of(page.split('class="advance"')[0])  # said on the page too
     observer = client.get(f"/campaigns/{campaign['id']}/guide",
                           headers=auth(campaign["tokens"]["observer"])).json()

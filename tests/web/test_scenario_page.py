@@ -196,7 +196,7 @@ def test_a_sides_advance_asks_first_where_leaving_the_step_gives_up_its_points(
     form = advance_form(client, campaign, british)
     asked = markup.unescape(form.split('hx-confirm="', 1)[1].split('"', 1)[0])
     cpp = status(client, campaign)["sides"][BRITISH]["cpp"]
-    assert cpp > 0 and f"forfeits the British unspent CPP ({cpp} now, 0 after)" in asked
+    assert cpp > 0 and f"forfeits the British side's unspent CPP ({cpp} now, 0 after)" in asked
 
 
 def test_the_initiative_chit_is_due_on_the_page_until_chosen_then_waits_for_the_other(
