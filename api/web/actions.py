@@ -177,7 +177,7 @@ def _answer(form: dict[str, Any], side: str | None) -> dict[str, Any]:
 def _retained(form: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
     """The Retained units the form lists, line by line (`unit.N`, `count.N`, ...), and the
     form's line each came from: a line whose Unit is cleared is taken off; each other line
-    needs its kind chosen (what the limits count, or none)."""
+    needs its kind chosen (what the limits count, or none: a Fortification's is none)."""
     rows = _whole(form, "rows")
     if not isinstance(rows, int) or not 0 <= rows <= MAX_ROWS:
         raise InvalidCommand(f"a form lists 0 to {MAX_ROWS} lines: load the page again",
@@ -188,6 +188,8 @@ def _retained(form: dict[str, Any]) -> tuple[list[dict[str, Any]], list[int]]:
         if unit is None:
             continue
         kind = _text(form, f"kind.{n}")
+        if kind is None and form.get(f"fortification.{n}") == "yes":
+            kind = NO_KIND  # a Fortification is no unit the limits count
         if kind is None:
             raise InvalidCommand(f"choose the kind of line {n + 1} ({unit}): what the "
                                  "limits count, or none", field="kind")

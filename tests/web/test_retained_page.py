@@ -134,6 +134,17 @@ def test_a_refused_list_names_its_field_or_rule_and_appends_nothing(
     assert table.read("director", "").json()["version"] == before
 
 
+def test_a_fortification_line_needs_no_kind_chosen(client: TestClient) -> None:
+    table = in_the_reph(client)
+    log_in(client, table.tokens[BRITISH])
+    kept = record(client, table.campaign, **line(0, "Foxhole 1S", "1", "A1", "",
+                                                 fortification="yes"),
+                  **{"hex.0": "Q16", "item.0": "Foxhole (1-squad)"})
+    assert kept.status_code == 303, text_of(kept.text)
+    (unit,) = table.read(BRITISH, "/retained").json()
+    assert (unit["unit"], unit["kind"], unit["fortification"]) == ("Foxhole 1S", None, True)
+
+
 def test_a_page_the_list_has_moved_past_is_refused_and_a_lines_more_is_kept(
         client: TestClient) -> None:
     table = british_list(client, [
