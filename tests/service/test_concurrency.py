@@ -318,3 +318,30 @@ def test_a_campaigns_lock_is_its_schemas_own_and_a_busy_one_answers_503() -> Non
     classes = {lock_class(schema) for schema in ("public", "club_a", "club_b")}
     assert len(classes) == 3 and all(-(2 ** 31) <= c < 2 ** 31 for c in classes)
     assert status_of(CampaignBusy("x")) == 503
+
+
+def test_the_log_on_postgres_reads_as_eventsourcing_reads_it(settings: Settings) -> None:
+    """The ledger's own read of the log (binary tuples, infra/recorder_postgres.py) gives
+    eventsourcing's notifications, one for one, from any start, to any stop, any limit."""
+    if backend_of(settings.database_url) == "sqlite":
+        pytest.skip("SQLite's log is read by eventsourcing's own recorder: nothing to compare")
+    from eventsourcing.postgres import PostgresApplicationRecorder
+
+    refit = Refit(settings)
+    try:
+        campaign = abtf_campaign(refit, "Log")
+        for amount in (1, 2, 3, 4, 5):
+            refit.commands.execute(campaign, cmd.CreditCPP(side="British", amount=amount,
+                                                           reason="x"), "director")
+        recorder = refit.store.recorder
+        head = recorder.max_notification_id() or 0
+        assert head > 5
+        for start, limit, stop in ((1, 1000, None), (2, 3, None), (3, 1000, head - 1),
+                                   (head, 10, None), (head + 1, 10, None), (4, 2, 4)):
+            ours = recorder.select_notifications(start, limit, stop)
+            theirs = PostgresApplicationRecorder.select_notifications(recorder, start, limit,
+                                                                      stop)
+            assert ours == theirs and all(type(n.state) is bytes for n in ours)
+        assert [n.id for n in recorder.select_notifications(2, 3)] == [2, 3, 4]
+    finally:
+        refit.close()
