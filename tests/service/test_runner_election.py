@@ -168,3 +168,46 @@ def test_a_failed_batch_frees_the_lock_for_a_standby_at_once(
             second.close()
     finally:
         first.close()
+
+
+class Notifying:
+    """A LISTEN connection holding NOTIFYs: psycopg's `notifies`, without a server."""
+
+    def __init__(self, pending: int) -> None:
+        self.pending, self.waits = pending, []
+
+    def notifies(self, timeout: float | None = None,
+                 stop_after: int | None = None) -> Iterator[str]:
+        self.waits.append(timeout)
+        while self.pending and (stop_after is None or stop_after > 0):
+            self.pending -= 1
+            stop_after = None if stop_after is None else stop_after - 1
+            yield "append"
+
+
+class Waits:
+    """A stop event that records how long the runner waited on it."""
+
+    def __init__(self) -> None:
+        self.waited: list[float] = []
+
+    def is_set(self) -> bool:
+        return False
+
+    def wait(self, seconds: float) -> bool:
+        self.waited.append(seconds)
+        return False
+
+
+def test_a_burst_of_appends_wakes_the_runner_once_for_one_catch_up() -> None:
+    from types import SimpleNamespace
+
+    projection = SimpleNamespace(view=None, reader=None)
+    runner = election.ElectedRunner(None, projection, 0)  # type: ignore[arg-type]
+    runner.is_interrupted = Waits()  # type: ignore[assignment]
+    burst = Notifying(pending=5)  # five commits' NOTIFYs, one after another
+    runner._notified_or_idle(burst)  # type: ignore[arg-type]
+    # Woken by the first, it waits for the burst's others, then takes them all: the next
+    # wait is for the appends after them, not a catch-up of nothing for each.
+    assert runner.is_interrupted.waited == [election.GATHER]  # type: ignore[attr-defined]
+    assert burst.pending == 0 and burst.waits == [election.STOP_CHECK, 0]
