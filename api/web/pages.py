@@ -190,7 +190,8 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
         except (RefitError, ValidationError) as error:  # a form's field tampered with too
             status, said = refusal(error)
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
-                                           who.caller, None, status, said, posted=fields,
+                                           who.caller, None, status, said,
+                                           posted=fields | {"drm": claims},
                                            shown_at=f"/play/{ident}")
         # What was recorded, said back; an Advance's own state line says it already.
         said = {"roll": f"?rolled={first}-{last}", "purchase": f"?bought={first}",
@@ -223,7 +224,7 @@ def _send(refit: Refit, ident: UUID, session: Session, fields: dict[str, str],
 
 def _guide(request: Request, refit: Refit, ident: UUID, session: Session, caller: Caller,
            rolled: range | None, code: int = 200, error: dict[str, Any] | None = None,
-           bought: int | None = None, posted: dict[str, str] | None = None,
+           bought: int | None = None, posted: dict[str, Any] | None = None,
            shown_at: str | None = None, done: range | None = None) -> Response:
     """The guide page for the caller, with a refused form's error and fields if one was."""
     context = home(refit, ident, caller, rolled, bought, done)

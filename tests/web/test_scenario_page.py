@@ -243,8 +243,16 @@ def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_state
     assert claimed == {"3.606-p-leader": -2, "3.606-p-hs": 2}  # 3 HS-equivalents: +1 x (3-1)
     bad = act(client, campaign, {"action": "roll", "side": BRITISH, "unit": "Lt.Ash",
                                  "table": "3.606-personnel", "subject": "unit:LABEL",
-                                 "count.3.606-p-hs": "two"})
+                                 "count.3.606-p-hs": "two", "drm": "3.606-p-isolated"})
     assert bad.status_code == 422 and "DRM you may claim" in text_of(bad.text)
+    # The refused card comes back as typed, to correct: its unit and its count.
+    card = bad.text.split('name="unit"', 1)[1].split(">", 1)[0]
+    assert 'value="Lt.Ash"' in card
+    count = bad.text.split('name="count.3.606-p-hs"', 1)[1].split(">", 1)[0]
+    assert 'value="two"' in count
+    isolated = bad.text.split('value="3.606-p-isolated"', 1)[1].split(">", 1)[0]
+    assert "checked" in isolated
+    assert "checked" not in bad.text.split('value="3.606-p-encircled"', 1)[1].split(">", 1)[0]
 
 
 def at_3_619_with_20_fpp(client: TestClient, campaign: dict[str, Any]) -> str:
