@@ -1,6 +1,6 @@
 """A snapshot an older Refit took (another class_version of the campaign) holds a state
 the events would not give again (v12 keeps each CG Date's roll results by subject too,
-v13 the hexes its Fortifications were placed in):
+v13 the hexes its Fortifications were placed in, v14 those of the previous CG Date):
 the store passes it over and rebuilds the campaign from its events, and verify leaves it
 unchecked, as it leaves an older Refit's undo state."""
 
@@ -18,14 +18,15 @@ from tests.helpers.story import do, to_reph_step
 
 def an_older_snapshot(refit: Refit, campaign: UUID) -> None:
     """The campaign's snapshot as an older Refit took it (class_version 11: no roll result
-    kept by subject, nor the hexes of v13); sealed by this service, as that Refit would
+    kept by subject, nor the hexes of v13 and v14); sealed by this service, as that Refit would
     have sealed it."""
     state = refit.store.campaign(campaign)
     stored = refit.store.mapper.to_stored_event(Campaign.Snapshot.take(state))
     body = json.loads(stored.state)
-    assert body["state"]["class_version"] == Campaign.class_version == 13
+    assert body["state"]["class_version"] == Campaign.class_version == 14
     body["state"]["class_version"] = 11
     del body["state"]["purchases"]["_data_"]["hexes_today"]
+    del body["state"]["purchases"]["_data_"]["hexes_before"]
     dice = body["state"]["dice"]["_data_"]
     dice["results_today"] = {k: v for k, v in dice["results_today"].items() if "@" not in k}
     older = replace(stored, state=json.dumps(body).encode())
