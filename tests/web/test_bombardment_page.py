@@ -64,7 +64,7 @@ def test_the_british_resolve_their_bombardment_from_the_page_the_guide_offers_it
     assert table.read("director", "").json()["version"] == before + 1
     assert guided(table) == [] and 'class="bombardments"' not in page
     # Its line stays in what was bought, Eliminated, with no Setup/Entry Area to record.
-    assert "B1 (Bombardment) at entry · 3 CPP line #1 · left the OB: 15AM: Bombardment " \
+    assert "B1 (Bombardment) · 3 CPP line #1 · left the OB: 15AM: Bombardment " \
         "resolved, Eliminated (note i)" in page and "Its Setup/Entry Area" not in page
     lines = table.read(BRITISH, "/purchase-record").json()
     assert lines[0]["removed"] == "15AM: Bombardment resolved, Eliminated (note i)"

@@ -68,7 +68,7 @@ def test_each_rg_the_axis_may_buy_shows_every_way_to_buy_it_and_its_cg_maximum(
     # I7 costs 12, more than the Axis has, but 9 in reserve
     assert row_of(html, "I7").endswith("in reserve · 9")
     # F1 has a chart note's option, the Arrival DRM, at its own price
-    assert "entry · 1 entry with note a · 2" in row_of(html, "F1")
+    assert "buy · 1 with note a · 2" in row_of(html, "F1")  # an FB42 enters nowhere
 
 
 def test_each_rg_the_axis_may_not_buy_says_why_with_its_rule(
@@ -194,7 +194,7 @@ def test_an_rg_bought_with_a_chart_notes_option_is_said_by_its_note_not_its_code
         client: TestClient, campaign: dict[str, Any]) -> None:
     bought = buy(client, campaign, "F1", "entry", "arrival_drm")
     said = text_of(markup.unescape(client.get(bought.headers["location"]).text))
-    assert "Bought F1 (FB42) at entry with note a (-2 drm to the E7.2 arrival dr) for 2 CPP" \
+    assert "Bought F1 (FB42) with note a (-2 drm to the E7.2 arrival dr) for 2 CPP" \
         in said
     assert "arrival_drm" not in said
 
