@@ -101,8 +101,29 @@ def recorded_now(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
 
 def recorded_before(campaign: Campaign, side: str) -> list[cmd.RetainedUnit]:
     """The side's Retained units as recorded on the last CG Date before the current one
-    (what a new CG Date's list starts from, at the side's choice)."""
-    return _as_taken(campaign.retained.earlier(side, campaign.reph.cg_date))
+    (what a new CG Date's list starts from, at the side's choice); a Fortification that
+    one bought on the previous CG Date replaced in its hex is listed as what replaced it
+    (PBr 3.619 e: "when the trench is placed the foxhole is removed")."""
+    units, replaced = campaign.retained.earlier(side, campaign.reph.cg_date), \
+        _replacements(campaign, side)
+    return _as_taken([_as_now(unit, replaced) for unit in units])
+
+
+def _replacements(campaign: Campaign, side: str) -> dict[tuple[str, str], str]:
+    """(item, hex) -> the item bought on the previous CG Date that replaced it there."""
+    chart = campaign.rules.fortification_chart
+    bought = campaign.purchases.hexes_before.get(side, {})
+    return {(old, place): row.item for row in (chart.rows if chart else [])
+            if row.needs is not None for old in row.needs.previous_in_hex
+            for place in bought.get(row.item, [])}
+
+
+def _as_now(unit: dict[str, Any], replaced: dict[tuple[str, str], str]) -> dict[str, Any]:
+    """A recorded line, as what replaced it if something did."""
+    new = replaced.get((unit.get("item") or "", unit.get("hex") or ""))
+    if not unit.get("fortification") or new is None:
+        return unit
+    return unit | {"unit": new, "item": new, "count": 1}
 
 
 def _as_taken(units: list[dict[str, Any]]) -> list[cmd.RetainedUnit]:
@@ -110,7 +131,6 @@ def _as_taken(units: list[dict[str, Any]]) -> list[cmd.RetainedUnit]:
     fields = cmd.RetainedUnit.model_fields
     return [cmd.RetainedUnit.model_validate({k: v for k, v in unit.items() if k in fields})
             for unit in units]
-
 
 
 def check_casualty(campaign: Campaign, side: str, ww_half_squads: int,

@@ -356,6 +356,15 @@ def test_a_foxhole_kept_from_the_page_lets_a_trench_be_dug_in_its_hex_next_cg_da
     table.ok(BRITISH, trench | {"hex": "Q16"})
     after = get(client, f"/play/{table.campaign['id']}")
     assert "Trench ·" not in after and "fort-hexes-British" not in after
+    # 15AM: the list starts from 14PM's, with the Foxhole the Trench replaced as the Trench
+    table.to("reph", "3.621")
+    for side, chit in ((AXIS, "attack"), (BRITISH, "idle")):
+        table.ok(side, {"type": "select_initiative", "side": side, "chit": chit})
+    table.to("scenario")  # 14N's
+    table.to("reph", "3.612")  # 15AM
+    started = shown(get(client, f"/play/{table.campaign['id']}"))
+    assert (started["unit.0"], started["item.0"], started["hex.0"]) == ("Trench", "Trench",
+                                                                        "Q16")
     log_in(client, table.tokens[AXIS])  # the Foxhole's hex is the British's own
     axis_page = get(client, f"/play/{table.campaign['id']}")
     assert axis_page.count("Q16") == axis_page.count("e.g. Q16")  # a placeholder's only
