@@ -139,10 +139,6 @@ def campaign_rows(seal: Seal | None, campaign: str,
     return found
 
 
-# Before they shared the application's tracking table, the projection runner's views kept
-# their position in a table of their own: it is merged in (the further position kept) and
-
-
 def metas_found(seal: Seal | None, campaigns: list[str],
                 rows: Any) -> dict[str, tuple[int, str] | None]:
     """Each campaign's meta row (campaign, ord, doc, mac) as (order, JSON), None if it has

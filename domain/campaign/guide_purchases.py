@@ -52,15 +52,11 @@ def _fortifications(campaign: Campaign, side: str, forts: FortificationChart) ->
         if side not in line.cost:
             continue
         places = _earlier_places(campaign, side, line)
-        if places is None:  # no hex asked
-            if _may_buy(campaign, side, line.item, None):
-                items.append({"item": line.item, "cost": line.cost[side], "hex": False,
-                              "hexes": []})
-            continue
-        hexes = [h for h in places if _may_buy(campaign, side, line.item, h)]
-        if hexes:
-            items.append({"item": line.item, "cost": line.cost[side], "hex": True,
-                          "hexes": hexes})
+        tried: list[str | None] = [None] if places is None else list(places)
+        fits = [place for place in tried if _may_buy(campaign, side, line.item, place)]
+        if fits:
+            items.append({"item": line.item, "cost": line.cost[side],
+                          "hex": places is not None, "hexes": [h for h in fits if h]})
     return items
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from eventsourcing.domain import Snapshot
 from eventsourcing.utils import get_topic
 
@@ -170,24 +171,20 @@ def test_a_v10_snapshot_loads_with_no_key_registered_and_nothing_cosigned(
     assert loaded.cosigning.keys == {} and loaded.cosigning.cosigned == {}
 
 
-def test_a_v12_state_loads_with_no_fortification_hex_placed_on_the_cg_date(
-        refit: Refit) -> None:
-    live = refit.store.campaign(abtf_campaign(refit, "v12 snapshot"))
+@pytest.mark.parametrize(("version", "missing"), [
+    (12, ["hexes_today", "hexes_before"]),  # no Fortification hex kept
+    (13, ["hexes_before"]),  # those of the CG Date only, not of the previous one
+])
+def test_an_older_state_loads_with_no_fortification_hex_placed(
+        refit: Refit, version: int, missing: list[str]) -> None:
+    live = refit.store.campaign(abtf_campaign(refit, f"v{version} snapshot"))
     taken = Snapshot.take(live)
-    del vars(taken.state["purchases"])["hexes_today"]
-    taken.state["class_version"] = 12
+    for name in missing:
+        del vars(taken.state["purchases"])[name]
+    taken.state["class_version"] = version
     loaded = taken.mutate(None)
-    assert isinstance(loaded, Campaign) and loaded.purchases.hexes_today == {}
-
-
-def test_a_v13_state_loads_with_no_fortification_hex_placed_on_the_previous_cg_date(
-        refit: Refit) -> None:
-    live = refit.store.campaign(abtf_campaign(refit, "v13 snapshot"))
-    taken = Snapshot.take(live)
-    del vars(taken.state["purchases"])["hexes_before"]
-    taken.state["class_version"] = 13
-    loaded = taken.mutate(None)
-    assert isinstance(loaded, Campaign) and loaded.purchases.hexes_before == {}
+    assert isinstance(loaded, Campaign)
+    assert all(vars(loaded.purchases)[name] == {} for name in missing)
 
 
 def test_a_snapshot_taken_now_records_class_version_14(refit: Refit) -> None:

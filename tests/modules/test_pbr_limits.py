@@ -370,12 +370,18 @@ def test_units_are_retained_off_map_only_under_the_rule_that_limits_them(
     assert refit.reads.roster(campaign)[0].sides[AXIS].withdrawn == []
 
 
-def test_no_trench_is_offered_on_the_first_cg_date_which_has_no_previous_one(
-        refit: Refit) -> None:
-    campaign = refit.commands.create_campaign("pbr", "I", "Initial", "entered").id
-    advance_to(refit, campaign, "3.619")  # 14AM, the Initial Scenario's purchases
+def initial_with_fpp(refit: Refit, name: str) -> UUID:
+    """At 3.619 on 14AM, the Initial Scenario's purchases, with 60 FPP for the Axis."""
+    campaign = refit.commands.create_campaign("pbr", "I", name, "entered").id
+    advance_to(refit, campaign, "3.619")
     do(refit, campaign, {"type": "credit_fpp", "side": AXIS, "amount": 60,
                          "reason": "M3 Fortification RG"})
+    return campaign
+
+
+def test_no_trench_is_offered_on_the_first_cg_date_which_has_no_previous_one(
+        refit: Refit) -> None:
+    campaign = initial_with_fpp(refit, "Initial")
     items = offered(refit, campaign, AXIS)
     assert "Foxhole (2-squad)" in items and "Trench" not in items
     assert isinstance(refused(refit, campaign, trench("Q16")), RuleViolation)
@@ -383,10 +389,7 @@ def test_no_trench_is_offered_on_the_first_cg_date_which_has_no_previous_one(
 
 def test_3_619_e_a_foxhole_bought_for_the_previous_cg_date_lets_a_trench_in_its_hex(
         refit: Refit) -> None:
-    campaign = refit.commands.create_campaign("pbr", "I", "Dug in", "entered").id
-    advance_to(refit, campaign, "3.619")  # 14AM, the Initial Scenario's purchases
-    do(refit, campaign, {"type": "credit_fpp", "side": AXIS, "amount": 60,
-                         "reason": "M3 Fortification RG"})
+    campaign = initial_with_fpp(refit, "Dug in")
     do(refit, campaign, {"type": "purchase_fortification", "side": AXIS,
                          "reason": "Foxhole (1-squad)", "hex": "S20"}, AXIS)
     to_reph_step(refit, campaign, "3.619")  # 14PM: no roster recorded for 14AM
