@@ -28,6 +28,15 @@ def hooked(settings: Settings) -> Iterator[str]:
         yield found
 
 
+def delivered(api: httpx.Client, campaign: dict) -> int | None:
+    """The last version the service has recorded as delivered to the chat."""
+    status = api.get(f"/campaigns/{campaign['id']}/webhook",
+                     headers=auth(campaign["tokens"]["director"]))
+    assert status.status_code == 200, status.text
+    found: int | None = status.json()["delivered"]
+    return found
+
+
 def test_the_director_sets_the_webhook_on_its_page_and_sees_it_delivered(
         browser: Browser, hooked: str, shots: Path) -> None:
     chat = Receiver().start()
@@ -45,6 +54,8 @@ def test_the_director_sets_the_webhook_on_its_page_and_sees_it_delivered(
                                 headers=auth(campaign["tokens"]["director"]))
             assert advanced.status_code == 200, advanced.text
             assert until(lambda: len(chat.bodies) == 1)
+            # the chat has the post before the service records it delivered
+            assert until(lambda: delivered(api, campaign) == advanced.json()["version"])
         director.reload()
         expect(director.locator("#hook-delivered")).to_contain_text(
             f"up to version {advanced.json()['version']}")
