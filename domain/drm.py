@@ -155,8 +155,9 @@ def _check_claim(table: Table, spec: DRMSpec, subject: SubjectFacts, claim: DRMC
     rule = spec.rule or table.rule
     name = f"DRM {spec.id} ({spec.reason})"
 
-    def refuse(why: str, error: type[InvalidCommand | RuleViolation] = RuleViolation) -> None:
-        raise error(f"{name}: {why}", rule=rule, field=where)
+    def refuse(why: str, error: type[InvalidCommand | RuleViolation] = RuleViolation,
+               cited: str | None = None) -> None:
+        raise error(f"{name}: {why}", rule=cited or rule, field=where)
 
     if spec.kind == "automatic":
         refuse("the ledger derives it from the record: do not claim it", InvalidCommand)
@@ -168,9 +169,13 @@ def _check_claim(table: Table, spec: DRMSpec, subject: SubjectFacts, claim: DRMC
         refuse(f"does not apply: {why}")
     for other, by in taken.items():
         if other in spec.excludes or spec.id in _excludes(table, other):
-            reason = next((s.reason for s in table.drm if s.id == other), "")
+            found = next(s for s in table.drm if s.id == other)
             how = "which the ledger derives here" if by == "derived" else "claimed with it"
-            refuse(f"is not combined with DRM {other} ({reason}), {how}")
+            # The rule that says so: the DRM that lists the other (9.6054's dagger
+            # excludes CG19's Walking Wounded DRM from a vehicle's Escape).
+            says = spec if other in spec.excludes else found
+            refuse(f"is not combined with DRM {other} ({found.reason}), {how}",
+                   cited=says.rule or table.rule)
 
 
 def _check_count(spec: DRMSpec, claim: DRMClaim, refuse: Any) -> None:

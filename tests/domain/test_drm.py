@@ -142,8 +142,9 @@ EXCLUDED = [(module, table, spec, other) for module, table, spec in LISTED
 def test_two_drm_that_exclude_each_other_are_refused_together(
         module: Module, table: Table, spec: DRMSpec, other: str) -> None:
     subject = qualifying(module, spec)
+    excluded = next(each for each in table.drm if each.id == other)
     with pytest.raises(RuleViolation) as refused:
-        claimed_drm(table, subject, [claim(spec), DRMClaim(id=other)], [])
+        claimed_drm(table, subject, [claim(spec), claim(excluded)], [])
     assert refused.value.rule == (spec.rule or table.rule) and refused.value.field == "drm[1]"
     assert f"not combined with DRM {spec.id}" in refused.value.message
 
@@ -152,6 +153,16 @@ def test_the_excluded_pairs_include_the_setup_area_and_ct_afv_drm() -> None:
     pairs = {(spec.id, other) for _, _, spec, other in EXCLUDED}
     assert {("3.606-p-adjacent", "3.606-p-two-hexes"), ("3.606-v-two-hexes", "3.606-v-adjacent"),
             ("9.6054-ct-afv", "9.6054-vehicle")} <= pairs
+
+
+def test_9_6054_dagger_drm_are_na_to_a_vehicle_and_a_leader_alone_gets_no_leader_drm() -> None:
+    # 9.6054: "+2 Encircled†" ... "† NA to vehicle Escape attempt"; "+x (Armor)Leader/Hero
+    # DRM (NA to Leader/Heroes escaping alone)", beside "-1 lone unwounded SMC".
+    pairs = {(spec.id, other) for _, _, spec, other in EXCLUDED}
+    dagger = ["hs", "pp", "unarmed", "wounded", "walking-wounded", "encircled"]
+    assert {(f"9.6054-{vehicle}", f"9.6054-{drm}") for vehicle in ("vehicle", "ct-afv")
+            for drm in dagger} | {("9.6054-lone-smc", "9.6054-leader")} <= pairs
+    assert ("9.6054-captured", "9.6054-vehicle") not in pairs  # the one with no dagger
 
 
 def test_a_drm_claimed_twice_is_refused() -> None:

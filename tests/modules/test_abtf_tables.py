@@ -346,6 +346,7 @@ def test_9_619_an_item_not_on_the_table_is_named(refit: Refit, at_9_619: UUID) -
 
 @pytest.mark.parametrize("table,side,dice,why", [
     ("9.6201", "German", [3, 3], "rolled by the British only"),
+    ("9.6143", "British", [3], "rolled by the German only"),
     ("9.62133", "German", [3], "for a Dual Assault only"),
     ("CG4", "British", [3], "during a CG Scenario"),
 ])
@@ -353,7 +354,7 @@ def test_a_table_refuses_the_wrong_roller_or_moment(refit: Refit, table: str, si
                                                      dice: list[int], why: str) -> None:
     campaign = refit.commands.create_campaign("abtf", "I", "Who rolls", "entered",
                                               start_date="19AM").id
-    to_reph_step(refit, campaign, "9.621" if table == "9.62133" else "9.620")
+    to_reph_step(refit, campaign, {"9.62133": "9.621", "9.6143": "9.614"}.get(table, "9.620"))
     turn = {"subject": "turn:6"} if table == "CG4" else {}  # a Game End dr names its turn
     with pytest.raises(RuleViolation) as refused:
         do(refit, campaign, {"type": "roll", "table": table, "side": side, "dice": dice,
