@@ -14,8 +14,8 @@ from domain.errors import InvalidCommand
 
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
-           "casualty", "control", "area", "bombardment", "end_scenario", "points", "rating",
-           "scenario", "retained")
+           "casualty", "control", "area", "bombardment", "end_scenario", "end_turn", "points",
+           "rating", "scenario", "retained")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -68,6 +68,11 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
             raise _on_its_line(error, rows) from None
     if action == "end_scenario":
         return cmd.parse_command({"type": "end_scenario"})
+    if action == "end_turn":  # CG4, CG23: the turn the page names ends (the next in order)
+        player_turn = form.get("player_turn") or None
+        return cmd.parse_command({"type": "end_turn", "turn": _whole(form, "turn"),
+                                  "player_turn": None if player_turn is None else
+                                  _whole(form, "player_turn")})
     if action == "points":
         return cmd.parse_command({"type": _one_of(form, "change", POINTS), "side": side,
                                   "amount": _whole(form, "amount"), **_why(form, "reason")})
@@ -239,6 +244,8 @@ def _casualty(form: dict[str, Any], side: str | None) -> dict[str, Any]:
                             "cvp": _whole(form, "cvp")}
     if _text(form, "purchase"):
         body["purchase"] = _whole(form, "purchase")
+    if _text(form, "ww_half_squads"):  # CG19: the module's Walking Wounded box
+        body["ww_half_squads"] = _whole(form, "ww_half_squads")
     return body
 
 

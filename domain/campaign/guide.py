@@ -41,7 +41,9 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                               "title": step.title if step else None,
                               "phase": reph.phase, "sides": {},
                               "reports": reports.listed(campaign),
-                              "initiative": initiative_shown(campaign)}
+                              "initiative": initiative_shown(campaign),
+                              # the CG Scenario's next turn to end (CG4, CG23), public
+                              "turn": turns.to_end(campaign)}
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
         if public:  # the step's and the turn's rolls are public; an RG line's are not

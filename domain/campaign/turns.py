@@ -60,6 +60,22 @@ def _following(spec: GameEnd, last: Subject) -> Subject:
     return Subject("turn", turn=turn + 1, player_turn=1)
 
 
+def to_end(campaign: Campaign) -> dict[str, Any] | None:
+    """The turn of the CG Scenario in play that ends next, as the director ends it (the
+    `end_turn` command's fields, its name and rule); None without a Game End dr or a
+    scenario in play. Public: the Game Turn is on the map for both sides."""
+    table = game_end_table(campaign.rules)
+    if table is None or campaign.reph.phase != "scenario":
+        return None
+    spec = _spec(table)
+    last = last_ended(campaign)
+    following = _following(spec, last)
+    return {"turn": following.turn, "player_turn": following.player_turn,
+            "name": _named(following), "rule": spec.rule, "from_turn": spec.from_turn,
+            "ended": _named(last) if last.turn else None,
+            "due_first": [side for side in campaign.sides if due_subject(campaign, side)]}
+
+
 def _named(subject: Subject) -> str:
     name = f"Game Turn {subject.turn}"
     return f"Player Turn {subject.player_turn} of {name}" if subject.player_turn else name

@@ -348,3 +348,30 @@ def test_the_fortifications_a_side_bought_are_listed_on_its_page_only(
     seen = text_of(get(client, f"/play/{campaign['id']}"))
     # (the Roadblock is a line of the Fortification table its own forms offer; not bought)
     assert "Fortifications bought" not in seen and "1 x Roadblock" not in seen
+
+
+def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_falls_due(
+        client: TestClient) -> None:
+    # KGP CG23: the ATTACKER makes a Game End dr at the end of each Player Turn from Game
+    # Turn 6 on; only the director ends a turn, from its page, the next one in order.
+    from tests.web.test_control_page import in_play
+    campaign = in_play(client, "kgp")
+    log_in(client, campaign["tokens"]["director"])
+    ended = []
+    while not (turn := status(client, campaign, "/guide")["turn"])["due_first"]:
+        assert f"{turn['name']} has ended" in text_of(get(client, f"/play/{campaign['id']}"))
+        answer = act(client, campaign, {"action": "end_turn", "turn": str(turn["turn"]),
+                                        "player_turn": str(turn["player_turn"])})
+        assert answer.status_code == 303, answer.text
+        ended.append(turn["name"])
+    assert len(ended) == 11 and ended[-1] == "Player Turn 1 of Game Turn 6"
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Player Turn 1 of Game Turn 6 has ended." in page and "Due first: the " in page
+    again = act(client, campaign, {"action": "end_turn", "turn": "6", "player_turn": "2"})
+    assert "is due first" in text_of(again.text)
+    sides = status(client, campaign, "/guide")["sides"]
+    assert {(d["table"], d["subject"]) for part in sides.values() for d in part["due"]} == \
+        {("CG23", "turn:6/pt:1")}
+    log_in(client, campaign["tokens"]["sides"][next(iter(sides))])
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "CG23" in page and "has ended" not in page  # the director's form only
