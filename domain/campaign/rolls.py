@@ -204,6 +204,11 @@ def check_when(campaign: Campaign, table: Table, side: str,
         refuse(f"is rolled by a side that lost >= {table.loss_points.ratio}x and >= "
                f"{table.loss_points.margin} more CVP than the other in the prior scenario")
     _check_dates(campaign, table, side)
+    if table.for_scenario and (initiative.date_scenario is None or initiative.all_idle()):
+        refuse(f"is rolled for the CG Scenario the Initiative chits make of {reph.cg_date} "
+               f"({module.initiative_rule}): " +
+               ("not before both are revealed" if initiative.date_scenario is None
+                else f"an {initiative.date_scenario} plays none"))
     follows = table.follows
     if follows is None:
         return

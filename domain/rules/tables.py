@@ -126,6 +126,9 @@ class Table(Strict):
     sides: list[str] | None = None  # only these sides roll it (e.g. 9.6201: British)
     once_per_date: bool = False  # one roll per side per CG Date (e.g. 9.6202)
     scenario_types: list[str] | None = None  # only for these scenarios (e.g. Dual Assault)
+    # rolled for the CG Scenario the Initiative chits make of the date (9.6216 weather):
+    # not before both are revealed, nor on an Idle CG Date, which plays none
+    for_scenario: bool = False
     in_scenario: bool = False  # rolled during a CG Scenario (e.g. CG4 Game End)
     min_san: dict[str, int] | None = None  # rolled only at this SAN or more (9.6122)
     credits_cpp: bool = False  # Final roll + the date's CPP Base # is credited (9.616)

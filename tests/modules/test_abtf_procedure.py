@@ -156,6 +156,7 @@ def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
                                       "dice": [4]})
     assert isinstance(early, RuleViolation)  # the wind waits for this CG Date's weather
     to_reph_step(refit, campaign, "9.621")  # 18AM, after the Mist, Wet 17N scenario
+    chits(refit, campaign, "attack", "idle")  # a British Assault: a scenario is played
     weather = british_roll(refit, campaign, "9.62161", [3, 3])
     assert [(d["reason"], d["value"]) for d in weather["drm"]] == [
         ("Previous CG Scenario was Mist", -2)]
@@ -173,6 +174,45 @@ def test_9_6216_weather_ec_and_wind_follow_the_previous_scenario_and_the_night(
     again = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "British",
                                       "dice": [1, 1]})
     assert isinstance(again, RuleViolation) and "once per CG Date" in again.message
+
+
+def chits(refit: Refit, campaign: UUID, british: str, german: str) -> None:
+    """Both sides' Initiative chits for the CG Date (9.6213), revealed together."""
+    for side, chit in (("British", british), ("German", german)):
+        do(refit, campaign, {"type": "select_initiative", "side": side, "chit": chit})
+
+
+@pytest.mark.parametrize("british,german,said", [
+    (None, None, "not before both are revealed"),
+    ("idle", "idle", "an Idle CG Date plays none"),
+])
+def test_9_6216_weather_is_rolled_for_the_scenario_the_chits_make(
+        refit: Refit, british: str | None, german: str | None, said: str) -> None:
+    # 9.62161: "the weather for the upcoming CG Scenario", determined after 9.6213's
+    # chits; Idle and Idle play no scenario (9.62132: the RePh repeats 9.612-9.620).
+    campaign = refit.commands.create_campaign("abtf", "I", "Weather", "entered").id
+    to_reph_step(refit, campaign, "9.621")
+    if british and german:
+        chits(refit, campaign, british, german)
+    for table, dice in (("9.62161", [3, 3]), ("9.62163", [3])):
+        error = refused(refit, campaign, {"type": "roll", "table": table,
+                                          "side": "British", "dice": dice})
+        assert isinstance(error, RuleViolation) and said in error.message
+        assert "(9.62132)" in error.message and error.rule == table
+    assert not [table for table, _, _ in due(refit, campaign, "British")
+                if table.startswith("9.6216")]
+
+
+def test_9_6215_the_first_move_dr_follows_the_set_up_dr_in_a_dual_assault(
+        refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("abtf", "I", "Dual", "entered").id
+    to_reph_step(refit, campaign, "9.621")
+    chits(refit, campaign, "attack", "attack")
+    early = refused(refit, campaign, {"type": "roll", "table": "9.6215", "side": "German",
+                                      "dice": [2]})
+    assert isinstance(early, RuleViolation) and "after table 9.62133" in early.message
+    do(refit, campaign, {"type": "roll", "table": "9.62133", "side": "German", "dice": [5]})
+    do(refit, campaign, {"type": "roll", "table": "9.6215", "side": "German", "dice": [2]})
 
 
 def test_the_initial_scenario_weather_is_not_rolled(refit: Refit) -> None:
