@@ -470,6 +470,8 @@ class RecordScenario(Command):
     weather: str | None = Field(default=None, max_length=100)
     ec: str | None = Field(default=None, max_length=100)
     wind: str | None = Field(default=None, max_length=100)
+    # of the CG Scenario last played, once it has ended (9.6216 reads its weather and EC)
+    previous: StrictBool = False
 
 
 class Advance(Command):

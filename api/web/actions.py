@@ -81,7 +81,8 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   "value": _whole(form, "value"), **_why(form, "cause")})
     if action == "scenario":
         return cmd.parse_command({"type": "record_scenario",
-                                  **{note: _text(form, note) for note in NOTES}})
+                                  **{note: _text(form, note) for note in NOTES},
+                                  "previous": form.get("previous") == "yes"})
     if action == "purchase":
         return cmd.parse_command({"type": "purchase_rg", "side": side, "rg": form.get("rg"),
                                   "kg": form.get("kg") or None,

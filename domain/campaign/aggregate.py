@@ -119,7 +119,7 @@ class Campaign(Aggregate):
     # and co-signed checkpoints; v12: each CG Date's roll results by subject too;
     # v13: the hexes each Fortification bought on the CG Date was placed in; v14: and on
     # the previous CG Date
-    class_version = 14
+    class_version = 15
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)
     upcast_v3_v4 = staticmethod(upcasts.v3_v4)
@@ -133,6 +133,7 @@ class Campaign(Aggregate):
     upcast_v11_v12 = staticmethod(upcasts.v11_v12)
     upcast_v12_v13 = staticmethod(upcasts.v12_v13)
     upcast_v13_v14 = staticmethod(upcasts.v13_v14)
+    upcast_v14_v15 = staticmethod(upcasts.v14_v15)
 
     def __init__(
         self, module: str, cg: str, name: str, sides: list[str], dice: str,
@@ -394,11 +395,13 @@ class Campaign(Aggregate):
     def record_scenario(self, command: cmd.RecordScenario, actor: str) -> None:
         """Note the scenario type and weather of the current CG Date."""
         self.reph.check_not_ended()
-        given = command.model_dump(exclude={"type"})
+        given = command.model_dump(exclude={"type", "previous"})
         if all(value is None for value in given.values()):
             raise InvalidCommand("give the scenario type, weather, EC or wind",
                                  field="scenario_type")
-        self._record(ScenarioRecorded, actor, cg_date=self.reph.cg_date, **given)
+        cg_date = self.scenario.check_previous() if command.previous else self.reph.cg_date
+        self._record(ScenarioRecorded, actor, cg_date=cg_date, previous=command.previous,
+                     **given)
 
     @handles(cmd.Advance)
     def advance(self, command: cmd.Advance, actor: str) -> None:

@@ -90,6 +90,26 @@ def _check_step(campaign: Campaign, table: Table) -> None:
         if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
             raise RuleViolation(f"table {table.id} is rolled after table {first} on "
                                 "this CG Date", rule=table.rule)
+    _check_previous_conditions(campaign, table)
+
+
+NAMES = {"weather": "weather", "ec": "EC", "wind": "wind"}
+
+
+def _check_previous_conditions(campaign: Campaign, table: Table) -> None:
+    """A DRM read off the previous CG Scenario's weather or EC (9.6216) is derived from
+    its record: the roll waits for it, rather than go without the DRM unsaid. (Not a
+    reason the roll is not due: the guide still asks for it.)"""
+    scenario = campaign.scenario
+    wanted = sorted({NAMES[spec.condition] for spec in table.drm
+                     if spec.derive == "previous_scenario" and spec.condition is not None
+                     and spec.condition not in scenario.previous_conditions})
+    if wanted and scenario.previous_date is not None:
+        said = " and ".join(wanted)
+        raise RuleViolation(f"table {table.id}'s DRM for the previous CG Scenario's {said} "
+                            f"are derived from its record: the director records the "
+                            f"{scenario.previous_date} CG Scenario's {said} first (its "
+                            "notes, as its SSR or play set them)", rule=table.rule)
 
 
 def _secret(campaign: Campaign, table: Table, command: cmd.Roll,

@@ -34,6 +34,7 @@ class Scenario(Part):
         self.lvp_group: dict[str, str | None] = {}  # LVP Location -> its Map Group
         self.conditions: dict[str, str] = {}  # weather, EC, wind of this CG Date's scenario
         self.previous_conditions: dict[str, str] = {}  # ... and of the last one played
+        self.previous_date: str | None = None  # the CG Date of the last one ended
         self.off_map: dict[str, bool] = dict.fromkeys(sides, False)  # no on-map units
 
     def inflicted(self, side: str) -> int:
@@ -46,6 +47,13 @@ class Scenario(Part):
         other = self.inflicted(side)
         return self.played is not None and lost >= rule.ratio * other and \
             lost >= other + rule.margin
+
+    def check_previous(self) -> str:
+        """The CG Date of the CG Scenario last played, once it has ended (its notes)."""
+        if self.played is None or self.previous_date is None:
+            raise RuleViolation("no CG Scenario has ended yet: record this CG Date's notes",
+                                field="previous")
+        return self.previous_date
 
     def check_casualty(self) -> str:
         """Casualties count per scenario: the one in play or just played (9.12)."""
@@ -114,12 +122,22 @@ class ScenarioRecorded(CampaignEvent):
     weather: str | None
     ec: str | None = None
     wind: str | None = None
+    previous: bool = False  # notes of the CG Scenario last played, after it ended
 
     def apply(self, campaign: Any) -> None:
+        scenario = campaign.scenario
+        # Notes of the scenario that ended (recorded in its RePh, or after with `previous`)
+        # are the "previous CG Scenario" 9.6216 reads; on its own CG Date they are also
+        # still the date's.
+        ended = self.previous or (self.cg_date == scenario.previous_date)
         for condition in CONDITIONS:
             value = getattr(self, condition)
-            if value is not None:
-                campaign.scenario.conditions[condition] = value
+            if value is None:
+                continue
+            if ended:
+                scenario.previous_conditions[condition] = value
+            if self.cg_date == campaign.reph.cg_date:
+                scenario.conditions[condition] = value
 
 
 class ScenarioEnded(CampaignEvent):
@@ -130,6 +148,7 @@ class ScenarioEnded(CampaignEvent):
     def apply(self, campaign: Any) -> None:
         # 9.6216's "previous CG Scenario", including weather an SSR set during play
         campaign.scenario.previous_conditions = dict(campaign.scenario.conditions)
+        campaign.scenario.previous_date = self.cg_date
 
 
 class OnMapRecorded(CampaignEvent):

@@ -150,3 +150,13 @@ def v13_v14(state: dict[str, Any]) -> None:
     purchases = state.get("purchases")
     if isinstance(purchases, Part):
         vars(purchases).setdefault("hexes_before", {})
+
+
+def v14_v15(state: dict[str, Any]) -> None:
+    """Before v15: the CG Date of the last CG Scenario ended was not kept. Out of a
+    scenario it is the one just played; in one, the one before is not known (its notes
+    are then recorded on the CG Date's own, as before)."""
+    scenario, reph = state.get("scenario"), state.get("reph")
+    if isinstance(scenario, Part) and isinstance(reph, Part):
+        ended = vars(scenario).get("played") if vars(reph).get("phase") != "scenario" else None
+        vars(scenario).setdefault("previous_date", ended)

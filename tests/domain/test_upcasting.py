@@ -187,10 +187,21 @@ def test_an_older_state_loads_with_no_fortification_hex_placed(
     assert all(vars(loaded.purchases)[name] == {} for name in missing)
 
 
-def test_a_snapshot_taken_now_records_class_version_14(refit: Refit) -> None:
+def test_an_older_state_knows_the_scenario_just_played_as_the_last_ended(
+        refit: Refit) -> None:
+    live = refit.store.campaign(abtf_campaign(refit, "v14 snapshot"))
+    live.reph.phase, live.scenario.played = "reph", "17N"  # as a RePh after it holds them
+    taken = Snapshot.take(live)
+    del vars(taken.state["scenario"])["previous_date"]
+    taken.state["class_version"] = 14
+    loaded = taken.mutate(None)
+    assert isinstance(loaded, Campaign) and loaded.scenario.previous_date == "17N"
+
+
+def test_a_snapshot_taken_now_records_class_version_15(refit: Refit) -> None:
     live = refit.store.campaign(abtf_campaign(refit, "New snapshot"))
     taken = Snapshot.take(live)
-    assert taken.state["class_version"] == 14
+    assert taken.state["class_version"] == 15
     again = taken.mutate(None)
     assert isinstance(again, Campaign) and again.purchases == live.purchases
     assert again.retained == live.retained

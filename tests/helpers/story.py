@@ -43,7 +43,26 @@ def do(refit: Refit, campaign: UUID, body: dict[str, Any],
     first one the guide lists for its table and side (a unit gets a label of its own)."""
     if body.get("type") == "roll" and "subject" not in body and "table" in body:
         body = body | {"subject": guided_subject(refit, campaign, body["table"], body["side"])}
+    if body.get("type") == "end_scenario":
+        record_notes(refit, campaign)
     return refit.commands.execute(campaign, cmd.parse_command(body), actor)
+
+
+PLAIN = {"weather": "Clear", "ec": "Moderate", "wind": "No Wind"}  # no 9.6216 DRM follows
+
+
+def record_notes(refit: Refit, campaign: UUID) -> None:
+    """The director notes the scenario's weather, EC and wind (as its SSR or play set
+    them) before it ends, where the module's next weather rolls read them (ABtF 9.6216)
+    and the story has not noted them itself."""
+    state = refit.store.campaign(campaign)
+    reads = {spec.condition for table in state.rules.tables for spec in table.drm
+             if spec.derive == "previous_scenario"}
+    missing = {name: PLAIN[name] for name in sorted(reads - set(state.scenario.conditions))
+               if name is not None}
+    if missing:
+        refit.commands.execute(campaign, cmd.parse_command(
+            {"type": "record_scenario", **missing}), "director")
 
 
 def guided_subject(refit: Refit, campaign: UUID, table: str, side: str) -> str:

@@ -8,6 +8,7 @@ from uuid import UUID
 
 import pytest
 
+from domain import commands as cmd
 from domain.errors import RuleViolation
 from infra.application import Refit
 from tests.helpers.refusals import refused
@@ -258,3 +259,48 @@ def test_after_an_idle_date_abtf_keeps_its_san_floor_open_each_san_announced_at_
     assert (raised["data"]["side"], raised["data"]["before"], raised["data"]["after"],
             raised["sealed"]) == ("German", 1, 2, None)
     assert refit.reads.status(campaign, viewer="British").sides["German"]["san"] == 2
+
+
+def ended_unnoted(refit: Refit) -> UUID:
+    """An ABtF CG I whose Initial Scenario (17N) ended with no notes of its weather."""
+    campaign = refit.commands.create_campaign("abtf", "I", "Unnoted", "entered").id
+    advance_to(refit, campaign, None)
+    refit.commands.execute(campaign, cmd.parse_command({"type": "end_scenario"}), "director")
+    return campaign
+
+
+def test_9_6216_the_weather_waits_for_the_previous_scenarios_weather_to_be_recorded(
+        refit: Refit) -> None:
+    campaign = ended_unnoted(refit)
+    to_reph_step(refit, campaign, "9.621")
+    chits(refit, campaign, "attack", "idle")
+    waits = refused(refit, campaign, {"type": "roll", "table": "9.62161", "side": "British",
+                                      "dice": [3, 3]})
+    assert isinstance(waits, RuleViolation) and waits.rule == "9.62161"
+    assert "records the 17N CG Scenario's weather first" in waits.message
+    assert ("9.62161", "British", "step") in due(refit, campaign)  # still asked for
+    do(refit, campaign, {"type": "record_scenario", "weather": "Mist", "previous": True})
+    weather = british_roll(refit, campaign, "9.62161", [3, 3])
+    assert [d["reason"] for d in weather["drm"]] == ["Previous CG Scenario was Mist"]
+    ec = refused(refit, campaign, {"type": "roll", "table": "9.62163", "side": "British",
+                                   "dice": [3]})
+    assert "the 17N CG Scenario's EC first" in str(ec)
+
+
+def test_notes_recorded_in_the_reph_of_the_scenario_just_played_are_the_previous_ones(
+        refit: Refit) -> None:
+    campaign = ended_unnoted(refit)  # still 17N: its RePh, before 9.6121's new CG Date
+    do(refit, campaign, {"type": "record_scenario", "weather": "Overcast", "ec": "Dry"})
+    to_reph_step(refit, campaign, "9.621")
+    chits(refit, campaign, "attack", "idle")
+    weather = british_roll(refit, campaign, "9.62161", [3, 3])
+    assert [d["reason"] for d in weather["drm"]] == ["Previous CG Scenario was Overcast"]
+    assert [d["reason"] for d in british_roll(refit, campaign, "9.62163", [3])["drm"]] == \
+        ["Previous CG Scenario was Dry"]
+
+
+def test_notes_of_a_previous_scenario_need_one_to_have_ended(refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("abtf", "I", "None yet", "entered").id
+    error = refused(refit, campaign, {"type": "record_scenario", "weather": "Mist",
+                                      "previous": True})
+    assert isinstance(error, RuleViolation) and error.field == "previous"

@@ -23,7 +23,7 @@ def an_older_snapshot(refit: Refit, campaign: UUID) -> None:
     state = refit.store.campaign(campaign)
     stored = refit.store.mapper.to_stored_event(Campaign.Snapshot.take(state))
     body = json.loads(stored.state)
-    assert body["state"]["class_version"] == Campaign.class_version == 14
+    assert body["state"]["class_version"] == Campaign.class_version == 15
     body["state"]["class_version"] = 11
     del body["state"]["purchases"]["_data_"]["hexes_today"]
     del body["state"]["purchases"]["_data_"]["hexes_before"]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.helpers.http import new_campaign
+from tests.helpers.http import new_campaign, send
 from tests.helpers.web import AXIS, BRITISH, csrf_of, inputs_of, text_of
 from tests.web.test_director_tools import get, json_read, log_in, post
 
@@ -147,3 +147,21 @@ def test_a_new_campaigns_pages_say_its_initial_scenario_gives_cpp_elr_and_san(
         assert answer.status_code == 303, answer.text
     log_in(client, campaign["tokens"]["sides"][BRITISH])
     assert "No ELR or SAN recorded yet" not in text_of(get(client, f"/play/{campaign['id']}"))
+
+
+def test_in_the_reph_the_director_notes_the_weather_of_the_scenario_last_ended(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    director = campaign["tokens"]["director"]
+    while json_read(client, campaign, "")["phase"] != "scenario":
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    played = json_read(client, campaign, "")["cg_date"]
+    assert 'name="previous"' not in get(client, f"/play/{campaign['id']}")  # in play
+    assert send(client, campaign, director, {"type": "end_scenario"}).status_code == 200
+    while json_read(client, campaign, "")["cg_date"] == played:  # on to the next CG Date
+        assert send(client, campaign, director, {"type": "advance"}).status_code == 200
+    answer = adjusted(client, campaign, {"action": "scenario", "weather": "Mist",
+                                         "previous": "yes"})
+    assert answer.status_code == 303, answer.text
+    rows = {row["cg_date"]: row for row in json_read(client, campaign, "/roster")}
+    assert rows[played]["weather"] == "Mist"
+    assert rows[json_read(client, campaign, "")["cg_date"]]["weather"] is None
