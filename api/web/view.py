@@ -49,6 +49,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "control": control_choices(refit, status, caller.role == DIRECTOR),
             "area_form": area_form(rules, mine, status.phase, status.step),
             "module_name": rules.short_name,
+            "priced_ways": [side for side, chart in rules.rg_charts.items() if chart.modes],
             "walking_wounded": rules.walking_wounded,  # its side's casualty form asks (CG19)
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows

@@ -1,8 +1,9 @@
-"""A unit lost in the Refit Phase, from the pages: Melee, Encirclement and Escape award CVP
-"normally" (ABtF 9.601, 9.6041, 9.6054; PBr 3.6061), so each side's page keeps its
-casualty form, folded, through the RePh; it counts for the CG Scenario just played. The
-side whose module keeps a Walking Wounded box (ABtF CG19: the British) says how many
-half-squads go to it."""
+"""What a helper met playing ABtF on the pages. A unit lost in the Refit Phase: Melee,
+Encirclement and Escape award CVP "normally" (ABtF 9.601, 9.6041, 9.6054; PBr 3.6061), so
+each side's page keeps its casualty form, folded, through the RePh; it counts for the CG
+Scenario just played, and the side whose module keeps a Walking Wounded box (ABtF CG19:
+the British) says how many half-squads go to it. An ABtF purchase names no PBr way of
+buying."""
 
 from __future__ import annotations
 
@@ -77,3 +78,21 @@ def test_the_british_say_how_many_half_squads_go_to_the_cg19_walking_wounded_box
     assert answer.status_code == 303, answer.text
     [row] = [r for r in status(abtf_client, campaign, "/cvp")["scenarios"] if r["side"] == BRITISH]
     assert [(c["unit"], c["ww_half_squads"]) for c in row["casualties"]] == [("6-4-8", 2)]
+
+
+def test_an_abtf_buy_button_and_bought_line_name_no_pbr_way_of_buying(
+        abtf_client: TestClient) -> None:
+    # ABtF 9.617 prices each RG once: "entry" (PBr 3.6175's words, beside reserve and on
+    # map) would tell an ABtF player of a choice the module does not have.
+    campaign = new_campaign(abtf_client, "abtf", "Arnhem")
+    director = campaign["tokens"]["director"]
+    credit = {"type": "credit_cpp", "side": BRITISH, "amount": 12, "reason": "9.616"}
+    assert send(abtf_client, campaign, director, credit).status_code == 200
+    log_in(abtf_client, campaign["tokens"]["sides"][BRITISH])
+    page = text_of(get(abtf_client, f"/play/{campaign['id']}"))
+    assert "Buy I1 buy · " in page and "entry ·" not in page
+    answer = act(abtf_client, campaign, {"action": "purchase", "side": BRITISH, "rg": "I1",
+                                         "mode": "entry"})
+    assert answer.status_code == 303, answer.text
+    page = text_of(get(abtf_client, answer.headers["location"]))
+    assert "Bought I1 (" in page and "at entry" not in page
