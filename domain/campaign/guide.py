@@ -16,6 +16,7 @@ from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
 from domain.campaign.retained import recorded_before, recorded_now
 from domain.campaign.rolls import check_step_only, check_when, cpp_base, tells_unannounced_san
+from domain.campaign.schedule import said, scheduled
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
 from domain.errors import RefitError
@@ -334,6 +335,11 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
         notes += [f"{table.rule}: leaving {reph.step} gives up the {side} side's "
                   f"{table.title} {table.roll}, not rolled yet: it is made in this step only"
                   for table in _optional_step_rolls(campaign, side)]
+    given = [said(line, amounts) for line in scheduled(campaign) if line.side == side]
+    if any(given) and module.reinforcements is not None:
+        notes.append(f"{module.reinforcements.rule}: leaving {reph.step} on {reph.cg_date} "
+                     f"gives the {side} side, from its OB and outside every maximum: "
+                     f"{'; '.join(g for g in given if g)}")
     forgo = module.cpp_forgo
     if forgo is not None and forgo.side == side and forgo.cg == campaign.cg and \
             forgo.cg_date == reph.cg_date and \

@@ -21,6 +21,7 @@ from domain.campaign.reph import (
 )
 from domain.campaign.rolls import tells_unannounced_san
 from domain.campaign.scenario import ScenarioEnded, WalkingWoundedRecovered
+from domain.campaign.schedule import scheduled
 from domain.errors import MissingTable, RuleViolation
 from domain.rules import CPPForgo, ReinforcementSchedule, ScheduledReinforcement
 
@@ -147,20 +148,12 @@ def _check_leaving(campaign: Campaign, viewer: str | None) -> None:
         reports.unsettled(campaign, None)
     if refusal is not None:
         raise RuleViolation(refusal, rule=campaign.reph.step)
-    for line in _scheduled(campaign):
+    for line in scheduled(campaign):
         if line.san is not None and campaign.points.san[line.side] is None:
             raise RuleViolation(f"{line.cg_date}: the {line.side} SAN changes by "
                                 f"{line.san:+d}: record the {line.side} SAN first "
                                 "(change_san)", rule=cast(ReinforcementSchedule,
                                                           module.reinforcements).rule)
-
-
-def _scheduled(campaign: Campaign) -> list[ScheduledReinforcement]:
-    """The OB-given reinforcements due as the RePh leaves this step on this CG Date."""
-    plan, reph = campaign.rules.reinforcements, campaign.reph
-    if plan is None or plan.step != reph.step or reph.phase != "reph":
-        return []
-    return [line for line in plan.schedule if line.cg_date == reph.cg_date]
 
 
 def _enter_step(campaign: Campaign, actor: str, left: str | None = None) -> None:
@@ -206,7 +199,7 @@ def _leave_step(campaign: Campaign, actor: str) -> None:
                          rule=cast(CPPForgo, module.cpp_forgo).rule if less else step.rule,
                          cg_date=reph.cg_date)
     _points_on_leaving(campaign, actor)
-    for line in _scheduled(campaign):
+    for line in scheduled(campaign):
         _reinforce(campaign, line, actor)
     box = module.walking_wounded
     ww = campaign.scenario.ww_box

@@ -44,6 +44,28 @@ def test_9_6152_gives_18am_rgs_fpp_and_san_outside_every_maximum(refit: Refit) -
     assert refit.reads.san(campaign)[-1].rule == "9.6152"
 
 
+def test_9_6152_says_what_leaving_9_615_gives_each_side_before_it_is_left(
+        refit: Refit) -> None:
+    campaign = refit.commands.create_campaign("abtf", "I", "Told", "server").id
+    to_reph_step(refit, campaign, "9.615")
+
+    def leaving(viewer: str | None, side: str) -> list[str]:
+        notes: list[str] = refit.reads.guide(campaign, viewer=viewer)["sides"][side][
+            "on_leaving"]
+        return notes
+    [british] = leaving("British", "British")
+    assert british.startswith("9.6152: leaving 9.615 on 18AM gives the British side")
+    assert "I1 (" in british and "I2 (" in british and "SAN +2" in british
+    [german] = leaving("German", "German")
+    assert "20 FPP" in german and "SAN -1" in german and "I1" not in german
+    # An observer reads the OB's RGs (public, 3.6179), never a side's FPP or SAN change.
+    assert leaving("observer", "German") == [] and "SAN" not in leaving("observer", "British")[0]
+    do(refit, campaign, {"type": "change_san", "side": "British", "value": 6, "cause": "test"})
+    do(refit, campaign, {"type": "change_san", "side": "German", "value": 2, "cause": "test"})
+    do(refit, campaign, {"type": "advance"})
+    assert leaving("British", "British") == []  # given: 9.616 says nothing of it
+
+
 def test_9_6152_waits_for_a_san_it_must_change(refit: Refit) -> None:
     campaign = refit.commands.create_campaign("abtf", "III", "No SAN", "entered",
                                               start_date="17N").id
