@@ -168,7 +168,8 @@ class Purchases(Part):
                             command: cmd.PurchaseFortification, rule: str) -> None:
         """The Fortification Purchase Table's price and limits (e.g. 9.619, 3.619)."""
         if side not in row.cost:
-            raise RuleViolation(f"the {side} may not buy {row.item}", rule=rule)
+            raise RuleViolation(f"the {side} may not buy {row.item}: the table prices it for "
+                                f"the {' and the '.join(row.cost)} only", rule=rule)
         if command.amount != row.cost[side] * command.count:
             raise InvalidCommand(f"{command.count} {row.item} cost {side} "
                                  f"{row.cost[side] * command.count} FPP, not {command.amount}",

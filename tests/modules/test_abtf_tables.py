@@ -328,11 +328,13 @@ def test_9_619_no_more_than_12_a_p_factors_per_cg_date(refit: Refit, at_9_619: U
 
 def test_9_619_a_t_mines_and_breaches_are_british_wire_german(refit: Refit,
                                                                at_9_619: UUID) -> None:
-    for side, item, amount in (("German", "A-T Mine factor", 4), ("German", "Breach", 5),
-                               ("British", "Wire", 10)):
+    for side, item, amount, only in (("German", "A-T Mine factor", 4, "British"),
+                                     ("German", "Breach", 5, "British"),
+                                     ("British", "Wire", 10, "German")):
         with pytest.raises(RuleViolation) as refused:
             fortify(refit, at_9_619, side, item, 1, amount)
         assert refused.value.rule == "9.619"
+        assert f"the table prices it for the {only} only" in refused.value.message
     fortify(refit, at_9_619, "British", "A-T Mine factor", 2, 8)
     with pytest.raises(RuleViolation):
         fortify(refit, at_9_619, "British", "A-T Mine factor", 1, 4)  # 2 per CG Date
