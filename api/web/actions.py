@@ -28,7 +28,8 @@ RETAINED_FLAGS = ("fortification", "hip", "off_map", "isolated", "elite",
 # Fortification's mark, hex and table item are the form's own fields: a page that still
 # carries them here (loaded before they were) is refused, never read as an open line.
 RETAINED_MORE = ("shifted_from", "weapon", "usage_dr")
-MAX_ROWS = 502  # the most Retained lines (500) and the form's two blank ones
+BLANK_ROWS = 4  # the Retained units form's blank lines, for units to add
+MAX_ROWS = 500 + BLANK_ROWS  # the most Retained lines (500) and the form's blank ones
 NO_KIND = "none"  # the kind a line's select gives for a line no limit counts
 MAX_MORE = 1000  # characters of a line's `more`: six short fields
 FORM_FIELDS = 15 * MAX_ROWS + 50  # the most fields a guide form sends (Retained units')

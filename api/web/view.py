@@ -8,6 +8,7 @@ from uuid import UUID
 
 from api.access import DIRECTOR, OBSERVER, Caller
 from api.report import in_words
+from api.web.actions import BLANK_ROWS, MAX_ROWS
 from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
 from domain.rules import Module
@@ -54,6 +55,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(rules, status.phase, status.step),
+                         "blank": BLANK_ROWS, "most": MAX_ROWS,
                          "rule": retained_rule(rules),
                          "items": fortification_items(rules, mine),
                          "listed": {side: listed(part.get("retained", []))

@@ -98,7 +98,11 @@ def test_the_british_record_change_and_take_off_retained_units_on_their_page(
     assert "British Retained: 10 x 6-5-8 in A1" in said
     page = get(client, f"/play/{campaign['id']}")
     assert "1 6-5-8 squad 10 A1" in card(page) and "2 6-5-8 squad, HIP, sealed 2 A1" in card(page)
-    assert shown(page)["rows"] == "4"  # the two lines and two blank ones
+    assert shown(page)["rows"] == "6"  # the two lines and four blank ones
+    # The side records its list again itself: the confirmation says so, not "undo".
+    form = page.split('class="retain"', 1)[1].split("</form>", 1)[0]
+    assert "They replace the list recorded so far; the British side may record it again" \
+        in form and "undo" not in form
 
     taken = record(client, campaign, **{"unit.1": ""},  # cleared: taken off
                    **line(2, "8-1", "1", "A2", "leader", isolated="yes"))
@@ -229,11 +233,11 @@ def test_a_tampered_form_is_refused_small_and_whole(client: TestClient) -> None:
     log_in(client, table.tokens[BRITISH])
     before = table.read("director", "").json()["version"]
 
-    for rows in ("99999999999", "5e4", "1_000", "503"):
+    for rows in ("99999999999", "5e4", "1_000", "505"):
         answer = record(client, campaign, rows=rows)
         assert answer.status_code == 422
-        assert "a form lists 0 to 502 lines: load the page again" in text_of(answer.text)
-        assert answer.text.count('<fieldset class="line">') == 2  # as the list is: none, +2
+        assert "a form lists 0 to 504 lines: load the page again" in text_of(answer.text)
+        assert answer.text.count('<fieldset class="line">') == 4  # as the list is: none, +4
     deep = record(client, campaign, **line(0, "6-5-8", "1", "A1", "squad"),
                   **{"more.0": '{"hex": ' + "[" * 100_000 + "]" * 100_000 + "}"})
     assert deep.status_code == 422 and "load the page again" in text_of(deep.text)
