@@ -62,7 +62,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
                                     for side, part in guide["sides"].items()}},
             # the reports settled on this CG Date, newest first (public, as casualties are)
             "settled": [r for r in reversed(reads.report_log(ident)) if r.cg_date ==
-                        status.cg_date and r.status in SETTLED][:RECENT],
+                        status.cg_date and r.status in SETTLED],
             "sealed": {side: sum(1 for row in record if row.side == side and row.hidden)
                        for side in others},
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,

@@ -169,10 +169,12 @@ class Module(Strict):
 
     def control_kinds_at(self, step: str | None, by_side: bool) -> list[str]:
         """The kinds whose Control may change now (`step`: the RePh step, None outside the
-        RePh): a side reports one bound to a step only in it (ABtF 9.605's Blocks)."""
+        RePh): a side reports one bound to a step only in it (ABtF 9.605's Blocks), and
+        in that step it comes first (what the step is about: the form's default)."""
         bound = self.control_step_kinds
-        return [kind for kind in self.control_kinds
-                if not by_side or bound.get(kind, step) == step]
+        kinds = [kind for kind in self.control_kinds
+                 if not by_side or bound.get(kind, step) == step]
+        return sorted(kinds, key=lambda kind: step is None or bound.get(kind) != step)
 
     def date_begun(self, step: str | None) -> bool:
         """Whether a RePh at `step` has begun the next CG Date: from the step that begins

@@ -92,7 +92,7 @@ def test_the_kinds_offered_are_the_modules_own(client: TestClient, refit: Refit)
         assert choices["rule"] == "9.605"
         return list(choices["kinds"])
     assert abtf("scenario", None, director=False) == ["Strategic Location", "Location"]
-    assert abtf("reph", "9.605", director=False) == ["Strategic Location", "Location", "Block"]
+    assert abtf("reph", "9.605", director=False) == ["Block", "Strategic Location", "Location"]
     assert abtf("reph", "9.606", director=False) == ["Strategic Location", "Location"]
     assert abtf("scenario", None, director=True) == ["Strategic Location", "Location", "Block"]
     assert abtf("setup", "9.617", director=True) == []  # before the Initial Scenario

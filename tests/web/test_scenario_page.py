@@ -375,3 +375,21 @@ def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_fa
     log_in(client, campaign["tokens"]["sides"][next(iter(sides))])
     page = text_of(get(client, f"/play/{campaign['id']}"))
     assert "CG23" in page and "has ended" not in page  # the director's form only
+
+
+def test_every_report_settled_on_the_cg_date_is_listed_the_earlier_ones_folded(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    axis, british = campaign["tokens"]["sides"][AXIS], campaign["tokens"]["sides"][BRITISH]
+    for report in range(1, 11):
+        send(client, campaign, axis, {"type": "record_casualty", "side": AXIS,
+                                      "unit": f"4-6-8 #{report}", "cvp": 1})
+        answer = send(client, campaign, british, {"type": "confirm_report", "side": BRITISH,
+                                                  "report": report})
+        assert answer.status_code == 200, answer.text
+    log_in(client, campaign["tokens"]["director"])
+    page = get(client, f"/play/{campaign['id']}")
+    section = page.split('class="settled card"', 1)[1].split("</section>", 1)[0]
+    newest, _, earlier = section.partition('class="settled-earlier"')
+    assert [f'data-report="{n}"' in newest for n in (10, 3, 2)] == [True, True, False]
+    assert "2 settled earlier on" in text_of(earlier)
+    assert 'data-report="1"' in earlier and 'data-report="2"' in earlier
