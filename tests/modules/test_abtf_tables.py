@@ -427,3 +427,22 @@ def test_cg17_ex_level_two_lowers_a_british_b_number_by_one(refit: Refit) -> Non
     assert shortage.reduced_b(11, 2) == 10  # the 6pdr AT Gun's circled B# 11
     assert shortage.reduced_b(10, 5) is None  # Level Five: malfunction after first use
     assert shortage.reduced_b(10, 0) == 10  # no shortage, no change
+
+
+@pytest.mark.parametrize("dice,follows", [([5, 5], True), ([4, 5], False)])
+def test_9_60541_a_unit_replaced_while_escaping_may_lose_its_equipment(
+        refit: Refit, dice: list[int], follows: bool) -> None:
+    # 9.6054 note 2: a unit Replaced "which would otherwise become Disrupted, is Eliminated
+    # instead"; 9.60541: Equipment of a unit "Eliminated (via Replacement/Casualty-
+    # Reduction) while escaping" is Eliminated on a dr of 4-6. 17N is Night: -1.
+    campaign = at_step(refit, "9.605")
+    escaped = roll(refit, campaign, "9.6054", "British", dice, subject="unit:crew-6pdr")
+    assert escaped["final"] == (9 if follows else 8)
+    body = {"type": "roll", "table": "9.60541", "side": "British", "dice": [5],
+            "subject": "unit:crew-6pdr"}
+    if follows:
+        assert do(refit, campaign, body).events[0]["data"]["result"] == "Equipment Eliminated"
+    else:
+        with pytest.raises(RuleViolation) as refused:
+            do(refit, campaign, body)
+        assert "is rolled only after" in refused.value.message
