@@ -56,6 +56,8 @@ def record_notes(refit: Refit, campaign: UUID) -> None:
     them) before it ends, where the module's next weather rolls read them (ABtF 9.6216)
     and the story has not noted them itself."""
     state = refit.store.campaign(campaign)
+    if state.reph.phase != "scenario":
+        return  # no scenario to end: the end_scenario is refused, and nothing recorded
     reads = {spec.condition for table in state.rules.tables for spec in table.drm
              if spec.derive == "previous_scenario"}
     missing = {name: PLAIN[name] for name in sorted(reads - set(state.scenario.conditions))

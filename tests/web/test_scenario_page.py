@@ -246,7 +246,8 @@ def test_a_drm_computed_from_a_count_is_claimed_on_the_page_with_the_count_state
                                  "count.3.606-p-hs": "two", "drm": "3.606-p-isolated"})
     assert bad.status_code == 422 and "DRM you may claim" in text_of(bad.text)
     # The refused card comes back as typed, to correct: its unit and its count.
-    card = bad.text.split('name="unit"', 1)[1].split(">", 1)[0]
+    roll_card = bad.text.split('value="3.606-personnel"', 1)[1]  # not the casualty form's
+    card = roll_card.split('name="unit"', 1)[1].split(">", 1)[0]
     assert 'value="Lt.Ash"' in card
     count = bad.text.split('name="count.3.606-p-hs"', 1)[1].split(">", 1)[0]
     assert 'value="two"' in count
