@@ -126,6 +126,8 @@ def _roll(form: dict[str, Any], side: str | None, claims: list[str]) -> dict[str
     body: dict[str, Any] = {"type": "roll", "table": form.get("table"), "side": side,
                             "subject": subject,
                             "drm": [{"id": c} for c in claims] + _counted(form)}
+    if _text(form, "target") is not None:  # a Game End dr's circled number (CG4, CG23)
+        body["target"] = _whole(form, "target")
     dice = (form.get("dice") or "").replace(",", " ").split()
     if dice:
         if not all(digits(d) for d in dice):  # not ² nor ٣

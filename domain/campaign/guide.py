@@ -15,7 +15,13 @@ from domain.campaign.bombardment import open_bombardments
 from domain.campaign.guide_purchases import purchases_open, purchases_refused
 from domain.campaign.initiative import check_selection
 from domain.campaign.retained import recorded_before, recorded_now
-from domain.campaign.rolls import check_step_only, check_when, cpp_base, tells_unannounced_san
+from domain.campaign.rolls import (
+    check_step_only,
+    check_when,
+    cpp_base,
+    tells_unannounced_san,
+    waits_for_notes,
+)
 from domain.campaign.schedule import said, scheduled
 from domain.campaign.subject_facts import subject_facts
 from domain.drm import claimable, derived_drm
@@ -291,6 +297,12 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
         work["cpp"] = table.cpp_cost
     if subject == UNIT:
         work["label"] = f"the {side}'s own name for the unit ({LABEL.pattern})"
+    waits = waits_for_notes(campaign, table)
+    if waits is not None:  # due, and refused until the director records what it reads
+        work["waits"] = waits
+    asked = turns.target_asked(table, subject)
+    if asked is not None:  # a Game End dr whose circled number the data lacks: the side's
+        work["target"] = asked
     return work
 
 

@@ -208,7 +208,10 @@ def describe(entry: dict[str, Any]) -> str:
     """A report in a line, as both sides may read it."""
     fields = entry["fields"]
     if entry["kind"] == "casualty":
-        return f"the {entry['side']} lost {fields['unit']} ({fields['cvp']} CVP)"
+        # the WW box's half-squads are public, as the casualty is: the other side confirms them
+        ww = fields.get("ww_half_squads") or 0
+        return f"the {entry['side']} lost {fields['unit']} ({fields['cvp']} CVP" + \
+            (f", {ww} HS to the WW box)" if ww else ")")
     return f"the {entry['side']} Controls {fields['location']} ({fields['kind']})"
 
 

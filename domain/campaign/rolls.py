@@ -99,17 +99,24 @@ NAMES = {"weather": "weather", "ec": "EC", "wind": "wind"}
 def _check_previous_conditions(campaign: Campaign, table: Table) -> None:
     """A DRM read off the previous CG Scenario's weather or EC (9.6216) is derived from
     its record: the roll waits for it, rather than go without the DRM unsaid. (Not a
-    reason the roll is not due: the guide still asks for it.)"""
+    reason the roll is not due: the guide still asks for it, saying what it waits for.)"""
+    waits = waits_for_notes(campaign, table)
+    if waits is not None:
+        raise RuleViolation(waits, rule=table.rule)
+
+
+def waits_for_notes(campaign: Campaign, table: Table) -> str | None:
+    """What a roll waits for: the previous CG Scenario's notes its DRM read (None: none)."""
     scenario = campaign.scenario
     wanted = sorted({NAMES[spec.condition] for spec in table.drm
                      if spec.derive == "previous_scenario" and spec.condition is not None
                      and spec.condition not in scenario.previous_conditions})
-    if wanted and scenario.previous_date is not None:
-        said = " and ".join(wanted)
-        raise RuleViolation(f"table {table.id}'s DRM for the previous CG Scenario's {said} "
-                            f"are derived from its record: the director records the "
-                            f"{scenario.previous_date} CG Scenario's {said} first (its "
-                            "notes, as its SSR or play set them)", rule=table.rule)
+    if not wanted or scenario.previous_date is None:
+        return None
+    said = " and ".join(wanted)
+    return (f"table {table.id}'s DRM for the previous CG Scenario's {said} are derived from "
+            f"its record: the director records the {scenario.previous_date} CG Scenario's "
+            f"{said} first (its notes, as its SSR or play set them)")
 
 
 def _secret(campaign: Campaign, table: Table, command: cmd.Roll,

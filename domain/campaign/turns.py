@@ -11,7 +11,7 @@ from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import GameEnd, Module, Table
-from domain.subjects import Subject, slot_key
+from domain.subjects import Subject, parse_subject, slot_key
 
 if TYPE_CHECKING:
     from domain.campaign.aggregate import Campaign
@@ -74,6 +74,17 @@ def to_end(campaign: Campaign) -> dict[str, Any] | None:
             "name": _named(following), "rule": spec.rule, "from_turn": spec.from_turn,
             "ended": _named(last) if last.turn else None,
             "due_first": [side for side in campaign.sides if due_subject(campaign, side)]}
+
+
+def target_asked(table: Table, subject: str) -> str | None:
+    """What the side gives as a Game End dr's `target`: the number circled in the turn's
+    box, where the module data does not give it (None: it does, or no Game End dr)."""
+    if table.game_end is None or not subject.startswith("turn:"):
+        return None
+    turn = parse_subject(subject).turn or 0
+    if table.game_end.number(turn) is not None:
+        return None
+    return f"the number circled in Game Turn {turn}'s box of the CG Turn Record Chart"
 
 
 def _named(subject: Subject) -> str:

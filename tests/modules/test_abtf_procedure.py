@@ -300,7 +300,10 @@ def test_9_6216_the_weather_waits_for_the_previous_scenarios_weather_to_be_recor
                                       "dice": [3, 3]})
     assert isinstance(waits, RuleViolation) and waits.rule == "9.62161"
     assert "records the 17N CG Scenario's weather first" in waits.message
-    assert ("9.62161", "British", "step") in due(refit, campaign)  # still asked for
+    assert ("9.62161", "British", "step") in due(refit, campaign)  # still asked for ...
+    [asked] = [w for w in refit.reads.guide(campaign, viewer="British")["sides"]["British"][
+        "due"] if w.get("table") == "9.62161"]
+    assert "records the 17N CG Scenario's weather first" in asked["waits"]  # ... saying why
     do(refit, campaign, {"type": "record_scenario", "weather": "Mist", "previous": True})
     weather = british_roll(refit, campaign, "9.62161", [3, 3])
     assert [d["reason"] for d in weather["drm"]] == ["Previous CG Scenario was Mist"]

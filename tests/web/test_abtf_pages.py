@@ -76,7 +76,15 @@ def test_the_british_say_how_many_half_squads_go_to_the_cg19_walking_wounded_box
     answer = act(abtf_client, campaign, {"action": "casualty", "side": BRITISH,
                                          "unit": "6-4-8", "cvp": "2", "ww_half_squads": "2"})
     assert answer.status_code == 303, answer.text
+    log_in(abtf_client, campaign["tokens"]["sides"][BRITISH])  # a side's report, confirmed
+    answer = act(abtf_client, campaign, {"action": "casualty", "side": BRITISH,
+                                         "unit": "4-4-7", "cvp": "1", "ww_half_squads": "1"})
+    assert answer.status_code == 303, answer.text
+    log_in(abtf_client, campaign["tokens"]["sides"]["German"])
+    said = text_of(get(abtf_client, f"/play/{campaign['id']}"))
+    assert "the British lost 4-4-7 (1 CVP, 1 HS to the WW box)" in said  # what it confirms
     [row] = [r for r in status(abtf_client, campaign, "/cvp")["scenarios"] if r["side"] == BRITISH]
+    # the side's own report waits for the German to confirm it
     assert [(c["unit"], c["ww_half_squads"]) for c in row["casualties"]] == [("6-4-8", 2)]
 
 

@@ -373,9 +373,19 @@ def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_fa
     sides = status(client, campaign, "/guide")["sides"]
     assert {(d["table"], d["subject"]) for part in sides.values() for d in part["due"]} == \
         {("CG23", "turn:6/pt:1")}
-    log_in(client, campaign["tokens"]["sides"][next(iter(sides))])
-    page = text_of(get(client, f"/play/{campaign['id']}"))
+    side = next(iter(sides))
+    log_in(client, campaign["tokens"]["sides"][side])
+    html = get(client, f"/play/{campaign['id']}")
+    page = text_of(html)
     assert "CG23" in page and "has ended" not in page  # the director's form only
+    # Turn 6's circled number is not in the module data: the side reads it off the map.
+    assert 'name="target"' in html and "Game Turn 6's box of the CG Turn Record Chart" in page
+    answer = act(client, campaign, {"action": "roll", "side": side, "table": "CG23",
+                                    "subject": "turn:6/pt:1", "target": "3"})
+    assert answer.status_code == 303, answer.text
+    [made] = [r for r in status(client, campaign, "/rolls") if r["table"] == "CG23"]
+    assert made["subject"] == "turn:6/pt:1"
+    assert not any(part["due"] for part in status(client, campaign, "/guide")["sides"].values())
 
 
 def test_every_report_settled_on_the_cg_date_is_listed_the_earlier_ones_folded(
