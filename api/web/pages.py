@@ -47,6 +47,10 @@ from domain.digits import digits
 from domain.errors import RefitError, Unauthorized
 from infra.application import Refit
 
+# A field a guide form labels its own way, where the API's name reads as another form's
+# (a Fortification's table item is purchase_fortification's `reason`).
+FORM_LABELS = {"fortification": {"reason": "Fortification (FPP each)"}}
+
 
 def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,
                import_limit: int) -> None:
@@ -188,7 +192,7 @@ def _campaign_pages(routes: APIRouter, refit: Refit) -> None:
             first, last = await run_in_threadpool(_send, refit, ident, who.session, fields,
                                                   claims)
         except (RefitError, ValidationError) as error:  # a form's field tampered with too
-            status, said = refusal(error)
+            status, said = refusal(error, FORM_LABELS.get(fields.get("action") or ""))
             return await run_in_threadpool(_guide, request, refit, ident, who.session,
                                            who.caller, None, status, said,
                                            posted=fields | {"drm": claims},

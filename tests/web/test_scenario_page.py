@@ -405,3 +405,13 @@ def test_every_report_settled_on_the_cg_date_is_listed_the_earlier_ones_folded(
     assert [f'data-report="{n}"' in newest for n in (10, 3, 2)] == [True, True, False]
     assert "2 settled earlier on" in text_of(earlier)
     assert 'data-report="1"' in earlier and 'data-report="2"' in earlier
+
+
+def test_an_item_not_on_the_fortification_table_is_refused_by_the_forms_own_label(
+        client: TestClient, campaign: dict[str, Any]) -> None:
+    at_3_619_with_20_fpp(client, campaign)
+    answer = act(client, campaign, {"action": "fortification", "side": AXIS,
+                                    "item": "Pillbox", "count": "1"})
+    said = text_of(answer.text)
+    assert answer.status_code == 422 and "is not on the Fortification Purchase Table" in said
+    assert "(field: Fortification (FPP each))" in said and "(field: Reason)" not in said
