@@ -118,7 +118,7 @@ class Campaign(Aggregate):
     # v9: the Retained units roster; v10: the sides' seed shares; v11: the sides' keys
     # and co-signed checkpoints; v12: each CG Date's roll results by subject too;
     # v13: the hexes each Fortification bought on the CG Date was placed in; v14: and on
-    # the previous CG Date
+    # the previous CG Date; v15: the CG Date of the last CG Scenario ended
     class_version = 15
     upcast_v1_v2 = staticmethod(upcasts.v1_v2)
     upcast_v2_v3 = staticmethod(upcasts.v2_v3)

@@ -347,11 +347,12 @@ def leaving(campaign: Campaign, side: str, amounts: bool) -> list[str]:
         notes += [f"{table.rule}: leaving {reph.step} gives up the {side} side's "
                   f"{table.title} {table.roll}, not rolled yet: it is made in this step only"
                   for table in _optional_step_rolls(campaign, side)]
-    given = [said(line, amounts) for line in scheduled(campaign) if line.side == side]
-    if any(given) and module.reinforcements is not None:
+    given = [words for line in scheduled(campaign) if line.side == side
+             if (words := said(line, amounts))]
+    if given and module.reinforcements is not None:
         notes.append(f"{module.reinforcements.rule}: leaving {reph.step} on {reph.cg_date} "
                      f"gives the {side} side, from its OB and outside every maximum: "
-                     f"{'; '.join(g for g in given if g)}")
+                     f"{'; '.join(given)}")
     forgo = module.cpp_forgo
     if forgo is not None and forgo.side == side and forgo.cg == campaign.cg and \
             forgo.cg_date == reph.cg_date and \

@@ -90,19 +90,15 @@ def _check_step(campaign: Campaign, table: Table) -> None:
         if not any(campaign.dice.rolled(first, other) for other in campaign.sides):
             raise RuleViolation(f"table {table.id} is rolled after table {first} on "
                                 "this CG Date", rule=table.rule)
-    _check_previous_conditions(campaign, table)
-
-
-NAMES = {"weather": "weather", "ec": "EC", "wind": "wind"}
-
-
-def _check_previous_conditions(campaign: Campaign, table: Table) -> None:
-    """A DRM read off the previous CG Scenario's weather or EC (9.6216) is derived from
-    its record: the roll waits for it, rather than go without the DRM unsaid. (Not a
-    reason the roll is not due: the guide still asks for it, saying what it waits for.)"""
+    # A DRM read off the previous CG Scenario's weather or EC (9.6216) is derived from its
+    # record: the roll waits for it rather than go without the DRM unsaid. (Not a reason
+    # the roll is not due: the guide still asks for it, saying what it waits for.)
     waits = waits_for_notes(campaign, table)
     if waits is not None:
         raise RuleViolation(waits, rule=table.rule)
+
+
+NAMES = {"weather": "weather", "ec": "EC", "wind": "wind"}
 
 
 def waits_for_notes(campaign: Campaign, table: Table) -> str | None:

@@ -50,7 +50,7 @@ class Scenario(Part):
 
     def check_previous(self) -> str:
         """The CG Date of the CG Scenario last played, once it has ended (its notes)."""
-        if self.played is None or self.previous_date is None:
+        if self.previous_date is None:
             raise RuleViolation("no CG Scenario has ended yet: record this CG Date's notes",
                                 field="previous")
         return self.previous_date

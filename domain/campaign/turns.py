@@ -84,7 +84,11 @@ def target_asked(table: Table, subject: str) -> str | None:
     turn = parse_subject(subject).turn or 0
     if table.game_end.number(turn) is not None:
         return None
-    return f"the number circled in Game Turn {turn}'s box of the CG Turn Record Chart"
+    return f"the number circled in {_box(turn)}"
+
+
+def _box(turn: int) -> str:
+    return f"Game Turn {turn}'s box of the CG Turn Record Chart"
 
 
 def _named(subject: Subject) -> str:
@@ -151,7 +155,7 @@ def circled(table: Table, subject: Subject, given: int | None) -> int:
     where the seeds do not give it, the one the side reads off the map (`target`)."""
     spec = _spec(table)
     number = spec.number(subject.turn or 0)
-    where = f"Game Turn {subject.turn}'s box on the CG Turn Record Chart"
+    where = _box(subject.turn or 0)
     if number is None and given is None:
         raise InvalidCommand(f"the module data does not give the number circled in {where} "
                              f"({spec.rule}): give it as `target`, as printed on the map "
