@@ -171,8 +171,8 @@ def _check_claim(table: Table, spec: DRMSpec, subject: SubjectFacts, claim: DRMC
         if other in spec.excludes or spec.id in _excludes(table, other):
             found = next(s for s in table.drm if s.id == other)
             how = "which the ledger derives here" if by == "derived" else "claimed with it"
-            # The rule that says so: the DRM that lists the other (9.6054's dagger
-            # excludes CG19's Walking Wounded DRM from a vehicle's Escape).
+            # The rule that says so: the DRM that lists the other, not the other's own
+            # rule (a DRM of another rule listed on the table, CG19's say, cites it).
             says = spec if other in spec.excludes else found
             refuse(f"is not combined with DRM {other} ({found.reason}), {how}",
                    cited=says.rule or table.rule)

@@ -110,7 +110,8 @@ def test_9_6184_a3_composition_dr(refit: Refit) -> None:
 def test_every_reph_table_is_rolled_in_its_own_step(refit: Refit) -> None:
     module = refit.store.module("abtf")
     owners = {t: s.rule for s in module.steps for t in s.tables}
-    assert owners["9.6054"] == "9.605" and owners["9.6202"] == "9.620"
+    assert owners["9.6054-personnel"] == owners["9.6054-vehicle"] == "9.605"
+    assert owners["9.6202"] == "9.620"
     assert owners["9.62161"] == "9.621" and owners["9.6183-armor"] == "9.618"
     assert set(owners) == {t.id for t in module.tables} - {"CG4"}  # CG4: during play
 
@@ -429,6 +430,40 @@ def test_cg17_ex_level_two_lowers_a_british_b_number_by_one(refit: Refit) -> Non
     assert shortage.reduced_b(10, 0) == 10  # no shortage, no change
 
 
+def test_9_6054_a_stack_reads_the_infantry_column_and_a_tank_the_mobile_vehicle_one(
+        refit: Refit) -> None:
+    # 9.6054's two columns: 17N is Night (-1); a British squad alone (+1 per HS-equivalent
+    # > 1 HS) Encircled (+2), and a German CT AFV (-2) three hexes out (+1 per two, FRU).
+    campaign = at_step(refit, "9.605")
+    stack = roll(refit, campaign, "9.6054-personnel", "British", [5, 4],
+                 [{"id": "9.6054-p-hs", "count": 2}, {"id": "9.6054-p-encircled"}])
+    assert (stack["final"], stack["result"]) == (11, "Escapes, Replaced(2,3), then Casualty "
+                                                     "Reduced")
+    tank = roll(refit, campaign, "9.6054-vehicle", "German", [4, 4],
+                [{"id": "9.6054-v-ct-afv"}, {"id": "9.6054-v-hexes", "count": 3}])
+    assert (tank["final"], tank["result"]) == (7, "Escapes")
+    with pytest.raises(InvalidCommand) as refused:  # a dagger DRM is not the vehicle's
+        roll(refit, campaign, "9.6054-vehicle", "German", [4, 4],
+             [{"id": "9.6054-p-encircled"}])
+    assert "9.6054-p-encircled" in refused.value.message
+
+
+@pytest.mark.parametrize("table,dice,follows", [
+    ("9.6054-vehicle", [6, 5], True), ("9.6054-vehicle", [5, 5], False)])
+def test_9_60541_follows_a_vehicle_or_crew_eliminated_not_one_abandoned(
+        refit: Refit, table: str, dice: list[int], follows: bool) -> None:
+    # Mobile Vehicle column: Final 10 "Eliminated", Final 9 "Abandoned; crew Escapes".
+    campaign = at_step(refit, "9.605")
+    roll(refit, campaign, table, "German", dice, subject="unit:stug")
+    body = {"type": "roll", "table": "9.60541", "side": "German", "dice": [2],
+            "subject": "unit:stug"}
+    if follows:
+        assert do(refit, campaign, body).events[0]["data"]["result"].startswith("Equipment left")
+    else:
+        with pytest.raises(RuleViolation):
+            do(refit, campaign, body)
+
+
 @pytest.mark.parametrize("dice,follows", [([5, 5], True), ([4, 5], False)])
 def test_9_60541_a_unit_replaced_while_escaping_may_lose_its_equipment(
         refit: Refit, dice: list[int], follows: bool) -> None:
@@ -436,7 +471,7 @@ def test_9_60541_a_unit_replaced_while_escaping_may_lose_its_equipment(
     # instead"; 9.60541: Equipment of a unit "Eliminated (via Replacement/Casualty-
     # Reduction) while escaping" is Eliminated on a dr of 4-6. 17N is Night: -1.
     campaign = at_step(refit, "9.605")
-    escaped = roll(refit, campaign, "9.6054", "British", dice, subject="unit:crew-6pdr")
+    escaped = roll(refit, campaign, "9.6054-personnel", "British", dice, subject="unit:crew-6pdr")
     assert escaped["final"] == (9 if follows else 8)
     body = {"type": "roll", "table": "9.60541", "side": "British", "dice": [5],
             "subject": "unit:crew-6pdr"}
