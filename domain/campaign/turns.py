@@ -158,7 +158,7 @@ def circled(table: Table, subject: Subject, given: int | None) -> int:
     where = _box(subject.turn or 0)
     if number is None and given is None:
         raise InvalidCommand(f"the module data does not give the number circled in {where} "
-                             f"({spec.rule}): give it as `target`, as printed on the map "
+                             f"({spec.rule}): give that number, as printed on the map "
                              f"(an owner supplies it as table {table.id}'s game_end.circled)",
                              rule=spec.rule, field="target")
     if number is not None and given is not None and given != number:

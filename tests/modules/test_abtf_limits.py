@@ -218,6 +218,18 @@ def test_cg4_ex_at_the_end_of_game_turn_6_a_day_scenario_ends_on_3_or_less(
     assert due(refit, campaign) == []
 
 
+def test_cg4_a_box_the_seeds_do_not_circle_asks_for_its_number_in_asl_words(
+        refit: Refit) -> None:
+    campaign = in_scenario(refit)
+    end_turns(refit, campaign, 4)
+    do(refit, campaign, {"type": "end_turn", "turn": 5})
+    missing = refusal(refit, campaign, {"type": "roll", "table": "CG4", "side": BRITISH,
+                                        "subject": "turn:5", "dice": [1]})
+    assert (missing.rule, missing.field) == ("CG4", "target")
+    assert "the number circled in" in missing.message and "as printed on the map" in \
+        missing.message and "`" not in missing.message  # the page's words, no API names
+
+
 def test_cg4_is_data_that_get_modules_shows(refit: Refit) -> None:
     abtf = refit.store.modules["abtf"]
     cg4 = describe_table(abtf.table("CG4"), abtf)

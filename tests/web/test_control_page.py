@@ -113,6 +113,12 @@ def test_the_control_form_is_open_in_the_setup_area_step_and_folded_in_the_rest_
     assert not folded()
     assert send(client, campaign, director, {"type": "advance"}).status_code == 200
     assert folded()
+    assert "<summary>Report a Location the Axis Controls now</summary>" in \
+        get(client, f"/play/{campaign['id']}")
+    log_in(client, director)  # the director records, at once: no report to confirm
+    page = get(client, f"/play/{campaign['id']}")
+    assert "<summary>Record a Location the Axis Controls now</summary>" in page
+    assert "<summary>Report a Location" not in page
 
 
 def test_a_kgp_director_records_an_lvp_location_with_its_map_group(client: TestClient) -> None:
