@@ -252,7 +252,6 @@ class ObjectiveRow(BaseModel):
     """An Objective Hex (KGP 8.6198): secret to its side until revealed."""
 
     side: str
-    hidden: bool = False
     hex: str | None = None
     purchase: int | None = None
     cg_date: str | None = None
@@ -453,15 +452,15 @@ def lvp(source: RowSource) -> list[LVPRow]:
 
 
 def objectives(source: RowSource, viewer: str | None = DIRECTOR) -> list[ObjectiveRow]:
-    """Objective Hexes; another side sees that one was designated, not where."""
+    """Objective Hexes; another side sees one only once it is revealed (8.2). Not even that
+    one was designated: each "I"/"HW" RG allows one, so a count would tell the opponent
+    what the side's secret RG purchases were (3.617, 8.6198)."""
     meta, out = _meta(source), []
     for row in source.select_rows(OBJECTIVE):
         if _sees(meta, viewer, row["side"]):
             out.append(ObjectiveRow.model_validate(row))
         elif row["secret_for"] is None:  # revealed: where, not which RG designated it
             out.append(ObjectiveRow.model_validate(row | {"purchase": None, "cg_date": None}))
-        else:
-            out.append(ObjectiveRow(side=row["side"], hidden=True))
     return out
 
 

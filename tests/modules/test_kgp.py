@@ -82,10 +82,12 @@ def test_8_6198_an_objective_hex_is_secret_until_its_sides_infantry_control_it(
     gun = refused(refit, campaign, {"type": "designate_objective", "side": GERMAN,
                                     "purchase": 2, "hex": "StR3"})
     assert isinstance(gun, RuleViolation) and gun.rule == "8.6198"
-    (seen,) = refit.reads.objectives(campaign, viewer=US)
-    assert seen.hidden and seen.hex is None
+    # Not even that one was designated: that would count the German's "I"/"HW" RGs.
+    assert refit.reads.objectives(campaign, viewer=US) == []
+    assert refit.reads.objectives(campaign, viewer="observer") == []
+    assert [row.hex for row in refit.reads.objectives(campaign, viewer=GERMAN)] == ["StQ10"]
     control(refit, campaign, "StQ10", GERMAN)  # a vehicle, not Infantry: still secret
-    assert refit.reads.objectives(campaign, viewer=US)[0].hidden
+    assert refit.reads.objectives(campaign, viewer=US) == []
     control(refit, campaign, "StQ10", US)
     control(refit, campaign, "StQ10", GERMAN, infantry=True)
     (revealed,) = refit.reads.objectives(campaign, viewer=US)

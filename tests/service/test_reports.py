@@ -218,7 +218,7 @@ def test_kgp_8_2_infantry_control_reveals_an_objective_hex_once_confirmed(
     do(refit, campaign, {"type": "change_control", "location": "StQ10", "side": "German",
                          "kind": "Strategic Location", "infantry": True, "lvp": 2,
                          "map_group": "St"}, "German")
-    assert refit.reads.objectives(campaign, viewer="US")[0].hidden
+    assert refit.reads.objectives(campaign, viewer="US") == []  # not yet revealed
     do(refit, campaign, {"type": "confirm_report", "report": 1, "side": "US"}, "US")
     (revealed,) = refit.reads.objectives(campaign, viewer="US")
     assert (revealed.hex, revealed.revealed) == ("StQ10", True)
