@@ -496,6 +496,10 @@ class EndTurn(Command):
     type: Literal["end_turn"] = "end_turn"
     turn: StrictInt = Field(ge=1, le=40)
     player_turn: Literal[1, 2] | None = None
+    # The number circled in the turn's box of the CG Turn Record Chart, as printed on the
+    # map: the director's, where the module data lacks it and the Game End dr falls due
+    # (never the rolling side's: the number decides whether its dr ends the scenario).
+    circled: StrictInt | None = Field(default=None, ge=0, le=12)
 
 
 class EndCG(Command):

@@ -71,9 +71,12 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
         return cmd.parse_command({"type": "end_scenario"})
     if action == "end_turn":  # CG4, CG23: the turn the page names ends (the next in order)
         player_turn = form.get("player_turn") or None
+        circled = _text(form, "circled")  # the number in its box, where the data lacks it
         return cmd.parse_command({"type": "end_turn", "turn": _whole(form, "turn"),
                                   "player_turn": None if player_turn is None else
-                                  _whole(form, "player_turn")})
+                                  _whole(form, "player_turn"),
+                                  "circled": None if circled is None else
+                                  _whole(form, "circled")})
     if action == "points":
         return cmd.parse_command({"type": _one_of(form, "change", POINTS), "side": side,
                                   "amount": _whole(form, "amount"), **_why(form, "reason")})

@@ -300,7 +300,7 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
     waits = waits_for_notes(campaign, table)
     if waits is not None:  # due, and refused until the director records what it reads
         work["waits"] = waits
-    asked = turns.target_asked(table, subject)
+    asked = turns.target_asked(campaign, table, subject)
     if asked is not None:  # a Game End dr whose circled number the data lacks: the side's
         work["target"] = asked
     return work

@@ -23,6 +23,10 @@ class Scenario(Part):
     turn_date: str | None = None
     turn = 0
     player_turn = 0
+    # The number circled in Game Turn `circled_turn`'s box, as the director gave it where
+    # the module data lacks it (CG4, CG23), in the scenario of `turn_date`.
+    circled: int | None = None
+    circled_turn = 0
 
     def __init__(self, sides: list[str], cg_date: str, phase: str) -> None:
         # With no steps before it, the Initial Scenario is in play from the start.

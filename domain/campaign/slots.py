@@ -127,7 +127,7 @@ def sw_target(campaign: Campaign, table: Table, checked: Checked,
     player's); a Game End dr's the CG Turn Record Chart circles for the turn (CG4, CG23);
     else the one the command gives."""
     if checked.subject.kind == "turn":
-        return turns.circled(table, checked.subject, target)
+        return turns.circled(campaign, table, checked.subject, target)
     if checked.item is None:
         return target
     if target is not None:

@@ -24,12 +24,15 @@ class TurnEnded(CampaignEvent):
     turn: int
     player_turn: int | None
     rule: str
+    circled: int | None = None  # the number circled in its box, as the director gave it
 
     def apply(self, campaign: Any) -> None:
         scenario = campaign.scenario
         scenario.turn_date = self.cg_date
         scenario.turn = self.turn
         scenario.player_turn = self.player_turn or 0
+        if self.circled is not None:
+            scenario.circled, scenario.circled_turn = self.circled, self.turn
 
 
 def game_end_table(module: Module) -> Table | None:
@@ -70,19 +73,34 @@ def to_end(campaign: Campaign) -> dict[str, Any] | None:
     spec = _spec(table)
     last = last_ended(campaign)
     following = _following(spec, last)
+    turn = following.turn or 0
+    asked = turn >= spec.from_turn and _number(campaign, spec, turn) is None
     return {"turn": following.turn, "player_turn": following.player_turn,
             "name": _named(following), "rule": spec.rule, "from_turn": spec.from_turn,
             "ended": _named(last) if last.turn else None,
-            "due_first": [side for side in campaign.sides if due_subject(campaign, side)]}
+            "due_first": [side for side in campaign.sides if due_subject(campaign, side)],
+            "circled": f"the number circled in {_box(turn)}" if asked else None}
 
 
-def target_asked(table: Table, subject: str) -> str | None:
-    """What the side gives as a Game End dr's `target`: the number circled in the turn's
-    box, where the module data does not give it (None: it does, or no Game End dr)."""
+def _number(campaign: Campaign, spec: GameEnd, turn: int) -> int | None:
+    """The number circled in the turn's box: the module data's, else the director's (given
+    as the turn ended, in the scenario in play); None: neither is known."""
+    number = spec.number(turn)
+    if number is not None:
+        return number
+    scenario = campaign.scenario
+    given = scenario.turn_date == campaign.reph.cg_date and scenario.circled_turn == turn
+    return scenario.circled if given else None
+
+
+def target_asked(campaign: Campaign, table: Table, subject: str) -> str | None:
+    """What the side still gives as a Game End dr's `target`: the number circled in the
+    turn's box, only for a turn ended before the director gave it with the turn's end
+    (None: the data or the director gives it, or no Game End dr)."""
     if table.game_end is None or not subject.startswith("turn:"):
         return None
     turn = parse_subject(subject).turn or 0
-    if table.game_end.number(turn) is not None:
+    if _number(campaign, table.game_end, turn) is not None:
         return None
     return f"the number circled in {_box(turn)}"
 
@@ -150,11 +168,13 @@ def check_turn(campaign: Campaign, table: Table, side: str, subject: Subject,
         refuse(f"has been made for {_named(subject)}")
 
 
-def circled(table: Table, subject: Subject, given: int | None) -> int:
-    """The number the dr is compared with: the one circled in the turn's box (data), or,
-    where the seeds do not give it, the one the side reads off the map (`target`)."""
+def circled(campaign: Campaign, table: Table, subject: Subject, given: int | None) -> int:
+    """The number the dr is compared with: the one circled in the turn's box, from the
+    module data or as the director gave it when the turn ended; a `target` the side gives
+    must be that number. Only a turn ended before the director gave it (a campaign older
+    than `end_turn`'s `circled`) takes the side's number."""
     spec = _spec(table)
-    number = spec.number(subject.turn or 0)
+    number = _number(campaign, spec, subject.turn or 0)
     where = _box(subject.turn or 0)
     if number is None and given is None:
         raise InvalidCommand(f"the module data does not give the number circled in {where} "
@@ -165,6 +185,31 @@ def circled(table: Table, subject: Subject, given: int | None) -> int:
         raise InvalidCommand(f"{where} circles {number} ({spec.rule}), not {given}",
                              rule=spec.rule, field="target")
     return number if number is not None else int(given or 0)
+
+
+def _check_circled(campaign: Campaign, spec: GameEnd, ended: Subject,
+                   given: int | None) -> int | None:
+    """The number circled in the ended turn's box that the director gives with it: asked
+    where the Game End dr falls due and the module data lacks it (not again for a turn's
+    second Player Turn); refused where no dr falls due, or it differs from the data's."""
+    turn = ended.turn or 0
+    where = _box(turn)
+    if turn < spec.from_turn:
+        if given is not None:
+            raise InvalidCommand(f"no Game End dr is made at the end of {_named(ended)} "
+                                 f"({spec.rule}): give no circled number", rule=spec.rule,
+                                 field="circled")
+        return None
+    known = _number(campaign, spec, turn)
+    if known is None and given is None:
+        raise InvalidCommand(f"the Game End dr falls due as {_named(ended)} ends "
+                             f"({spec.rule}): give the number circled in {where}, as "
+                             "printed on the map (the module data does not give it)",
+                             rule=spec.rule, field="circled")
+    if known is not None and given is not None and given != known:
+        raise InvalidCommand(f"{where} circles {known} ({spec.rule}), not {given}",
+                             rule=spec.rule, field="circled")
+    return given if known is None else None
 
 
 def ends_play(campaign: Campaign, table_id: str, side: str) -> bool:
@@ -203,5 +248,6 @@ def end_turn(campaign: Campaign, command: cmd.EndTurn, actor: str) -> None:
     if ended != following:
         raise RuleViolation(f"{_named(following)} is the next to end, not {_named(ended)}",
                             rule=spec.rule)
+    number = _check_circled(campaign, spec, ended, command.circled)
     campaign._record(TurnEnded, actor, cg_date=reph.cg_date, turn=command.turn,
-                     player_turn=command.player_turn, rule=spec.rule)
+                     player_turn=command.player_turn, rule=spec.rule, circled=number)

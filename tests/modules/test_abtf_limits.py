@@ -10,6 +10,7 @@ from uuid import UUID
 
 import pytest
 
+from domain.campaign.turns import TurnEnded
 from domain.errors import InvalidCommand, RefitError, RuleViolation
 from infra.application import Refit
 from infra.modules import describe_table
@@ -192,14 +193,16 @@ def in_scenario(refit: Refit, cg: str = "II") -> UUID:
     return campaign
 
 
-def end_turns(refit: Refit, campaign: UUID, last: int, target: int = 1) -> None:
-    """End Game Turns up to `last`, making each Game End dr due on the way with a dr of 6
-    (a number circled in a box the seeds do not give is typed in: `target`)."""
+def end_turns(refit: Refit, campaign: UUID, last: int, circled: int = 1) -> None:
+    """End Game Turns up to `last`, making each Game End dr due on the way with a dr of 6;
+    the director gives `circled` for a box the seeds do not circle, where the guide asks."""
     first = refit.store.campaign(campaign).scenario.turn + 1
     for turn in range(first, last + 1):
         for table, side, subject in due(refit, campaign):
-            roll(refit, campaign, table, side, subject, [6], target=target)
-        do(refit, campaign, {"type": "end_turn", "turn": turn})
+            roll(refit, campaign, table, side, subject, [6])
+        asked = refit.reads.guide(campaign)["turn"]["circled"]
+        do(refit, campaign, {"type": "end_turn", "turn": turn} |
+           ({"circled": circled} if asked else {}))
 
 
 @pytest.mark.parametrize("die,result,ended", [(3, "Scenario ends", True),
@@ -218,16 +221,22 @@ def test_cg4_ex_at_the_end_of_game_turn_6_a_day_scenario_ends_on_3_or_less(
     assert due(refit, campaign) == []
 
 
-def test_cg4_a_box_the_seeds_do_not_circle_asks_for_its_number_in_asl_words(
+def test_cg4_the_director_gives_the_number_a_box_the_seeds_do_not_circle_as_it_ends(
         refit: Refit) -> None:
     campaign = in_scenario(refit)
+    end_turns(refit, campaign, 3)
+    early = refusal(refit, campaign, {"type": "end_turn", "turn": 4, "circled": 2})
+    assert (early.rule, early.field) == ("CG4", "circled")  # no dr ends Turn 4: no number
+    assert "no Game End dr is made at the end of Game Turn 4" in early.message
     end_turns(refit, campaign, 4)
-    do(refit, campaign, {"type": "end_turn", "turn": 5})
-    missing = refusal(refit, campaign, {"type": "roll", "table": "CG4", "side": BRITISH,
-                                        "subject": "turn:5", "dice": [1]})
-    assert (missing.rule, missing.field) == ("CG4", "target")
-    assert "the number circled in" in missing.message and "as printed on the map" in \
-        missing.message and "`" not in missing.message  # the page's words, no API names
+    assert refit.reads.guide(campaign)["turn"]["circled"] == \
+        "the number circled in Game Turn 5's box of the CG Turn Record Chart"
+    missing = refusal(refit, campaign, {"type": "end_turn", "turn": 5})
+    assert (missing.rule, missing.field) == ("CG4", "circled")
+    assert "give the number circled in Game Turn 5's box" in missing.message and \
+        "as printed on the map" in missing.message and "`" not in missing.message
+    do(refit, campaign, {"type": "end_turn", "turn": 5, "circled": 2})
+    assert refit.reads.guide(campaign)["turn"]["circled"] is None  # Turn 6: the data's 3
 
 
 def test_cg4_is_data_that_get_modules_shows(refit: Refit) -> None:
@@ -246,7 +255,7 @@ def test_cg4_the_dr_is_due_from_the_end_of_game_turn_5_and_holds_up_the_next_tur
     early = refusal(refit, campaign, {"type": "roll", "table": "CG4", "side": BRITISH,
                                       "subject": "turn:4", "dice": [1], "target": 3})
     assert early.rule == "CG4" and "end of Game Turn 5" in early.message
-    do(refit, campaign, {"type": "end_turn", "turn": 5})
+    do(refit, campaign, {"type": "end_turn", "turn": 5, "circled": 2})
     guide = refit.reads.guide(campaign, viewer=BRITISH)["sides"][BRITISH]
     assert [(w["table"], w["subject"], w["secret"]) for w in guide["due"]] == [
         ("CG4", "turn:5", False)]
@@ -255,21 +264,46 @@ def test_cg4_the_dr_is_due_from_the_end_of_game_turn_5_and_holds_up_the_next_tur
     assert held.rule == "CG4" and "Game End dr for Game Turn 5 is due first" in held.message
 
 
-def test_cg4_a_turn_whose_circled_number_the_seeds_do_not_give_needs_it_typed_in(
+def test_cg4_the_rolling_side_cannot_change_the_number_the_director_gave(
         refit: Refit) -> None:
+    # CG4: the scenario ends on a Game End dr <= the circled number; the British rolls, so
+    # a number of its own (0: never ends; 6: always) would choose the result.
     campaign = in_scenario(refit)
-    end_turns(refit, campaign, 5)
+    end_turns(refit, campaign, 5, circled=2)
+    assert refit.reads.guide(campaign, viewer=BRITISH)["sides"][BRITISH]["due"][0].get(
+        "target") is None  # nothing for the side to type in
+    chosen = refusal(refit, campaign, {"type": "roll", "table": "CG4", "side": BRITISH,
+                                       "subject": "turn:5", "dice": [2], "target": 6})
+    assert isinstance(chosen, InvalidCommand) and chosen.field == "target"
+    assert "Game Turn 5's box of the CG Turn Record Chart circles 2" in chosen.message
+    made = roll(refit, campaign, "CG4", BRITISH, "turn:5", [2])
+    assert (made["target"], made["result"]) == (2, "Scenario ends")
+
+
+def test_a_turn_ended_before_end_turn_took_the_number_still_takes_the_sides(
+        refit: Refit) -> None:
+    # A campaign whose Game Turn 5 ended as end_turn recorded it before `circled`: the
+    # roll cannot wait on a number nobody can give any more, so the side's is taken.
+    campaign = in_scenario(refit)
+    end_turns(refit, campaign, 4)
+    state = refit.store.campaign(campaign)
+    state._record(TurnEnded, "director", cg_date=state.reph.cg_date, turn=5, player_turn=None,
+                  rule="CG4")
+    refit.store.save(state)
     unnumbered = refusal(refit, campaign, {"type": "roll", "table": "CG4", "side": BRITISH,
                                            "subject": "turn:5", "dice": [2]})
-    assert isinstance(unnumbered, InvalidCommand) and unnumbered.field == "target"
-    assert "Game Turn 5's box" in unnumbered.message
+    assert unnumbered.field == "target" and "Game Turn 5's box" in unnumbered.message
     typed = roll(refit, campaign, "CG4", BRITISH, "turn:5", [2], target=2)
     assert (typed["target"], typed["result"]) == (2, "Scenario ends")
 
 
 def test_cg4_game_turn_6_circles_3_so_another_number_is_refused(refit: Refit) -> None:
     campaign = in_scenario(refit)
-    end_turns(refit, campaign, 6)
+    end_turns(refit, campaign, 5)
+    roll(refit, campaign, "CG4", BRITISH, "turn:5", [6])
+    ruled = refusal(refit, campaign, {"type": "end_turn", "turn": 6, "circled": 4})
+    assert isinstance(ruled, InvalidCommand) and ruled.field == "circled"
+    do(refit, campaign, {"type": "end_turn", "turn": 6})  # the data's 3: none asked
     wrong = refusal(refit, campaign, {"type": "roll", "table": "CG4", "side": BRITISH,
                                       "subject": "turn:6", "dice": [4], "target": 4})
     assert isinstance(wrong, InvalidCommand) and wrong.field == "target"

@@ -157,18 +157,18 @@ def refusal(refit: Refit, campaign: UUID, body: dict[str, Any]) -> RefitError:
 
 def end_player_turns(refit: Refit, campaign: UUID, turn: int, player_turn: int) -> None:
     """End each Player Turn up to Player Turn `player_turn` of Game Turn `turn`, the German
-    making each Game End dr due on the way (a dr of 6, against the number it reads off the
-    map where the seeds give none)."""
+    making each Game End dr due on the way (a dr of 6); the director gives the number
+    circled in a box the seeds do not circle (1), where the guide asks."""
     state = refit.store.campaign(campaign)
     last = (state.scenario.turn, state.scenario.player_turn)
-    circled = state.rules.table("CG23").game_end.circled  # type: ignore[union-attr]
     order = [(t, p) for t in range(1, turn + 1) for p in (1, 2)]
     for t, p in [pt for pt in order if last < pt <= (turn, player_turn)]:
         for work in refit.reads.guide(campaign, viewer=GERMAN)["sides"][GERMAN]["due"]:
-            read = {} if str(last[0]) in circled else {"target": 1}
             do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
-                                 "subject": work["subject"], "dice": [6]} | read)
-        do(refit, campaign, {"type": "end_turn", "turn": t, "player_turn": p})
+                                 "subject": work["subject"], "dice": [6]})
+        asked = refit.reads.guide(campaign)["turn"]["circled"]
+        do(refit, campaign, {"type": "end_turn", "turn": t, "player_turn": p} |
+           ({"circled": 1} if asked else {}))
         last = (t, p)
 
 
@@ -195,20 +195,26 @@ def test_cg23_is_due_at_the_end_of_each_player_turn_from_turn_6_by_the_attacker(
     campaign = refit.commands.create_campaign("kgp", "I", "Game End", "entered").id
     end_player_turns(refit, campaign, 5, 2)
     assert refit.reads.guide(campaign)["sides"][GERMAN]["due"] == []
-    do(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 1})
+    do(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 1, "circled": 3})
     guide = refit.reads.guide(campaign)["sides"]  # no Attack chit on record: either side
     assert [[w["subject"] for w in guide[side]["due"]] for side in (GERMAN, US)] == [
         ["turn:6/pt:1"], ["turn:6/pt:1"]]
     held = refusal(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 2})
     assert held.rule == "CG23" and "is due first" in held.message
     do(refit, campaign, {"type": "roll", "table": "CG23", "side": US,
-                         "subject": "turn:6/pt:1", "dice": [6], "target": 3})
+                         "subject": "turn:6/pt:1", "dice": [6]})
     assert refit.reads.guide(campaign)["sides"][GERMAN]["due"] == []  # made once, by one
     again = refusal(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
                                       "subject": "turn:6/pt:1", "dice": [1], "target": 3})
     assert again.rule == "CG23" and "has been made" in again.message
     whole = refusal(refit, campaign, {"type": "end_turn", "turn": 6})
     assert isinstance(whole, InvalidCommand) and whole.field == "player_turn"
+    # Player Turn 2 of Game Turn 6 reads the same box: the director's 3, asked no more.
+    assert refit.reads.guide(campaign)["turn"]["circled"] is None
+    do(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 2})
+    made = do(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
+                                "subject": "turn:6/pt:2", "dice": [2]}).events[0]["data"]
+    assert (made["target"], made["result"]) == (3, "Scenario ends")  # CG23: dr < 3
 
 
 def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None:

@@ -361,8 +361,15 @@ def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_fa
     ended = []
     while not (turn := status(client, campaign, "/guide")["turn"])["due_first"]:
         assert f"{turn['name']} has ended" in text_of(get(client, f"/play/{campaign['id']}"))
-        answer = act(client, campaign, {"action": "end_turn", "turn": str(turn["turn"]),
-                                        "player_turn": str(turn["player_turn"])})
+        fields = {"action": "end_turn", "turn": str(turn["turn"]),
+                  "player_turn": str(turn["player_turn"])}
+        if turn["circled"]:  # Game Turn 6's box: not in the seeds, the director reads it
+            html = get(client, f"/play/{campaign['id']}")
+            assert 'name="circled"' in html and "Game Turn 6's box" in text_of(html)
+            unread = act(client, campaign, fields)
+            assert unread.status_code == 422 and 'aria-invalid="true"' in unread.text
+            fields["circled"] = "3"
+        answer = act(client, campaign, fields)
         assert answer.status_code == 303, answer.text
         ended.append(turn["name"])
     assert len(ended) == 11 and ended[-1] == "Player Turn 1 of Game Turn 6"
@@ -379,13 +386,16 @@ def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_fa
     html = get(client, f"/play/{campaign['id']}")
     page = text_of(html)
     assert "CG23" in page and "has ended" not in page  # the director's form only
-    # Turn 6's circled number is not in the module data: the side reads it off the map.
-    assert 'name="target"' in html and "Game Turn 6's box of the CG Turn Record Chart" in page
+    # Turn 6's circled number is the director's: the side that rolls is not asked for it.
+    assert 'name="target"' not in html
     answer = act(client, campaign, {"action": "roll", "side": side, "table": "CG23",
-                                    "subject": "turn:6/pt:1", "target": "3"})
+                                    "subject": "turn:6/pt:1"})
     assert answer.status_code == 303, answer.text
     [made] = [r for r in status(client, campaign, "/rolls") if r["table"] == "CG23"]
-    assert made["subject"] == "turn:6/pt:1"
+    assert (made["subject"], made["target"]) == ("turn:6/pt:1", 3)
+    other = next(s for s in sides if s != side)  # the opponent sees what it was against
+    log_in(client, campaign["tokens"]["sides"][other])
+    assert "against 3" in text_of(get(client, f"/play/{campaign['id']}"))
     assert not any(part["due"] for part in status(client, campaign, "/guide")["sides"].values())
 
 
