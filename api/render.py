@@ -9,6 +9,7 @@ from projections.read import (
     CampaignStatus,
     CVPAnswer,
     ELRAnswer,
+    HoldingRow,
     LVPRow,
     ObjectiveRow,
     PurchaseRow,
@@ -157,6 +158,13 @@ def objective_rows(rows: list[ObjectiveRow]) -> tuple[list[str], list[list[Any]]
             [[r.side, r.purchase, r.hex, r.cg_date, r.revealed_on] for r in rows])
 
 
+def holding_rows(rows: list[HoldingRow]) -> tuple[list[str], list[list[Any]]]:
+    """KGP Holding Box entries (8.15), the side's own, in the order recorded."""
+    return (["v", "CG Date", "side", "Entry Area", "units", ""],
+            [[r.version, r.cg_date, r.side, r.entry_area, r.units,
+              "held" if r.held else "left the box"] for r in rows])
+
+
 def table_text(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """A table, or that there is nothing yet."""
     return format_table(headers, rows) if rows else "(none yet)"
@@ -288,6 +296,7 @@ TEXT: dict[str, Callable[[Any], str]] = {
     "control": _table(control_rows),
     "lvp": _table(lvp_rows),
     "objectives": _table(objective_rows),
+    "holding": _table(holding_rows),
     "retained": _table(retained_rows),
     "rolls": _table(roll_rows),
     "report_log": _table(report_rows),

@@ -233,9 +233,11 @@ class Queries:
         named = self.rules(campaign_id).short_name
         return forms.model_copy(update={"module_name": named})
 
+    @exposed("/holding", "KGP Holding Box entries (each side its own)", "holding")
     def holding(self, campaign_id: UUID, as_of: Point = None,
-                viewer: str | None = None) -> list[dict[str, Any]]:
-        """Holding Box entries (KGP 8.15), each side's own."""
+                viewer: str | None = None) -> list[read.HoldingRow]:
+        """Holding Box entries (KGP 8.15), each side's own: the units held in, or leaving,
+        an Entry Area's Holding Box, in the order recorded."""
         return read.holding(self._rows(campaign_id, as_of), viewer)
 
     def history(self, campaign_id: UUID, viewer: str | None = None,

@@ -248,6 +248,17 @@ class LVPRow(BaseModel):
     rule: str
 
 
+class HoldingRow(BaseModel):
+    """A Holding Box entry (KGP 8.15): units held in an Entry Area's box, or leaving it."""
+
+    version: int
+    cg_date: str
+    side: str
+    entry_area: str
+    units: str
+    held: bool  # False: they left the Holding Box (entered play)
+
+
 class ObjectiveRow(BaseModel):
     """An Objective Hex (KGP 8.6198): secret to its side until revealed."""
 
@@ -464,10 +475,12 @@ def objectives(source: RowSource, viewer: str | None = DIRECTOR) -> list[Objecti
     return out
 
 
-def holding(source: RowSource, viewer: str | None = DIRECTOR) -> list[dict[str, Any]]:
-    """Holding Box entries, each side's own (KGP 8.15)."""
+def holding(source: RowSource, viewer: str | None = DIRECTOR) -> list[HoldingRow]:
+    """Holding Box entries, each side's own (KGP 8.15): another side's are secret, not
+    even counted (8.15: "can be kept secret")."""
     meta = _meta(source)
-    return [row for row in source.select_rows(HOLDING) if _sees(meta, viewer, row["side"])]
+    return [HoldingRow.model_validate(row) for row in source.select_rows(HOLDING)
+            if _sees(meta, viewer, row["side"])]
 
 
 def control(source: RowSource) -> list[dict[str, Any]]:

@@ -49,6 +49,7 @@ READ_COMMANDS = {
     "control": "Control of Locations",
     "lvp": "KGP LVP totals",
     "objectives": "KGP Objective Hexes",
+    "holding": "KGP Holding Box entries (each side its own)",
     "rolls": "Every roll",
     "reports": "Every report between the sides, and how each was answered",
 }
