@@ -189,9 +189,12 @@ def _check_not_reported(campaign: Campaign, fields: dict[str, Any]) -> None:
 
 def _same_place(one: str, other: str) -> bool:
     """Whether two Location names read as one."""
-    def read(name: str) -> str:
-        return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
-    return read(one) == read(other)
+    return place_key(one) == place_key(other)
+
+
+def place_key(name: str) -> str:
+    """A Location's name as a reader reads it: case, spacing and look-alike forms aside."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def _record_control(campaign: Campaign, fields: dict[str, Any], actor: str) -> None:
@@ -212,7 +215,20 @@ def describe(entry: dict[str, Any]) -> str:
         ww = fields.get("ww_half_squads") or 0
         return f"the {entry['side']} lost {fields['unit']} ({fields['cvp']} CVP" + \
             (f", {ww} HS to the WW box)" if ww else ")")
-    return f"the {entry['side']} Controls {fields['location']} ({fields['kind']})"
+    return f"the {entry['side']} Controls {fields['location']} ({_control_terms(fields)})"
+
+
+def _control_terms(fields: dict[str, Any]) -> str:
+    """What a Control report claims beside the Location, for the other side to confirm:
+    its kind, and in KGP its LVP and Map Group, and Infantry Control (which reveals an
+    Objective Hex there, 8.2)."""
+    terms = [fields["kind"]]
+    if fields.get("lvp"):
+        terms.append(f"{fields['lvp']} LVP" + (f", Map Group {fields['map_group']}"
+                                               if fields.get("map_group") else ""))
+    if fields.get("infantry"):
+        terms.append("by Infantry")
+    return "; ".join(terms)
 
 
 def listed(campaign: Campaign) -> list[dict[str, Any]]:

@@ -109,6 +109,21 @@ def test_cg13_german_pf_one_and_a_half_per_squad(refit: Refit) -> None:
     assert isinstance(us, RuleViolation) and us.rule == "CG13"
 
 
+def test_cg13_the_pf_initially_available_are_counted_once_before_play(refit: Refit) -> None:
+    # "the number of PF initially available": a second count would undo the PF used.
+    campaign = kgp(refit)
+    setup = {"type": "change_pf", "side": GERMAN, "reason": "setup", "count": 4}
+    do(refit, campaign, setup)
+    do(refit, campaign, {"type": "change_pf", "side": GERMAN, "reason": "used", "count": 2})
+    again = refused(refit, campaign, setup)
+    assert isinstance(again, RuleViolation) and (again.rule, again.field) == ("CG13", "reason")
+    assert "counted already (4 PF now)" in again.message
+    other = kgp(refit, owner_data=False)
+    do(refit, other, {"type": "end_turn", "turn": 1, "player_turn": 1})
+    late = refused(refit, other, setup)
+    assert isinstance(late, RuleViolation) and "Game Turn 1 has ended" in late.message
+
+
 def test_cg14_german_fanaticism_once_in_cg_ii(refit: Refit) -> None:
     campaign = kgp(refit, "II")
     do(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
@@ -118,6 +133,31 @@ def test_cg14_german_fanaticism_once_in_cg_ii(refit: Refit) -> None:
     do(refit, campaign, {"type": "advance"})  # 18PM in play
     again = refused(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
     assert isinstance(again, RuleViolation) and "1 CG Scenario(s) of CG II" in again.message
+
+
+def test_cg14_fanaticism_is_declared_as_setup_ends_not_once_play_has_begun(
+        refit: Refit) -> None:
+    campaign = kgp(refit)
+    do(refit, campaign, {"type": "end_turn", "turn": 1, "player_turn": 1})
+    late = refused(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
+    assert isinstance(late, RuleViolation) and late.rule == "CG14"
+    assert "on-map setup ends, before play: Game Turn 1 has ended" in late.message
+    assert refit.reads.status(campaign).fanaticism == []
+
+
+def test_8_2_an_objective_hex_is_the_same_hex_however_it_is_spelled(refit: Refit) -> None:
+    campaign = kgp(refit)
+    do(refit, campaign, {"type": "receive_rg", "side": GERMAN, "rg": "I1",
+                         "group_type": "I", "reason": "Initial Scenario OB"})
+    control(refit, campaign, "StK10", US)  # a Strategic Location already
+    taken = refused(refit, campaign, {"type": "designate_objective", "side": GERMAN,
+                                      "purchase": 1, "hex": "stk10"})
+    assert isinstance(taken, RuleViolation) and taken.rule == "8.6198"
+    do(refit, campaign, {"type": "designate_objective", "side": GERMAN, "purchase": 1,
+                         "hex": "StQ10"})
+    control(refit, campaign, "stq10", GERMAN, infantry=True)  # as the director types it
+    (revealed,) = refit.reads.objectives(campaign, viewer=US)
+    assert (revealed.hex, revealed.revealed) == ("StQ10", True)
 
 
 def test_cg4_a_massacre_is_recorded_once_for_the_rest_of_the_cg(refit: Refit) -> None:
@@ -225,8 +265,14 @@ def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None
     wrong = refused(refit, campaign, {"type": "hold_units", "side": US,
                                       "entry_area": "StGG1", "units": "1x 7-4-7"})
     assert isinstance(wrong, InvalidCommand) and wrong.field == "entry_area"
+    early = refused(refit, campaign, {"type": "hold_units", "side": US,
+                                      "entry_area": "StN56", "units": "1x 7-4-7"})
+    assert isinstance(early, RuleViolation) and (early.rule, early.field) == (
+        "CG6", "entry_area")
+    assert "StN56 is an Eligible Entry Area of the US from 19AM on, not on 18AM" in \
+        early.message
     assert refit.reads.holding(campaign, viewer=GERMAN) == []
-    assert refit.reads.holding(campaign, viewer=US)[0]["units"] == "2x 7-4-7 exited (CG21)"
+    assert refit.reads.holding(campaign, viewer=US)[0].units == "2x 7-4-7 exited (CG21)"
     do(refit, campaign, {"type": "end_scenario"})
     do(refit, campaign, {"type": "advance"})  # 18PM
     do(refit, campaign, {"type": "advance"})
@@ -236,6 +282,8 @@ def test_eligible_entry_areas_by_cg_date_and_holding_boxes(refit: Refit) -> None
     do(refit, campaign, {"type": "end_scenario"})
     do(refit, campaign, {"type": "advance"})  # 19AM: StN56 becomes Eligible
     assert refit.reads.status(campaign).entry_areas[US] == ["StN56", "ChA10"]
+    do(refit, campaign, {"type": "hold_units", "side": US, "entry_area": "StN56",
+                         "units": "1x 7-4-7"})
 
 
 def test_cg7a_german_i_v_hw_rg_bought_for_the_date_set_up_in_reserve(refit: Refit) -> None:

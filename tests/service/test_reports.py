@@ -219,6 +219,9 @@ def test_kgp_8_2_infantry_control_reveals_an_objective_hex_once_confirmed(
                          "kind": "Strategic Location", "infantry": True, "lvp": 2,
                          "map_group": "St"}, "German")
     assert refit.reads.objectives(campaign, viewer="US") == []  # not yet revealed
+    # what the US confirms, whole: the LVP, the Map Group and Infantry Control (8.2)
+    assert [r["what"] for r in refit.reads.status(campaign, viewer="US").reports] == [
+        "the German Controls StQ10 (Strategic Location; 2 LVP, Map Group St; by Infantry)"]
     do(refit, campaign, {"type": "confirm_report", "report": 1, "side": "US"}, "US")
     (revealed,) = refit.reads.objectives(campaign, viewer="US")
     assert (revealed.hex, revealed.revealed) == ("StQ10", True)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from domain import commands as cmd
+from domain.campaign import turns
 from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
+from domain.campaign.reports import place_key
 from domain.errors import InvalidCommand, RuleViolation
 from domain.modules.kgp.rules import pf_text
 from domain.rules import rg_letters
@@ -26,6 +28,7 @@ class Book(TypedDict):
     cg_lvp: dict[str, int]  # each side's CG-LVP Total
     objectives: dict[str, dict[str, Any]]  # "side:hex" -> side, purchase, revealed
     pf_halves: dict[str, int]  # PF available, in halves
+    pf_setup: dict[str, str]  # the CG Date of the scenario whose initial PF were counted
     fanaticism: list[str]  # the CG Scenarios declared Fanatic (CG14)
     massacre: str | None  # the side that massacred (CG4)
 
@@ -37,6 +40,7 @@ def book(campaign: Any) -> Book:
     kept.setdefault("cg_lvp", dict.fromkeys(sides, 0))
     kept.setdefault("objectives", {})
     kept.setdefault("pf_halves", dict.fromkeys(sides, 0))
+    kept.setdefault("pf_setup", {})
     kept.setdefault("fanaticism", [])
     kept.setdefault("massacre", None)
     return kept  # type: ignore[no-any-return]
@@ -59,11 +63,20 @@ def check_lvp(map_groups: dict[str, str], lvp_rule: str, command: cmd.ChangeCont
 
 def reveal_objective(campaign: Campaign, side: str, hex_id: str, actor: str) -> None:
     """Infantry of the designating side Control its Objective Hex: it is revealed."""
-    target = book(campaign)["objectives"].get(f"{side}:{hex_id}")
-    if target and not target["revealed"]:
-        campaign._record(ObjectiveRevealed, actor, side=side, hex=hex_id,
+    # the hex as the side designated it, however the Location is spelled now (8.2)
+    hexes = {place_key(where): where for where in _designated(campaign, side)}
+    designated = hexes.get(place_key(hex_id))
+    target = book(campaign)["objectives"].get(f"{side}:{designated}")
+    if designated and target and not target["revealed"]:
+        campaign._record(ObjectiveRevealed, actor, side=side, hex=designated,
                          rule=rule_of(campaign, "objectives").rule,
                          cg_date=campaign.reph.cg_date)
+
+
+def _designated(campaign: Campaign, side: str) -> list[str]:
+    """The hexes of the side's Objective Hexes, as it designated them."""
+    return [key.split(":", 1)[1] for key in book(campaign)["objectives"]
+            if key.startswith(f"{side}:")]
 
 
 class LVPTotalled(CampaignEvent):
@@ -144,7 +157,8 @@ def designate_objective(campaign: Campaign, command: cmd.DesignateObjective,
         raise RuleViolation(f"purchase #{command.purchase} has its Objective Hex",
                             rule=rule.rule)
     # Only what this side may know: its own Objectives and the public Strategic Locations.
-    if f"{side}:{command.hex}" in objectives or command.hex in campaign.scenario.control:
+    if any(place_key(where) == place_key(command.hex)
+           for where in [*_designated(campaign, side), *campaign.scenario.control]):
         raise RuleViolation(f"{command.hex} is already a Strategic Location or one of "
                             f"the {side} Objective Hexes", rule=rule.rule)
     campaign._record(ObjectiveDesignated, actor, secret_for=side, side=side,
@@ -166,7 +180,10 @@ class PFChanged(CampaignEvent):
     cg_date: str
 
     def apply(self, campaign: Any) -> None:
-        book(campaign)["pf_halves"][self.side] = self.halves
+        kept = book(campaign)
+        kept["pf_halves"][self.side] = self.halves
+        if self.reason == "setup":
+            kept["pf_setup"][self.side] = self.cg_date
 
 
 @handles(cmd.ChangePF)
@@ -182,6 +199,8 @@ def change_pf(campaign: Campaign, command: cmd.ChangePF, actor: str) -> None:
     if campaign.reph.phase != "scenario":
         raise RuleViolation("PF are counted during a CG Scenario", rule=rule.rule)
     have = book(campaign)["pf_halves"][side]
+    if command.reason == "setup":
+        _check_setup_pf(campaign, side, rule.rule, have)
     halves = {"setup": command.count * rule.halves_per_squad,
               "released": have + command.count * rule.halves_per_squad,
               "entered": have + command.count * rule.halves_per_squad,
@@ -191,6 +210,26 @@ def change_pf(campaign: Campaign, command: cmd.ChangePF, actor: str) -> None:
                             rule=rule.rule)
     campaign._record(PFChanged, actor, side=side, reason=command.reason, count=command.count,
                      halves=halves, rule=rule.rule, cg_date=campaign.reph.cg_date)
+
+
+def _check_setup_pf(campaign: Campaign, side: str, rule: str, have: int) -> None:
+    """CG13: the PF "initially available" are counted once, as the CG Scenario's setup
+    ends: not again (that would reset what was used), nor once play has begun."""
+    cg_date = campaign.reph.cg_date
+    if book(campaign)["pf_setup"].get(side) == cg_date:
+        raise RuleViolation(f"the {side} PF initially available for the {cg_date} CG "
+                            f"Scenario are counted already ({pf_text(have)} PF now): "
+                            "squads released or entering add theirs", rule=rule,
+                            field="reason")
+    _check_before_play(campaign, "the PF initially available are counted", rule)
+
+
+def _check_before_play(campaign: Campaign, what: str, rule: str) -> None:
+    """Refuse what is done as the CG Scenario's on-map setup ends, once a turn has ended."""
+    last = turns.last_ended(campaign)
+    if last.turn:
+        raise RuleViolation(f"{what} as the CG Scenario's on-map setup ends, before play: "
+                            f"Game Turn {last.turn} has ended", rule=rule)
 
 
 class FanaticismDeclared(CampaignEvent):
@@ -218,6 +257,7 @@ def declare_fanaticism(campaign: Campaign, command: cmd.DeclareFanaticism,
     if campaign.reph.phase != "scenario" or played is None:
         raise RuleViolation("Fanaticism is declared as a CG Scenario's setup ends",
                             rule=rule.rule)
+    _check_before_play(campaign, "Fanaticism is declared", rule.rule)
     allowed = rule.per_cg.get(campaign.cg, 0)
     declared = book(campaign)["fanaticism"]
     if played in declared or len(declared) >= allowed:
@@ -273,10 +313,16 @@ def hold_units(campaign: Campaign, command: cmd.HoldUnits, actor: str) -> None:
     if rule_of(campaign, "holding_rule") is None:  # a KGP command in another module's CG
         raise RuleViolation(f"{campaign.rules.id} has no Holding Boxes (KGP 8.15): "
                             "nothing is recorded")
-    known = [a.id for a in campaign.rules.entry_areas if a.side == side]
-    if known and command.entry_area not in known:
-        raise InvalidCommand(f"the {side} Entry Areas are {', '.join(known)}",
+    areas = {a.id: a for a in campaign.rules.entry_areas if a.side == side}
+    if areas and command.entry_area not in areas:
+        raise InvalidCommand(f"the {side} Entry Areas are {', '.join(areas)}",
                              field="entry_area")
+    cg_date = campaign.reph.cg_date
+    if areas and command.entry_area not in campaign.rules.eligible_entry_areas(side, cg_date):
+        # CG21, 8.15: a Holding Box holds what enters, or exited, via an Eligible Entry Area
+        raise RuleViolation(f"{command.entry_area} is an Eligible Entry Area of the {side} "
+                            f"from {areas[command.entry_area].from_date} on, not on {cg_date}",
+                            rule="CG6", field="entry_area")
     campaign._record(HoldingBoxChanged, actor, secret_for=side, side=side,
                      entry_area=command.entry_area, units=command.units,
                      held=command.held, cg_date=campaign.reph.cg_date)
