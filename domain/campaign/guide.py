@@ -50,7 +50,8 @@ def guide(campaign: Campaign, viewer: str | None) -> dict[str, Any]:
                               "reports": reports.listed(campaign),
                               "initiative": initiative_shown(campaign),
                               # the CG Scenario's next turn to end (CG4, CG23), public
-                              "turn": turns.to_end(campaign)}
+                              "turn": turns.to_end(campaign),
+                              "stalled": _stalled(campaign)}
     for side in sides:
         due, optional = due_rolls(campaign, side), optional_work(campaign, side)
         if public:  # the step's and the turn's rolls are public; an RG line's are not
@@ -304,6 +305,17 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
     if asked is not None:  # a Game End dr whose circled number the data lacks: the side's
         work["target"] = asked
     return work
+
+
+def _stalled(campaign: Campaign) -> str | None:
+    """Why the RePh cannot go on, where the module's steps are owner data not loaded (KGP:
+    8.6's steps are not in the seeds); None where it can."""
+    reph, module = campaign.reph, campaign.rules
+    if reph.phase not in ("setup", "reph") or reph.step is not None:
+        return None
+    return (f"the {module.short_name} Refit Phase steps ({module.reph_rule}) are owner data "
+            "not loaded here: the Refit Phase goes on once an owner loads them (refit "
+            "module load FILE)")
 
 
 def _drm(campaign: Campaign, table: Table, side: str,

@@ -425,3 +425,22 @@ def test_an_item_not_on_the_fortification_table_is_refused_by_the_forms_own_labe
     said = text_of(answer.text)
     assert answer.status_code == 422 and "is not on the Fortification Purchase Table" in said
     assert "(field: Fortification (FPP each))" in said and "(field: Reason)" not in said
+
+
+def test_a_reph_whose_steps_are_owner_data_not_loaded_says_so_on_every_page(
+        client: TestClient) -> None:
+    # KGP's RePh steps (8.6) are not in the seeds: once the scenario ends, nothing can be
+    # advanced, and each page says why (before, the director read "Nothing due").
+    campaign = new_campaign(client, module="kgp", name="Stoumont")
+    tokens = campaign["tokens"]
+    log_in(client, tokens["sides"]["US"])
+    page = text_of(get(client, f"/play/{campaign['id']}"))
+    assert "Nothing due in the CG Scenario." in page and "owner data not loaded" not in page
+    ended = send(client, campaign, tokens["director"], {"type": "end_scenario"})
+    assert ended.status_code == 200, ended.text
+    said = ("The KGP Refit Phase steps (8.6) are owner data not loaded here: the Refit "
+            "Phase goes on once an owner loads them")
+    for token in (tokens["director"], tokens["sides"]["German"], tokens["observer"]):
+        log_in(client, token)
+        assert said in text_of(get(client, f"/play/{campaign['id']}")), token
+    assert status(client, campaign, "/guide")["stalled"].startswith("the KGP Refit Phase")
