@@ -94,12 +94,26 @@ def error_body(error: Exception) -> dict[str, Any]:
     return INTERNAL  # never the exception's own text
 
 
+# pydantic's bounds, said as a player says them ("6 or less", not "less than or equal to 6")
+BOUNDS = {"greater_than_equal": ("ge", "{} or more"), "less_than_equal": ("le", "{} or less"),
+          "greater_than": ("gt", "more than {}"), "less_than": ("lt", "less than {}")}
+
+
 def _words(first: Any) -> str:
-    """pydantic's message, but for an empty text (blank once trimmed, as the pages send
-    it), which says what is missing rather than counting characters."""
-    if first["type"] == "string_too_short" and first.get("ctx", {}).get("min_length") == 1:
+    """pydantic's message in a player's words: an empty text (blank once trimmed, as the
+    pages send it) says what is missing rather than counting characters, a bound says the
+    number, a whole number is asked for as one; the rest "must be" what pydantic says."""
+    kind, ctx = first["type"], first.get("ctx") or {}
+    if kind == "string_too_short" and ctx.get("min_length") == 1:
         return "left empty"
-    return str(first["msg"])
+    if kind in BOUNDS and BOUNDS[kind][0] in ctx:
+        key, words = BOUNDS[kind]
+        return "must be " + words.format(ctx[key])
+    if kind in ("int_parsing", "int_type", "int_from_float"):
+        return "must be a whole number"
+    said = str(first["msg"])
+    return "must be " + said.removeprefix("Input should be ") \
+        if said.startswith("Input should be ") else said
 
 
 def _body(code: str, message: str, rule: str | None, field: str | None) -> dict[str, Any]:

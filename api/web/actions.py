@@ -15,7 +15,8 @@ from domain.errors import InvalidCommand
 UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the unit
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
            "casualty", "control", "area", "bombardment", "end_scenario", "end_turn", "points",
-           "rating", "scenario", "retained")
+           "rating", "scenario", "retained", "objective", "holding", "pf", "fanaticism",
+           "massacre")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -77,6 +78,8 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   _whole(form, "player_turn"),
                                   "circled": None if circled is None else
                                   _whole(form, "circled")})
+    if action in KGP_ACTIONS:
+        return cmd.parse_command(_kgp(action, form, side))
     if action == "points":
         return cmd.parse_command({"type": _one_of(form, "change", POINTS), "side": side,
                                   "amount": _whole(form, "amount"), **_why(form, "reason")})
@@ -100,6 +103,27 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   "reason": form.get("item"), "count": int(count),
                                   "hex": _text(form, "hex")})
     return cmd.parse_command(_roll(form, side, claims))
+
+
+KGP_ACTIONS = ("objective", "holding", "pf", "fanaticism", "massacre")
+PF_REASONS = ("setup", "released", "entered", "used")  # change_pf's
+
+
+def _kgp(action: str, form: dict[str, Any], side: str | None) -> dict[str, Any]:
+    """A KGP form's command (8.6198, 8.15, CG13, CG14, CG4)."""
+    if action == "objective":
+        return {"type": "designate_objective", "side": side,
+                "purchase": _whole(form, "purchase"), "hex": _text(form, "hex") or ""}
+    if action == "holding":
+        return {"type": "hold_units", "side": side, "entry_area": _text(form, "entry_area")
+                or "", "units": _text(form, "units") or "",
+                "held": _one_of(form, "held", ("held", "left")) == "held"}
+    if action == "pf":
+        return {"type": "change_pf", "side": side, "reason": _one_of(form, "reason", PF_REASONS),
+                "count": _whole(form, "count")}
+    if action == "fanaticism":
+        return {"type": "declare_fanaticism", "side": side}
+    return {"type": "record_massacre", "side": side}
 
 
 def _one_of(form: dict[str, Any], field: str, choices: tuple[str, ...]) -> str:

@@ -49,6 +49,12 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           # the Fortification form's (3.619, 9.619)
           "count": "How many", "hex": "Hex",
           "purchase_fortification.reason": "Fortification (FPP each)",
+          # KGP's (api/web/templates/kgp.html) and the director's turn form (CG4, CG23)
+          "hold_units.units": "Units", "entry_area": "Entry Area", "held": "In its box",
+          "designate_objective.hex": "Objective Hex", "designate_objective.purchase":
+          "For the RG", "change_pf.reason": "What changed",
+          "change_pf.count": "How many (squads; or PF used)",
+          "circled": "The number circled in its box",
           # the director's adjustments (api/web/templates/adjust.html)
           "change": "Change", "amount": "Amount", "rating": "Rating", "value": "It becomes",
           "cause": "Cause", "rule": "Rule (if one)", "scenario_type": "Scenario type",

@@ -9,6 +9,7 @@ from uuid import UUID
 from api.access import DIRECTOR, OBSERVER, Caller
 from api.report import in_words
 from api.web.actions import BLANK_ROWS, MAX_ROWS
+from api.web.kgp_view import kgp_parts
 from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
 from domain.rules import Module
@@ -65,6 +66,8 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
                         status.cg_date and r.status in SETTLED],
             "sealed": {side: sum(1 for row in record if row.side == side and row.hidden)
                        for side in others},
+            # KGP's own parts: each side's Objective Hexes, Holding Box, PF, Fanaticism
+            "kgp": kgp_parts(reads, ident, status, rules, mine, viewer, record),
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),

@@ -461,7 +461,7 @@ def _check_start(module: Module, cg: str, name: str, dice: str, balance: str | N
     """A new campaign names one of the module's CGs, a printable name, a dice mode and,
     where the module has one, the side given the CG Balance."""
     if cg not in module.cgs:
-        raise InvalidCommand(f"{module.id} has no CG {cg!r} (it has {sorted(module.cgs)})",
+        raise InvalidCommand(f"{module.short_name} has no CG {cg!r} (it has {sorted(module.cgs)})",
                              field="cg")
     if not 1 <= len(name) <= 200:
         raise InvalidCommand("a campaign's name is 1 to 200 characters", field="name")
@@ -472,8 +472,8 @@ def _check_start(module: Module, cg: str, name: str, dice: str, balance: str | N
     if dice not in ("server", "entered"):
         raise InvalidCommand("dice is `server` or `entered`", field="dice")
     if balance is not None and (not module.balance_rule or balance not in module.sides):
-        raise InvalidCommand(f"{module.id} gives a CG Balance to one of {module.sides}"
-                             if module.balance_rule else f"{module.id} has no CG Balance",
+        raise InvalidCommand(f"{module.short_name} gives a CG Balance to one of {module.sides}"
+                             if module.balance_rule else f"{module.short_name} has no CG Balance",
                              field="balance")
 
 

@@ -140,7 +140,7 @@ def check_casualty(campaign: Campaign, side: str, ww_half_squads: int,
     scenario = campaign.scenario.check_casualty()
     box = campaign.rules.walking_wounded
     if ww_half_squads and (box is None or box.side != side):
-        raise RuleViolation(f"{campaign.rules.id} keeps no Walking Wounded box for the "
+        raise RuleViolation(f"{campaign.rules.short_name} keeps no Walking Wounded box for the "
                             f"{side}", rule=box.rule if box else None)
     if purchase is not None:
         campaign.purchases.line(purchase, side)  # the side's own RG line

@@ -91,8 +91,8 @@ def _leave(campaign: Campaign, actor: str, viewer: str | None) -> None:
     module, reph = campaign.rules, campaign.reph
     sequence = [s for s in module.steps if s.initial or reph.phase != "setup"]
     if not sequence or reph.step is None:
-        raise MissingTable(f"the {module.id} RePh steps are not supplied; an owner loads "
-                           "them with `refit module load FILE`", rule=module.reph_rule)
+        raise MissingTable(f"the {module.short_name} RePh steps are not supplied; an owner "
+                           "loads them with `refit module load FILE`", rule=module.reph_rule)
     rules = [s.rule for s in sequence]
     # An Initial Scenario's OB sets the initiative; every later CG Date needs both chits.
     waiting = campaign.initiative.waiting()
@@ -101,7 +101,7 @@ def _leave(campaign: Campaign, actor: str, viewer: str | None) -> None:
         raise RuleViolation(f"{', '.join(waiting)} must choose an Initiative chit before "
                             f"the RePh leaves {reph.step}", rule=reph.step)
     if reph.step not in rules:
-        raise MissingTable(f"step {reph.step} is no longer among the {module.id} RePh "
+        raise MissingTable(f"step {reph.step} is no longer among the {module.short_name} RePh "
                            "steps (an owner's file replaced them)", rule=reph.step)
     position = rules.index(reph.step) + 1
     _check_leaving(campaign, viewer)
@@ -287,7 +287,10 @@ def end_scenario(campaign: Campaign, actor: str) -> None:
     module, reph = campaign.rules, campaign.reph
     reph.check_not_ended()
     if reph.phase != "scenario":
-        raise RuleViolation(f"no CG Scenario is in play (the RePh is at {reph.step})")
+        where = "the set-up before the Initial Scenario" if reph.phase == "setup" else \
+            "the Refit Phase"
+        raise RuleViolation(f"no CG Scenario is in play: the campaign is in {where}" +
+                            (f", at step {reph.step}" if reph.step else ""))
     open_reports = reports.unsettled(campaign, None)
     if open_reports is not None:  # its casualties and control decide the RePh (3.6162, 8.2)
         raise RuleViolation(f"the {reph.cg_date} CG Scenario cannot end yet: {open_reports}")
@@ -308,7 +311,7 @@ def decide_cg(campaign: Campaign, command: cmd.EndCG, actor: str) -> None:
     if command.reason == "sudden_death":
         rule = module.sudden_death.get(side)
         if rule is None:
-            raise RuleViolation(f"{module.id} gives the {side} no Sudden Death Victory",
+            raise RuleViolation(f"{module.short_name} gives the {side} no Sudden Death Victory",
                                 rule=command.rule)
         if reph.phase != "scenario":
             raise RuleViolation("a Sudden Death Victory is won during a CG Scenario",

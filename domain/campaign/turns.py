@@ -227,7 +227,8 @@ def end_turn(campaign: Campaign, command: cmd.EndTurn, actor: str) -> None:
     reph.check_not_ended()
     table = game_end_table(module)
     if table is None:
-        raise RuleViolation(f"{module.id} has no Game End dr: the ledger keeps no Game Turns")
+        raise RuleViolation(f"{module.short_name} has no Game End dr: the ledger keeps no "
+                            "Game Turns")
     spec = _spec(table)
     if reph.phase != "scenario":
         raise RuleViolation("no CG Scenario is in play", rule=spec.rule)

@@ -59,7 +59,7 @@ def test_campaign_new_gives_the_cg_balance_to_the_side_named(db: str) -> None:
     assert json.loads(exported[1])["data"]["balance"] == "US"  # Created, as recorded
     refused = runner.invoke(app, ["campaign", "new", "--module", "abtf", "--cg", "I",
                                   "--name", "No balance", "--balance", "British", "--db", db])
-    assert refused.exit_code == 2 and "abtf has no CG Balance" in refused.output
+    assert refused.exit_code == 2 and "ABtF has no CG Balance" in refused.output
 
 
 def test_an_export_file_that_carries_the_private_seed_is_made_0600(db: str,

@@ -302,7 +302,10 @@ def test_the_kgp_reph_is_refused_until_an_owner_supplies_it(refit: Refit) -> Non
     campaign = kgp(refit, owner_data=False)
     do(refit, campaign, {"type": "end_scenario"})
     error = refused(refit, campaign, {"type": "advance"})
-    assert error.__class__.__name__ == "MissingTable" and "kgp RePh steps" in str(error)
+    assert error.__class__.__name__ == "MissingTable" and "KGP RePh steps" in str(error)
+    again = refused(refit, campaign, {"type": "end_scenario"})
+    assert isinstance(again, RuleViolation) and again.message == \
+        "no CG Scenario is in play: the campaign is in the Refit Phase"  # no step: no "None"
 
 
 def test_an_opponents_secret_objective_never_shows_in_a_refusal(refit: Refit) -> None:
@@ -338,5 +341,5 @@ def test_a_kgp_command_in_a_pbr_campaign_is_refused_and_records_nothing(
     campaign = refit.commands.create_campaign("pbr", "I", "Primosole", "server").id
     before = refit.store.campaign(campaign).version
     error = refused(refit, campaign, command)
-    assert isinstance(error, RuleViolation) and error.message.startswith("pbr ")
+    assert isinstance(error, RuleViolation) and error.message.startswith("PBr ")  # as written
     assert refit.store.campaign(campaign).version == before

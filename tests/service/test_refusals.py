@@ -102,7 +102,7 @@ def test_a_module_without_reph_steps_refuses_to_advance_naming_them(refit: Refit
     campaign = refit.commands.create_campaign("kgp", "I", "Peiper", "server").id
     do(refit, campaign, {"type": "end_scenario"})
     error = refused(refit, campaign, {"type": "advance"})
-    assert isinstance(error, MissingTable) and "kgp RePh steps" in error.message
+    assert isinstance(error, MissingTable) and "KGP RePh steps" in error.message
     assert error.rule == "8.6"
 
 

@@ -147,7 +147,7 @@ def designate_objective(campaign: Campaign, command: cmd.DesignateObjective,
     side = campaign.check_side(command.side)
     rule = rule_of(campaign, "objectives")
     if rule is None:
-        raise RuleViolation(f"{campaign.rules.id} has no Objective Hexes")
+        raise RuleViolation(f"{campaign.rules.short_name} has no Objective Hexes")
     line = campaign.purchases.line(command.purchase, side)
     if rg_letters(line["rg"]) not in rule.prefixes:
         raise RuleViolation(f"{line['rg']} is no {' or '.join(rule.prefixes)} RG: it "
@@ -194,7 +194,7 @@ def change_pf(campaign: Campaign, command: cmd.ChangePF, actor: str) -> None:
     side = campaign.check_side(command.side)
     rule = rule_of(campaign, "pf")
     if rule is None or rule.side != side:
-        raise RuleViolation(f"{campaign.rules.id} gives the {side} no PF allotment",
+        raise RuleViolation(f"{campaign.rules.short_name} gives the {side} no PF allotment",
                             rule=rule.rule if rule else None)
     if campaign.reph.phase != "scenario":
         raise RuleViolation("PF are counted during a CG Scenario", rule=rule.rule)
@@ -251,7 +251,7 @@ def declare_fanaticism(campaign: Campaign, command: cmd.DeclareFanaticism,
     side = campaign.check_side(command.side)
     rule = rule_of(campaign, "fanaticism")
     if rule is None or rule.side != side:
-        raise RuleViolation(f"{campaign.rules.id} lets the {side} declare no Fanaticism",
+        raise RuleViolation(f"{campaign.rules.short_name} lets the {side} declare no Fanaticism",
                             rule=rule.rule if rule else None)
     played = campaign.scenario.played
     if campaign.reph.phase != "scenario" or played is None:
@@ -284,7 +284,7 @@ def record_massacre(campaign: Campaign, command: cmd.RecordMassacre, actor: str)
     side = campaign.check_side(command.side)
     rule = rule_of(campaign, "massacre_rule")
     if not rule:
-        raise RuleViolation(f"{campaign.rules.id} keeps no Massacre record")
+        raise RuleViolation(f"{campaign.rules.short_name} keeps no Massacre record")
     massacre = book(campaign)["massacre"]
     if massacre is not None:
         raise RuleViolation(f"a Massacre by the {massacre} is already recorded", rule=rule)
@@ -311,7 +311,7 @@ def hold_units(campaign: Campaign, command: cmd.HoldUnits, actor: str) -> None:
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
     if rule_of(campaign, "holding_rule") is None:  # a KGP command in another module's CG
-        raise RuleViolation(f"{campaign.rules.id} has no Holding Boxes (KGP 8.15): "
+        raise RuleViolation(f"{campaign.rules.short_name} has no Holding Boxes (KGP 8.15): "
                             "nothing is recorded")
     areas = {a.id: a for a in campaign.rules.entry_areas if a.side == side}
     if areas and command.entry_area not in areas:
