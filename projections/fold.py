@@ -52,8 +52,9 @@ from projections.rows import (
 # 2: the others' SAN history gains the value a 3.623 announcement opened; 3: each report
 # between the sides has a row, with how it was answered; 4: each casualty is a row of its
 # own, beside its scenario's CVP total (the list grew in one row, written whole each batch),
-# and a Fortification on the CG Roster keeps the hex it was placed in.
-FOLD_VERSION = 4
+# and a Fortification on the CG Roster keeps the hex it was placed in; 5: a campaign that
+# opens in its Initial Scenario (KGP) has it played on the CG Roster.
+FOLD_VERSION = 5
 
 
 def fold(rows: Rows, record: Record) -> None:
@@ -92,6 +93,9 @@ def _created(rows: Rows, record: Record) -> None:
     row = new_roster_row(meta, record["version"], meta["cpp"])
     for side, cell in row["sides"].items():
         cell["fpp"] = meta["fpp"][side]
+    # A campaign that opens in its Initial Scenario (no RePh steps before it: KGP) plays
+    # it as it opens, with no step entering it.
+    row["scenario_played"] = data["phase"] == "scenario"
     put_roster(rows, row)
 
 

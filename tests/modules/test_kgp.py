@@ -298,6 +298,15 @@ def test_cg7a_german_i_v_hw_rg_bought_for_the_date_set_up_in_reserve(refit: Refi
     assert refit.reads.purchase_record(campaign, viewer=US)[0].reserve is False  # hidden line
 
 
+def test_the_initial_scenario_a_kgp_cg_opens_in_is_played_on_the_cg_roster(
+        refit: Refit) -> None:
+    campaign = kgp(refit, owner_data=False)  # no RePh before it: play opens at 18AM
+    assert [(row.cg_date, row.scenario_played) for row in refit.reads.roster(campaign)] == [
+        ("18AM", True)]
+    pbr = refit.commands.create_campaign("pbr", "I", "Primosole", "server").id
+    assert not refit.reads.roster(pbr)[0].scenario_played  # its set-up comes first
+
+
 def test_the_kgp_reph_is_refused_until_an_owner_supplies_it(refit: Refit) -> None:
     campaign = kgp(refit, owner_data=False)
     do(refit, campaign, {"type": "end_scenario"})
