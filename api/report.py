@@ -8,6 +8,7 @@ from html import escape
 from typing import Any, Literal, NamedTuple
 
 from api.render import dice_text
+from domain.modules.kgp.rules import pf_text
 
 Format = Literal["text", "html"]
 Data = dict[str, Any]
@@ -261,7 +262,23 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "RerollAuthorized": lambda d: (f"re-roll of {d['key']} authorized"
                                    + (f" (epoch {d['epoch']})" if d.get("epoch") else "")
                                    + f": {d['reason']}"),
+    # KGP (8.2, 8.15, CG4, CG13, CG14)
+    "PFChanged": lambda d: (f"{d['side']} PF: {d['count']} {PF_WORDS[d['reason']]}, "
+                            f"{pf_text(d['halves'])} PF now{_rule(d)}"),
+    "FanaticismDeclared": lambda d: (f"{d['side']} declared Fanaticism for the "
+                                     f"{d['scenario']} CG Scenario{_rule(d)}"),
+    "MassacreRecorded": lambda d: (f"a Massacre by the {d['side']}: A20.3-.4's effects for "
+                                   f"the rest of the CG{_rule(d)}"),
+    "HoldingBoxChanged": lambda d: (f"{d['side']} Holding Box {d['entry_area']}: {d['units']}"
+                                    + (" held" if d["held"] else " left the box")),
+    "ObjectiveDesignated": lambda d: (f"{d['side']} designated Objective Hex {d['hex']} for "
+                                      f"RG #{d['purchase']}{_rule(d)}"),
+    "ObjectiveRevealed": lambda d: f"{d['side']} Objective Hex {d['hex']} revealed{_rule(d)}",
+    "LVPTotalled": lambda d: (f"LVP totalled: Current-LVP {_value(d['current'])}; CG-LVP "
+                              f"{_value(d['cg_total'])}{_rule(d)}"),
 }
+PF_WORDS = {"setup": "squads set up on map", "released": "squads released from Reserve",
+            "entered": "squads entered", "used": "PF used"}
 
 
 def describe(kind: str, data: Data) -> str:

@@ -77,6 +77,7 @@ def to_end(campaign: Campaign) -> dict[str, Any] | None:
     asked = turn >= spec.from_turn and _number(campaign, spec, turn) is None
     return {"turn": following.turn, "player_turn": following.player_turn,
             "name": _named(following), "rule": spec.rule, "from_turn": spec.from_turn,
+            "when": when_made(spec),
             "ended": _named(last) if last.turn else None,
             "due_first": [side for side in campaign.sides if due_subject(campaign, side)],
             "circled": f"the number circled in {_box(turn)}" if asked else None}
@@ -103,6 +104,13 @@ def target_asked(campaign: Campaign, table: Table, subject: str) -> str | None:
     if _number(campaign, table.game_end, turn) is not None:
         return None
     return f"the number circled in {_box(turn)}"
+
+
+def when_made(spec: GameEnd) -> str:
+    """When the Game End dr is made, as the rule says it (CG4, CG23)."""
+    if spec.each == "game_turn":
+        return f"at the end of Game Turn {spec.from_turn} and of each Game Turn after it"
+    return f"at the end of each Player Turn from Game Turn {spec.from_turn} on"
 
 
 def _box(turn: int) -> str:
@@ -157,11 +165,9 @@ def check_turn(campaign: Campaign, table: Table, side: str, subject: Subject,
     who = rollers(campaign, spec)
     if side not in who:
         refuse(f"is made by the {' or '.join(who)}, not the {side}")
-    each = "Game Turn" if spec.each == "game_turn" else "Player Turn"
     if (last.turn or 0) < spec.from_turn:
         ended = "no turn has" if not last.turn else f"{_named(last)} has"
-        refuse(f"is made at the end of Game Turn {spec.from_turn} and of each {each} after "
-               f"it: {ended} ended (end_turn)")
+        refuse(f"is made {when_made(spec)}: {ended} ended (end_turn)")
     if subject != last:
         refuse(f"is made for the turn just ended ({last.text()}), not {subject.text()}")
     if not again and _made(campaign, table, subject):

@@ -184,3 +184,20 @@ def test_after_an_undo_the_report_says_which_step_the_campaign_is_back_at(
 def test_a_side_done_with_its_part_of_a_step_reads_as_a_sentence() -> None:
     said = describe("StepDoneBySide", {"side": "British", "step": "3.617", "cg_date": "15PM"})
     assert said == "the British done with step 3.617 (15PM)"  # not "side British; step ..."
+
+
+@pytest.mark.parametrize("kind,data,said", [
+    ("PFChanged", {"side": "German", "reason": "used", "count": 2, "halves": 11,
+                   "rule": "CG13", "cg_date": "18AM"}, "German PF: 2 PF used, 5½ PF now (CG13)"),
+    ("HoldingBoxChanged", {"side": "US", "entry_area": "ChA10", "units": "2x 7-4-7",
+                           "held": False, "cg_date": "18AM"},
+     "US Holding Box ChA10: 2x 7-4-7 left the box"),
+    ("FanaticismDeclared", {"side": "German", "scenario": "18AM", "rule": "CG14"},
+     "German declared Fanaticism for the 18AM CG Scenario (CG14)"),
+    ("LVPTotalled", {"current": {"German": 18, "US": 7}, "by_map_group": {},
+                     "cg_total": {"German": 40, "US": 10}, "rule": "8.2", "cg_date": "18PM"},
+     "LVP totalled: Current-LVP German 18, US 7; CG-LVP German 40, US 10 (8.2)"),
+])
+def test_kgps_records_read_as_sentences_not_raw_fields(kind: str, data: dict[str, Any],
+                                                       said: str) -> None:
+    assert describe(kind, data) == said  # a helper read "halves 24", "held True"

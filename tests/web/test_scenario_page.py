@@ -375,6 +375,8 @@ def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_fa
     assert len(ended) == 11 and ended[-1] == "Player Turn 1 of Game Turn 6"
     page = text_of(get(client, f"/play/{campaign['id']}"))
     assert "Player Turn 1 of Game Turn 6 has ended." in page
+    assert "CG23: the Game End dr is made at the end of each Player Turn from Game Turn 6 on" \
+        in page  # not "of Game Turn 6 and of each Player Turn after it"
     assert "Due first: the Game End dr for Player Turn 1 of Game Turn 6, by the " in page
     again = act(client, campaign, {"action": "end_turn", "turn": "6", "player_turn": "2"})
     assert "is due first" in text_of(again.text)
