@@ -170,6 +170,9 @@ def _upgraded(d: Data) -> str:
             + (f" ({shown})" if shown else ""))
 
 
+# KGP CG13's reasons a PF count changes, as the history says them
+PF_WORDS = {"setup": "squads set up on map", "released": "squads released from Reserve",
+            "entered": "squads entered", "used": "PF used"}
 DESCRIBE: dict[str, Callable[[Data], str]] = {
     "Created": _created,
     "DiceRolled": _roll,
@@ -277,8 +280,6 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
     "LVPTotalled": lambda d: (f"LVP totalled: Current-LVP {_value(d['current'])}; CG-LVP "
                               f"{_value(d['cg_total'])}{_rule(d)}"),
 }
-PF_WORDS = {"setup": "squads set up on map", "released": "squads released from Reserve",
-            "entered": "squads entered", "used": "PF used"}
 
 
 def describe(kind: str, data: Data) -> str:
