@@ -75,7 +75,8 @@ def mix(index: int) -> dict[str, Any]:
                 "lvp": 1 + index % 3, "map_group": "St"}
     if kind == 3:
         return {"type": "credit_cpp", "side": "German", "amount": 1, "reason": "load"}
-    return {"type": "change_pf", "side": "German", "reason": "setup", "count": 1 + index % 4}
+    # squads released from Reserve: any number of times (the initial PF are counted once)
+    return {"type": "change_pf", "side": "German", "reason": "released", "count": 1 + index % 4}
 
 
 Schedule = Callable[[int], Awaitable[float]]  # command index -> when it is due (perf_counter)
