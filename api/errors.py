@@ -111,6 +111,8 @@ def _words(first: Any) -> str:
         return "must be " + words.format(ctx[key])
     if kind in ("int_parsing", "int_type", "int_from_float"):
         return "must be a whole number"
+    if kind == "too_short" and "min_length" in ctx:  # a list: "at least 1 item"
+        return f"give at least {ctx['min_length']}"
     said = str(first["msg"])
     return "must be " + said.removeprefix("Input should be ") \
         if said.startswith("Input should be ") else said

@@ -103,6 +103,8 @@ class Queries:
         answer.disputes = open_disputes(state, viewer)  # one of a secret roll: its side's
         answer.entry_areas = {side: module.eligible_entry_areas(side, state.reph.cg_date)
                               for side in state.sides if module.entry_areas}
+        # public: whether a side has units on the map is there for both to see
+        answer.off_map = [side for side in state.sides if state.scenario.off_map.get(side)]
         return answer
 
     @exposed("/guide", "What each side must and may do now", "guide")

@@ -236,6 +236,7 @@ class CampaignStatus(BaseModel):
     fanaticism: list[str] = []  # KGP CG14: the scenarios declared Fanatic
     massacre: str | None = None  # KGP CG4: the side that massacred
     entry_areas: dict[str, list[str]] = {}  # Eligible Entry Areas per side (KGP CG6c)
+    off_map: list[str] = []  # the sides recorded with no on-map Retained units (3.6212 *)
 
 
 class LVPRow(BaseModel):

@@ -16,7 +16,7 @@ UNIT = "unit:LABEL"  # the guide's optional roll per unit: the side names the un
 ACTIONS = ("roll", "advance", "purchase", "fortification", "chit", "settle", "answer",
            "casualty", "control", "area", "bombardment", "end_scenario", "end_turn", "points",
            "rating", "scenario", "retained", "objective", "holding", "pf", "fanaticism",
-           "massacre")
+           "massacre", "withdraw", "on_map")
 SETTLES = ("confirm_report", "withdraw_report")  # the director's answers to a dispute
 ANSWERS = ("confirm_report", "dispute_report")  # a side's answers to the other's report
 # The director's adjustments (api/web/templates/adjust.html): each a command of its own.
@@ -80,6 +80,11 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
                                   _whole(form, "circled")})
     if action in KGP_ACTIONS:
         return cmd.parse_command(_kgp(action, form, side))
+    if action == "withdraw":  # 3.6074: units a rule removes from play, a kind a line
+        return cmd.parse_command(_withdrawal(form, side))
+    if action == "on_map":  # 3.6212 *: whether the side has on-map Retained units
+        return cmd.parse_command({"type": "record_on_map", "side": side,
+                                  "on_map": _one_of(form, "on_map", ("yes", "no")) == "yes"})
     if action == "points":
         return cmd.parse_command({"type": _one_of(form, "change", POINTS), "side": side,
                                   "amount": _whole(form, "amount"), **_why(form, "reason")})
@@ -124,6 +129,19 @@ def _kgp(action: str, form: dict[str, Any], side: str | None) -> dict[str, Any]:
     if action == "fanaticism":
         return {"type": "declare_fanaticism", "side": side}
     return {"type": "record_massacre", "side": side}
+
+
+WITHDRAWAL_ROWS = 4  # the form's unit lines (api/web/withdrawal_view.py)
+
+
+def _withdrawal(form: dict[str, Any], side: str | None) -> dict[str, Any]:
+    """The withdrawal form's command: each line with a count, its kind and unit."""
+    units = [{"kind": form.get(f"kind.{n}"), "count": _whole(form, f"count.{n}"),
+              "unit": _text(form, f"unit.{n}"), "captured": form.get(f"captured.{n}") == "yes"}
+             for n in range(WITHDRAWAL_ROWS) if _text(form, f"count.{n}")]
+    return {"type": "withdraw_units", "side": side, "units": units,
+            "rule": _text(form, "rule") or "", "note": _text(form, "note"),
+            "retained_off_map": form.get("retained_off_map") == "yes"}
 
 
 def _one_of(form: dict[str, Any], field: str, choices: tuple[str, ...]) -> str:

@@ -49,7 +49,8 @@ from infra.application import Refit
 
 # A field a guide form labels its own way, where the API's name reads as another form's
 # (a Fortification's table item is purchase_fortification's `reason`).
-FORM_LABELS = {"fortification": {"reason": "Fortification (FPP each)"}}
+FORM_LABELS = {"fortification": {"reason": "Fortification (FPP each)"},
+               "withdraw": {"rule": "Under the rule"}}
 
 
 def web_routes(app: FastAPI, refit: Refit, admin_token: str | None,

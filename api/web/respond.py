@@ -55,6 +55,9 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "For the RG", "change_pf.reason": "What changed",
           "change_pf.count": "How many (squads; or PF used)",
           "circled": "The number circled in its box",
+          # the director's 3.607 withdrawal (api/web/templates/withdrawal.html)
+          "withdraw_units.rule": "Under the rule",
+          "withdraw_units.units": "the unit lines (each with How many)",
           # the director's adjustments (api/web/templates/adjust.html)
           "change": "Change", "amount": "Amount", "rating": "Rating", "value": "It becomes",
           "cause": "Cause", "rule": "Rule (if one)", "scenario_type": "Scenario type",

@@ -12,6 +12,7 @@ from api.web.actions import BLANK_ROWS, MAX_ROWS
 from api.web.kgp_view import kgp_parts
 from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
+from api.web.withdrawal_view import withdrawal_parts
 from domain.rules import Module
 from infra.application import Refit
 from infra.queries_at_head import AtHead
@@ -39,13 +40,14 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
     # the latest rolls only (a long campaign has thousands), and those just made
     rolls = reads.recent_rolls(ident, viewer, max(RECENT, len(rolled or ())))
     just_rolled = [row for row in rolls if rolled is not None and row.version in rolled]
+    roster = reads.roster(ident, None, viewer)
     return {"status": status, "guide": guide, "others": others,
             "recent": list(reversed(rolls[-RECENT:])),
             "rolled": just_rolled,
             "footnotes": footnotes(rules, just_rolled),
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
-            "forts_now": forts_now(reads.roster(ident, None, viewer), mine, guide["cg_date"]),
+            "forts_now": forts_now(roster, mine, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
@@ -68,6 +70,8 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
                        for side in others},
             # KGP's own parts: each side's Objective Hexes, Holding Box, PF, Fanaticism
             "kgp": kgp_parts(reads, ident, status, rules, mine, viewer, record),
+            # the director's 3.607 forms (PBr 3.6074 withdrawals, 3.6212 * on-map units)
+            "withdrawal": withdrawal_parts(rules, status, roster, caller.role == DIRECTOR),
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),

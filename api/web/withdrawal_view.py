@@ -1,0 +1,35 @@
+"""The director's PBr 3.607 forms on the guide page: a withdrawal the rules order (3.6074:
+`withdraw_units`, in the step the module puts it in) and whether a side has on-map
+Retained units (3.6212 *: `record_on_map`), from the role's own reads."""
+
+from __future__ import annotations
+
+from typing import Any, get_args
+
+from domain import commands as cmd
+from domain.rules import Module
+from projections import read
+
+ROWS = 4  # the withdrawal form's unit lines: one kind of unit each
+
+
+def withdrawal_parts(rules: Module, status: read.CampaignStatus,
+                     roster: list[read.RosterRow], director: bool) -> dict[str, Any] | None:
+    """What the director's 3.607 forms offer now (None: nothing, or not the director)."""
+    steps = rules.command_steps.get("withdraw_units", [])
+    needs = rules.attack_needs_target
+    if not director or (not steps and needs is None) or status.phase == "ended":
+        return None
+    today = next((row for row in roster if row.cg_date == status.cg_date), None)
+    limited = rules.unit_limits.withdrawal
+    return {
+        "open": status.phase == "reph" and status.step in steps, "step": status.step,
+        # the rules a side withdraws under: those the module limits (units kept off map),
+        # and the step's own rule for a withdrawal it keeps nothing of
+        "rules": {side: [w.rule for w in limited if w.side == side] + steps[:1]
+                  for side in status.sides},
+        "kinds": list(get_args(cmd.UnitKind)), "rows": range(ROWS),
+        "recorded": {side: (today.sides[side].withdrawn if today else [])
+                     for side in status.sides},
+        "on_map_rule": needs.rule if needs else None, "off_map": status.off_map,
+    }
