@@ -13,6 +13,7 @@ from api.web.kgp_view import kgp_parts
 from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
 from api.web.withdrawal_view import withdrawal_parts
+from domain.campaign.scenario import CONDITIONS, spellings
 from domain.rules import Module
 from infra.application import Refit
 from infra.queries_at_head import AtHead
@@ -55,6 +56,8 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "module_name": rules.short_name,
             "priced_ways": [side for side, chart in rules.rg_charts.items() if chart.modes],
             "walking_wounded": rules.walking_wounded,  # its side's casualty form asks (CG19)
+            # the weather, EC and wind as the module's tables word them (9.6216)
+            "conditions": {name: spellings(rules, name) for name in CONDITIONS},
             "chits": chits_here(refit, status.module, status.phase, status.step),
             # the Retained units form: where, under which rules, the list each side shows
             "retained": {"open": retained_open(rules, status.phase, status.step),

@@ -64,9 +64,11 @@ from domain.campaign.purchases import (
 from domain.campaign.reph import RePh
 from domain.campaign.retained import Retained
 from domain.campaign.scenario import (
+    CONDITIONS,
     OnMapRecorded,
     Scenario,
     ScenarioRecorded,
+    as_the_module_spells,
 )
 from domain.errors import InvalidCommand
 from domain.hashing import GENESIS_HASH, commitment, sha256_hex
@@ -396,6 +398,8 @@ class Campaign(Aggregate):
         """Note the scenario type and weather of the current CG Date."""
         self.reph.check_not_ended()
         given = command.model_dump(exclude={"type", "previous"})
+        given |= {condition: as_the_module_spells(self.rules, condition, given[condition])
+                  for condition in CONDITIONS}
         if all(value is None for value in given.values()):
             raise InvalidCommand("give the scenario type, weather, EC or wind",
                                  field="scenario_type")

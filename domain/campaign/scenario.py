@@ -14,6 +14,28 @@ from domain.rules import LossPoints
 CONDITIONS = ("weather", "ec", "wind")
 
 
+def spellings(module: Any, condition: str) -> list[str]:
+    """The module's own words for a condition: its tables' results (9.62161 "Overcast")
+    and the values its DRM read ("Wet", "Moist"), in the order the module gives them."""
+    found = [band.result for table in module.tables if table.determines == condition
+             for band in table.bands]
+    found += [value for table in module.tables for spec in table.drm
+              if spec.condition == condition for value in spec.values]
+    return list(dict.fromkeys(found))
+
+
+def as_the_module_spells(module: Any, condition: str, value: str | None) -> str | None:
+    """A condition recorded by the director, in the module's spelling where it is one of
+    its words typed in another case or spacing ("clear  & gusty"): the DRM that read it
+    match its words exactly, and would miss it unsaid. Another word (an SSR's) stays."""
+    if value is None:
+        return None
+    def read(text: str) -> str:
+        return " ".join(text.casefold().split())
+    return next((word for word in spellings(module, condition) if read(word) == read(value)),
+                value)
+
+
 class Scenario(Part):
     """The scenario in play or just played, its casualties, conditions and control."""
 

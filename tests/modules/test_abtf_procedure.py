@@ -312,6 +312,21 @@ def test_9_6216_the_weather_waits_for_the_previous_scenarios_weather_to_be_recor
     assert "the 17N CG Scenario's EC first" in str(ec)
 
 
+def test_a_condition_typed_in_another_case_is_recorded_as_the_table_words_it(
+        refit: Refit) -> None:
+    # 9.62161's DRM read "Previous CG Scenario was Mist" as the table prints it: a director
+    # typing "mist" would have lost the -2 unsaid.
+    campaign = ended_unnoted(refit)
+    do(refit, campaign, {"type": "record_scenario", "weather": " mist ", "ec": "MOIST",
+                         "wind": "Rain and sleet"})
+    assert refit.store.campaign(campaign).scenario.previous_conditions == {
+        "weather": "Mist", "ec": "Moist", "wind": "Rain and sleet"}  # an SSR's word stays
+    to_reph_step(refit, campaign, "9.621")
+    chits(refit, campaign, "attack", "idle")
+    weather = british_roll(refit, campaign, "9.62161", [3, 3])
+    assert [d["reason"] for d in weather["drm"]] == ["Previous CG Scenario was Mist"]
+
+
 def test_notes_recorded_in_the_reph_of_the_scenario_just_played_are_the_previous_ones(
         refit: Refit) -> None:
     campaign = ended_unnoted(refit)  # still 17N: its RePh, before 9.6121's new CG Date

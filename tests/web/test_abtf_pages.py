@@ -104,3 +104,19 @@ def test_an_abtf_buy_button_and_bought_line_name_no_pbr_way_of_buying(
     assert answer.status_code == 303, answer.text
     page = text_of(get(abtf_client, answer.headers["location"]))
     assert "Bought I1 (" in page and "at entry" not in page
+
+
+def test_the_directors_notes_offer_the_weather_as_abtfs_tables_word_it(
+        abtf_client: TestClient) -> None:
+    campaign = abtf_in_play(abtf_client)
+    log_in(abtf_client, campaign["tokens"]["director"])
+    page = get(abtf_client, f"/play/{campaign['id']}")
+    assert 'list="known-weather"' in page and '<option value="Clear & Gusty">' in page
+    assert '<datalist id="known-ec"><option value="Wet">' in page
+    assert '<datalist id="known-wind"><option value="No Wind">' in page
+
+
+def test_pbr_prints_no_weather_table_so_its_notes_offer_none(client: TestClient) -> None:
+    campaign = in_the_reph_as_the_axis(client)
+    log_in(client, campaign["tokens"]["director"])
+    assert "known-weather" not in get(client, f"/play/{campaign['id']}")
