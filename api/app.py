@@ -32,7 +32,7 @@ from api.access import (
     token_of,
 )
 from api.command_route import command_route, document_commands
-from api.errors import headers_of, http_body, outage, outages, status_of
+from api.errors import headers_of, http_body, outage, outages, status_of, validation_words
 from api.guard import DUPLICATE, IMPORT_PAGE, BodyGuard, HeadAsGet, UTF8Route, gated
 from api.health import health_routes
 from api.live import end_streams_on_exit, live_route
@@ -266,7 +266,8 @@ def _errors(app: FastAPI) -> None:
         where = ".".join(str(part) for part in first["loc"][1:]) or "body"
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             where = "type"
-        body = {"error": {"code": "invalid_command", "message": f"{where}: {first['msg']}",
+        body = {"error": {"code": "invalid_command",
+                          "message": f"{where}: {validation_words(first)}",
                           "rule": None, "field": where}}
         return JSONResponse(body, status_code=422)
 

@@ -83,7 +83,7 @@ def error_body(error: Exception) -> dict[str, Any]:
         field = ".".join(str(part) for part in first["loc"]) or None
         if first["type"] in ("union_tag_invalid", "union_tag_not_found"):
             field = "type"
-        said = _words(first)
+        said = validation_words(first)
         message = f"{field}: {said}" if field else said
         return _body("invalid_command", message, None, field)
     if isinstance(error, ValueError):  # bad input read by hand (e.g. the CLI's JSON)
@@ -99,7 +99,7 @@ BOUNDS = {"greater_than_equal": ("ge", "{} or more"), "less_than_equal": ("le", 
           "greater_than": ("gt", "more than {}"), "less_than": ("lt", "less than {}")}
 
 
-def _words(first: Any) -> str:
+def validation_words(first: Any) -> str:
     """pydantic's message in a player's words: an empty text (blank once trimmed, as the
     pages send it) says what is missing rather than counting characters, a bound says the
     number, a whole number is asked for as one; the rest "must be" what pydantic says."""
@@ -113,6 +113,10 @@ def _words(first: Any) -> str:
         return "must be a whole number"
     if kind == "too_short" and "min_length" in ctx:  # a list: "at least 1 item"
         return f"give at least {ctx['min_length']}"
+    if kind == "string_too_long" and "max_length" in ctx:
+        return f"at most {ctx['max_length']} characters"
+    if kind == "string_type":
+        return "must be text"
     said = str(first["msg"])
     return "must be " + said.removeprefix("Input should be ") \
         if said.startswith("Input should be ") else said

@@ -160,7 +160,7 @@ def objective_rows(rows: list[ObjectiveRow]) -> tuple[list[str], list[list[Any]]
 
 def holding_rows(rows: list[HoldingRow]) -> tuple[list[str], list[list[Any]]]:
     """KGP Holding Box entries (8.15), the side's own, in the order recorded."""
-    return (["v", "CG Date", "side", "Entry Area", "units", ""],
+    return (["v", "CG Date", "side", "Entry Area", "units", "in its box"],
             [[r.version, r.cg_date, r.side, r.entry_area, r.units,
               "held" if r.held else "left the box"] for r in rows])
 

@@ -112,8 +112,17 @@ def _determined(d: Data) -> str:
 
 def _control(d: Data) -> str:
     lvp = f", {d['lvp']} LVP" if d.get("lvp") else ""
-    return (f"{d['location']} ({d['kind']}{lvp}) now controlled by {d['side'] or 'nobody'} "
-            f"(was {d['previous'] or 'nobody'}){_rule(d)}")
+    group = f", Map Group {d['map_group']}" if d.get("map_group") else ""
+    infantry = ", by Infantry" if d.get("infantry") else ""
+    return (f"{d['location']} ({d['kind']}{lvp}{group}{infantry}) now controlled by "
+            f"{d['side'] or 'nobody'} (was {d['previous'] or 'nobody'}){_rule(d)}")
+
+
+def _terms(d: Data) -> str:
+    """What a Control report claims: its kind, LVP and Map Group, Infantry Control (8.2)."""
+    lvp = f"; {d['lvp']} LVP" if d.get("lvp") else ""
+    group = f", Map Group {d['map_group']}" if d.get("lvp") and d.get("map_group") else ""
+    return f"{d['kind']}{lvp}{group}" + ("; by Infantry" if d.get("infantry") else "")
 
 
 def _step(d: Data) -> str:
@@ -171,8 +180,9 @@ def _upgraded(d: Data) -> str:
 
 
 # KGP CG13's reasons a PF count changes, as the history says them
-PF_WORDS = {"setup": "squads set up on map", "released": "squads released from Reserve",
-            "entered": "squads entered", "used": "PF used"}
+PF_WORDS = {"setup": ("squad set up on map", "squads set up on map"),
+            "released": ("squad released from Reserve", "squads released from Reserve"),
+            "entered": ("squad entered", "squads entered"), "used": ("PF used", "PF used")}
 DESCRIBE: dict[str, Callable[[Data], str]] = {
     "Created": _created,
     "DiceRolled": _roll,
@@ -205,7 +215,7 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                                        + (f"came from RG #{d['purchase']}" if d['purchase']
                                           else "came from no RG line")),
     "ControlReported": lambda d: (f"report {d['report']}: the {d['side']} Controls "
-                                  f"{d['location']} ({d['kind']}), to confirm{_rule(d)}"),
+                                  f"{d['location']} ({_terms(d)}), to confirm{_rule(d)}"),
     "ReportConfirmed": lambda d: _answer(d, "confirmed"),
     "ReportDisputed": lambda d: _answer(d, "disputed") + f": {d['reason']}",
     "ReportWithdrawn": lambda d: _answer(d, "withdrawn" if d.get("side") else "rejected")
@@ -266,7 +276,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                                    + (f" (epoch {d['epoch']})" if d.get("epoch") else "")
                                    + f": {d['reason']}"),
     # KGP (8.2, 8.15, CG4, CG13, CG14)
-    "PFChanged": lambda d: (f"{d['side']} PF: {d['count']} {PF_WORDS[d['reason']]}, "
+    "PFChanged": lambda d: (f"{d['side']} PF: {d['count']} "
+                            f"{PF_WORDS[d['reason']][d['count'] != 1 or d['reason'] == 'used']}, "
                             f"{pf_text(d['halves'])} PF now{_rule(d)}"),
     "FanaticismDeclared": lambda d: (f"{d['side']} declared Fanaticism for the "
                                      f"{d['scenario']} CG Scenario{_rule(d)}"),

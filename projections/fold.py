@@ -53,7 +53,8 @@ from projections.rows import (
 # between the sides has a row, with how it was answered; 4: each casualty is a row of its
 # own, beside its scenario's CVP total (the list grew in one row, written whole each batch),
 # and a Fortification on the CG Roster keeps the hex it was placed in; 5: a campaign that
-# opens in its Initial Scenario (KGP) has it played on the CG Roster.
+# opens in its Initial Scenario (KGP) has it played on the CG Roster, and a side's PF
+# (KGP CG13) are those of the CG Date's scenario only.
 FOLD_VERSION = 5
 
 
@@ -410,8 +411,10 @@ def _objective(rows: Rows, record: Record) -> None:
 
 
 def _pf(rows: Rows, record: Record) -> None:
-    meta = load_meta(rows)
-    meta["pf_halves"][record["data"]["side"]] = record["data"]["halves"]
+    meta, data = load_meta(rows), record["data"]
+    meta["pf_halves"][data["side"]] = data["halves"]
+    # CG13: PF are "for each CG scenario": those of an earlier CG Date's are gone
+    meta.setdefault("pf_date", {})[data["side"]] = data["cg_date"]
     put_meta(rows, meta, record)
 
 

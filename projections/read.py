@@ -299,8 +299,8 @@ def status(source: RowSource, viewer: str | None = DIRECTOR) -> CampaignStatus:
         dice=meta["dice"], cg_date=meta["cg_date"], phase=meta["phase"], step=meta["step"],
         version=meta["version"], seed_commitment=meta["seed_commitment"], seed=meta["seed"],
         levels=meta.get("levels", {}), sides=sides, balance=meta.get("balance"),
-        pf={side: pf_text(h)
-            for side, h in meta.get("pf_halves", {}).items() if h},
+        pf={side: pf_text(h) for side, h in meta.get("pf_halves", {}).items()
+            if h and meta.get("pf_date", {}).get(side) == meta["cg_date"]},  # CG13
         fanaticism=meta.get("fanaticism", []), massacre=meta.get("massacre"),
     )
 

@@ -24,11 +24,15 @@ def kgp_parts(reads: Queries, ident: UUID, status: read.CampaignStatus, rules: M
     if objectives is None:
         return None
     pf, fanaticism = getattr(rules, "pf", None), getattr(rules, "fanaticism", None)
-    own = [row for row in reads.objectives(ident, None, viewer) if row.side in mine]
+    seen = reads.objectives(ident, None, viewer)  # the viewer's own, and those revealed
+    own = [row for row in seen if row.side in mine]
     held = reads.holding(ident, None, viewer)
     return {
         "objective_rule": objectives.rule,
         "objectives": {side: [row for row in own if row.side == side] for side in mine},
+        # 8.2: a revealed Objective Hex "must immediately be revealed to the opponent"
+        "revealed": {side: [row for row in seen if row.side == side and row.revealed]
+                     for side in status.sides if side not in mine},
         "designable": {side: _designable(record, own, side, objectives.prefixes)
                        for side in mine},
         "holding": {side: [row for row in held if row.side == side] for side in mine},

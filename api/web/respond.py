@@ -51,8 +51,8 @@ LABELS = {"as_of": "As of", "version": "Or at version", "from": "From", "to": "T
           "purchase_fortification.reason": "Fortification (FPP each)",
           # KGP's (api/web/templates/kgp.html) and the director's turn form (CG4, CG23)
           "hold_units.units": "Units", "entry_area": "Entry Area", "held": "In its box",
-          "designate_objective.hex": "Objective Hex", "designate_objective.purchase":
-          "For the RG", "change_pf.reason": "What changed",
+          "designate_objective.hex": "Objective Hex", "change_pf.reason": "What changed",
+          "player_turn": "Player Turn", "end_turn.turn": "Game Turn",
           "change_pf.count": "How many (squads; or PF used)",
           "circled": "The number circled in its box",
           # the director's 3.607 withdrawal (api/web/templates/withdrawal.html)

@@ -183,6 +183,10 @@ def subject_label(subject: str | None) -> str:
         return ""
     if subject == "unit:LABEL":
         return "a unit you name"
+    if subject.startswith("turn:"):  # a Game End dr's (CG4, CG23): the turn just ended
+        turn, _, player_turn = subject.removeprefix("turn:").partition("/pt:")
+        return f"Player Turn {player_turn} of Game Turn {turn}" if player_turn else \
+            f"Game Turn {turn}"
     words = {"rg": "RG line", "sw": "SW", "leader": "leader", "unit": "unit"}
     parts = []
     for part in subject.split("/"):

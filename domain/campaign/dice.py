@@ -118,8 +118,8 @@ class Dice(Part):
         if self.mode == "entered":
             return check_entered(entered, kind)
         if entered is not None:
-            raise InvalidCommand("this campaign rolls server dice: do not give `dice`",
-                                 field="dice")
+            raise InvalidCommand("this campaign rolls server dice: the ledger rolls them, "
+                                 "give none", field="dice")
         self.check_seed()
         return dice_from_seed(self.effective(), key, DICE_PER_KIND[kind])
 

@@ -298,12 +298,15 @@ def _roll(campaign: Campaign, table: Table, side: str, subject: str) -> Work:
         work["cpp"] = table.cpp_cost
     if subject == UNIT:
         work["label"] = f"the {side}'s own name for the unit ({LABEL.pattern})"
-    waits = waits_for_notes(campaign, table)
+    waits = waits_for_notes(campaign, table) or turns.waits_for_reports(campaign, table)
     if waits is not None:  # due, and refused until the director records what it reads
         work["waits"] = waits
     asked = turns.target_asked(campaign, table, subject)
     if asked is not None:  # a Game End dr whose circled number the data lacks: the side's
         work["target"] = asked
+    compared = turns.against(campaign, table, subject)
+    if compared is not None:  # ... or the number it is compared with, known
+        work["against"] = compared
     return work
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
+from domain.campaign import reports
 from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.errors import InvalidCommand, RuleViolation
@@ -106,6 +107,28 @@ def target_asked(campaign: Campaign, table: Table, subject: str) -> str | None:
     return f"the number circled in {_box(turn)}"
 
 
+def against(campaign: Campaign, table: Table, subject: str) -> str | None:
+    """What a Game End dr is compared with, where the number is known (the data's, or the
+    director's): "Scenario ends on a Final dr < 3 (...)"; None otherwise."""
+    if table.game_end is None or table.target is None or not subject.startswith("turn:"):
+        return None
+    turn = parse_subject(subject).turn or 0
+    number = _number(campaign, table.game_end, turn)
+    if number is None:
+        return None
+    sign = {"lt": "<", "le": "≤", "ge": "≥", "gt": ">"}[table.target.compare]
+    return (f"{table.target.hit} on a Final dr {sign} {number}, the number circled in "
+            f"{_box(turn)}")
+
+
+def waits_for_reports(campaign: Campaign, table: Table) -> str | None:
+    """What a Game End dr due now waits for: the open reports, which a result that ends
+    play counts (None: none open, or no Game End dr)."""
+    if table.game_end is None or reports.unsettled(campaign, None) is None:
+        return None
+    return "the open reports are answered first (a result that ends play counts them)"
+
+
 def when_made(spec: GameEnd) -> str:
     """When the Game End dr is made, as the rule says it (CG4, CG23)."""
     if spec.each == "game_turn":
@@ -169,9 +192,15 @@ def check_turn(campaign: Campaign, table: Table, side: str, subject: Subject,
         ended = "no turn has" if not last.turn else f"{_named(last)} has"
         refuse(f"is made {when_made(spec)}: {ended} ended (end_turn)")
     if subject != last:
-        refuse(f"is made for the turn just ended ({last.text()}), not {subject.text()}")
+        refuse(f"is made for the turn just ended ({_named(last)}), not {_named(subject)}")
     if not again and _made(campaign, table, subject):
         refuse(f"has been made for {_named(subject)}")
+    # A result that ends play counts the scenario's casualties and Control, so the dr waits
+    # for every open report whatever it rolls: refused only when it would end play, it
+    # would tell the side its dice before they count (and let it leave them to the other).
+    waiting = reports.unsettled(campaign, None)
+    if waiting is not None:
+        refuse(f"waits for the open reports, which a result that ends play counts: {waiting}")
 
 
 def circled(campaign: Campaign, table: Table, subject: Subject, given: int | None) -> int:

@@ -43,3 +43,15 @@ def test_a_sides_holding_box_is_read_back_by_it_alone(client: TestClient) -> Non
     for other in (tokens["sides"][US], tokens["observer"]):
         assert read(client, campaign, other, "/holding") == []
         assert read(client, campaign, other, "/holding?as_of=2") == []
+
+
+def test_a_refused_kgp_command_says_its_bounds_in_a_players_words(client: TestClient) -> None:
+    campaign = new_campaign(client, module="kgp", name="Stoumont")
+    german = campaign["tokens"]["sides"][GERMAN]
+    long = send(client, campaign, german, {"type": "hold_units", "side": GERMAN,
+                                           "entry_area": "StGG1", "units": "x" * 201})
+    assert long.status_code == 422
+    assert long.json()["error"]["message"] == "hold_units.units: at most 200 characters"
+    text = send(client, campaign, german, {"type": "change_pf", "side": GERMAN,
+                                           "reason": "setup", "count": -1})
+    assert text.json()["error"]["message"] == "change_pf.count: must be 1 or more"

@@ -323,7 +323,7 @@ def test_cg4_at_night_the_dr_gets_plus_2(refit: Refit, die: int, result: str) ->
     ({"type": "roll", "table": "CG4", "side": GERMAN, "subject": "turn:6", "dice": [1]},
      RuleViolation, None, "made by the British"),
     ({"type": "roll", "table": "CG4", "side": BRITISH, "subject": "turn:5", "dice": [1],
-      "target": 3}, RuleViolation, None, "for the turn just ended (turn:6)"),
+      "target": 3}, RuleViolation, None, "for the turn just ended (Game Turn 6), not Game Turn 5"),
     ({"type": "roll", "table": "CG4", "side": BRITISH, "subject": "unit:turn-6",
       "dice": [1]}, InvalidCommand, "subject", "per turn just ended"),
     ({"type": "end_turn", "turn": 8}, RuleViolation, None, "Game Turn 7 is the next"),

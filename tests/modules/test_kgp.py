@@ -124,6 +124,21 @@ def test_cg13_the_pf_initially_available_are_counted_once_before_play(refit: Ref
     assert isinstance(late, RuleViolation) and "Game Turn 1 has ended" in late.message
 
 
+def test_cg13_pf_are_each_cg_scenarios_none_carried_over_to_the_next(refit: Refit) -> None:
+    campaign = kgp(refit)  # the stand-in RePh: two advances to 18PM's scenario
+    do(refit, campaign, {"type": "change_pf", "side": GERMAN, "reason": "setup", "count": 9})
+    do(refit, campaign, {"type": "end_scenario"})
+    do(refit, campaign, {"type": "advance"})
+    do(refit, campaign, {"type": "advance"})
+    assert refit.reads.status(campaign).pf == {}  # 18AM's 13½ are gone
+    spent = refused(refit, campaign, {"type": "change_pf", "side": GERMAN, "reason": "used",
+                                      "count": 5})
+    assert isinstance(spent, RuleViolation) and "have 0 PF" in spent.message
+    do(refit, campaign, {"type": "change_pf", "side": GERMAN, "reason": "released",
+                         "count": 2})
+    assert refit.reads.status(campaign).pf == {GERMAN: "3"}
+
+
 def test_cg14_german_fanaticism_once_in_cg_ii(refit: Refit) -> None:
     campaign = kgp(refit, "II")
     do(refit, campaign, {"type": "declare_fanaticism", "side": GERMAN})
@@ -155,7 +170,7 @@ def test_8_2_an_objective_hex_is_the_same_hex_however_it_is_spelled(refit: Refit
     assert isinstance(taken, RuleViolation) and taken.rule == "8.6198"
     do(refit, campaign, {"type": "designate_objective", "side": GERMAN, "purchase": 1,
                          "hex": "StQ10"})
-    control(refit, campaign, "stq10", GERMAN, infantry=True)  # as the director types it
+    control(refit, campaign, "stq 10", GERMAN, infantry=True)  # as the director types it
     (revealed,) = refit.reads.objectives(campaign, viewer=US)
     assert (revealed.hex, revealed.revealed) == ("StQ10", True)
 
@@ -228,6 +243,26 @@ def test_cg23_game_end_dr_ex(refit: Refit, dice: list[int], night: bool, player_
                                   "dice": dice}).events  # Game Turn 7 circles 4: dr < 4
     assert (events[0]["data"]["target"], events[0]["data"]["result"]) == (4, result)
     assert ("ScenarioEnded" in [e["type"] for e in events]) == (result == "Scenario ends")
+
+
+@pytest.mark.parametrize("circled", [1, 7])  # dr 2: play continues (< 1), ends (< 7)
+def test_cg23_an_open_report_holds_the_game_end_dr_whatever_it_would_roll(
+        refit: Refit, circled: int) -> None:
+    # Refused only when it would end play (the scenario cannot end with a report open),
+    # the refusal told the German its dice, appending nothing: it could leave them unrolled.
+    campaign = refit.commands.create_campaign("kgp", "I", "Game End", "server").id
+    end_player_turns(refit, campaign, 5, 2)
+    do(refit, campaign, {"type": "end_turn", "turn": 6, "player_turn": 1, "circled": circled})
+    do(refit, campaign, {"type": "record_casualty", "side": US, "unit": "7-4-7", "cvp": 2},
+       actor=US)  # a report the German has still to answer
+    before = refit.store.campaign(campaign).version
+    held = refused(refit, campaign, {"type": "roll", "table": "CG23", "side": GERMAN,
+                                     "subject": "turn:6/pt:1"})
+    assert isinstance(held, RuleViolation) and held.rule == "CG23"
+    assert "waits for the open reports" in held.message and "report 1" in held.message
+    assert refit.store.campaign(campaign).version == before
+    [due] = refit.reads.guide(campaign, viewer=GERMAN)["sides"][GERMAN]["due"][:1]
+    assert due["table"] == "CG23" and "open reports are answered first" in due["waits"]
 
 
 def test_cg23_is_due_at_the_end_of_each_player_turn_from_turn_6_by_the_attacker(

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from api.web.view import subject_label
 from infra.settings import Settings
 from tests.helpers.http import new_campaign, send, serving
 from tests.helpers.paths import FIXTURE_KGP
@@ -80,6 +81,15 @@ def test_a_sides_objective_hex_and_holding_box_stay_off_the_other_sides_page(
         page = page_as(client, campaign, other)
         assert "StQ10" not in page and "KG Peiper" not in page, other
     log_in(client, tokens["sides"][GERMAN])
+    # 8.2: once the German's Infantry Control it, it "must immediately be revealed"
+    send(client, campaign, tokens["director"], {
+        "type": "change_control", "location": "stq 10", "side": GERMAN,
+        "kind": "Strategic Location", "infantry": True})
+    assert "Objective Hexes revealed 8.2 : StQ10 (18AM)." in page_as(client, campaign,
+                                                                     tokens["sides"][US])
+    observer = page_as(client, campaign, tokens["observer"])
+    assert "StQ10 · revealed 18AM" in observer and "RG #" not in observer
+    log_in(client, tokens["sides"][GERMAN])
     refused = act(client, campaign, {"action": "holding", "side": GERMAN,
                                      "entry_area": "StGG1", "units": "", "held": "held"})
     assert refused.status_code == 422 and "Units: left empty" in text_of(refused.text)
@@ -97,3 +107,8 @@ def test_the_director_records_a_massacre_every_role_reads(
             page_as(client, campaign, token)
     log_in(client, tokens["sides"][GERMAN])
     assert act(client, campaign, {"action": "massacre", "side": GERMAN}).status_code == 403
+
+
+def test_a_game_end_drs_subject_reads_as_its_turn() -> None:
+    assert subject_label("turn:6/pt:1") == "Player Turn 1 of Game Turn 6"  # not "turn 6, pt 1"
+    assert subject_label("turn:5") == "Game Turn 5"

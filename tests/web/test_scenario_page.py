@@ -388,8 +388,10 @@ def test_the_director_ends_each_player_turn_from_the_page_and_the_game_end_dr_fa
     html = get(client, f"/play/{campaign['id']}")
     page = text_of(html)
     assert "CG23" in page and "has ended" not in page  # the director's form only
-    # Turn 6's circled number is the director's: the side that rolls is not asked for it.
+    # Turn 6's circled number is the director's: the side that rolls is not asked for it,
+    # and its card says what the dr is compared with.
     assert 'name="target"' not in html
+    assert "Scenario ends on a Final dr < 3, the number circled in Game Turn 6's box" in html
     answer = act(client, campaign, {"action": "roll", "side": side, "table": "CG23",
                                     "subject": "turn:6/pt:1"})
     assert answer.status_code == 303, answer.text

@@ -29,6 +29,7 @@ class Book(TypedDict):
     objectives: dict[str, dict[str, Any]]  # "side:hex" -> side, purchase, revealed
     pf_halves: dict[str, int]  # PF available, in halves
     pf_setup: dict[str, str]  # the CG Date of the scenario whose initial PF were counted
+    pf_date: dict[str, str]  # the CG Date of the scenario the PF count is for (CG13)
     fanaticism: list[str]  # the CG Scenarios declared Fanatic (CG14)
     massacre: str | None  # the side that massacred (CG4)
 
@@ -41,6 +42,7 @@ def book(campaign: Any) -> Book:
     kept.setdefault("objectives", {})
     kept.setdefault("pf_halves", dict.fromkeys(sides, 0))
     kept.setdefault("pf_setup", {})
+    kept.setdefault("pf_date", {})
     kept.setdefault("fanaticism", [])
     kept.setdefault("massacre", None)
     return kept  # type: ignore[no-any-return]
@@ -64,13 +66,18 @@ def check_lvp(map_groups: dict[str, str], lvp_rule: str, command: cmd.ChangeCont
 def reveal_objective(campaign: Campaign, side: str, hex_id: str, actor: str) -> None:
     """Infantry of the designating side Control its Objective Hex: it is revealed."""
     # the hex as the side designated it, however the Location is spelled now (8.2)
-    hexes = {place_key(where): where for where in _designated(campaign, side)}
-    designated = hexes.get(place_key(hex_id))
+    hexes = {_hex_key(where): where for where in _designated(campaign, side)}
+    designated = hexes.get(_hex_key(hex_id))
     target = book(campaign)["objectives"].get(f"{side}:{designated}")
     if designated and target and not target["revealed"]:
         campaign._record(ObjectiveRevealed, actor, side=side, hex=designated,
                          rule=rule_of(campaign, "objectives").rule,
                          cg_date=campaign.reph.cg_date)
+
+
+def _hex_key(name: str) -> str:
+    """A hex as a reader reads it: "StQ10", "stq 10" and "StQ 10" are one hex."""
+    return "".join(place_key(name).split())
 
 
 def _designated(campaign: Campaign, side: str) -> list[str]:
@@ -157,7 +164,7 @@ def designate_objective(campaign: Campaign, command: cmd.DesignateObjective,
         raise RuleViolation(f"purchase #{command.purchase} has its Objective Hex",
                             rule=rule.rule)
     # Only what this side may know: its own Objectives and the public Strategic Locations.
-    if any(place_key(where) == place_key(command.hex)
+    if any(_hex_key(where) == _hex_key(command.hex)
            for where in [*_designated(campaign, side), *campaign.scenario.control]):
         raise RuleViolation(f"{command.hex} is already a Strategic Location or one of "
                             f"the {side} Objective Hexes", rule=rule.rule)
@@ -182,6 +189,7 @@ class PFChanged(CampaignEvent):
     def apply(self, campaign: Any) -> None:
         kept = book(campaign)
         kept["pf_halves"][self.side] = self.halves
+        kept["pf_date"][self.side] = self.cg_date
         if self.reason == "setup":
             kept["pf_setup"][self.side] = self.cg_date
 
@@ -198,7 +206,9 @@ def change_pf(campaign: Campaign, command: cmd.ChangePF, actor: str) -> None:
                             rule=rule.rule if rule else None)
     if campaign.reph.phase != "scenario":
         raise RuleViolation("PF are counted during a CG Scenario", rule=rule.rule)
-    have = book(campaign)["pf_halves"][side]
+    kept = book(campaign)  # CG13: PF are "for each CG scenario", none carried over
+    counted = kept["pf_date"].get(side, campaign.reph.cg_date)  # (a snapshot kept none)
+    have = kept["pf_halves"][side] if counted == campaign.reph.cg_date else 0
     if command.reason == "setup":
         _check_setup_pf(campaign, side, rule.rule, have)
     halves = {"setup": command.count * rule.halves_per_squad,
