@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
+from api.web.actions import WITHDRAWAL_ROWS
 from domain import commands as cmd
 from domain.rules import Module
 from projections import read
-
-ROWS = 4  # the withdrawal form's unit lines: one kind of unit each
 
 
 def withdrawal_parts(rules: Module, status: read.CampaignStatus,
@@ -28,7 +27,7 @@ def withdrawal_parts(rules: Module, status: read.CampaignStatus,
         # and the step's own rule for a withdrawal it keeps nothing of
         "rules": {side: [w.rule for w in limited if w.side == side] + steps[:1]
                   for side in status.sides},
-        "kinds": list(get_args(cmd.UnitKind)), "rows": range(ROWS),
+        "kinds": list(get_args(cmd.UnitKind)), "rows": range(WITHDRAWAL_ROWS),
         "recorded": {side: (today.sides[side].withdrawn if today else [])
                      for side in status.sides},
         "on_map_rule": needs.rule if needs else None, "off_map": status.off_map,
