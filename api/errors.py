@@ -117,6 +117,8 @@ def validation_words(first: Any) -> str:
         return f"at most {ctx['max_length']} characters"
     if kind == "string_type":
         return "must be text"
+    if kind in ("bool_type", "bool_parsing"):
+        return "must be true or false"
     said = str(first["msg"])
     return "must be " + said.removeprefix("Input should be ") \
         if said.startswith("Input should be ") else said

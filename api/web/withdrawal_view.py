@@ -20,13 +20,16 @@ def withdrawal_parts(rules: Module, status: read.CampaignStatus,
     if not director or (not steps and needs is None) or status.phase == "ended":
         return None
     today = next((row for row in roster if row.cg_date == status.cg_date), None)
-    limited = rules.unit_limits.withdrawal
+    limited, orders = rules.unit_limits.withdrawal, rules.unit_limits.withdrawal_orders
     return {
-        "open": status.phase == "reph" and status.step in steps, "step": status.step,
-        # the rules a side withdraws under: those the module limits (units kept off map),
-        # and the step's own rule for a withdrawal it keeps nothing of
-        "rules": {side: [w.rule for w in limited if w.side == side] + steps[:1]
-                  for side in status.sides},
+        # the card, in the step, where a rule orders the side's withdrawal on the CG Date
+        "open": {side: status.phase == "reph" and status.step in steps and any(
+            status.cg_date in o.after for o in orders if o.side == side)
+            for side in status.sides}, "step": status.step,
+        # the rules that order a side's withdrawal (3.60741, 3.60742), and those that let
+        # it keep units off map (3.60742's limits)
+        "rules": {side: [o.rule for o in orders if o.side == side] for side in status.sides},
+        "kept": {side: [w.rule for w in limited if w.side == side] for side in status.sides},
         "kinds": list(get_args(cmd.UnitKind)), "rows": range(WITHDRAWAL_ROWS),
         "recorded": {side: (today.sides[side].withdrawn if today else [])
                      for side in status.sides},

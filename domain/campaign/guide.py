@@ -103,15 +103,16 @@ def chit_due(campaign: Campaign, side: str) -> Work | None:
     if reph.phase != "reph" or not waiting or \
             reph.step not in module.command_steps.get("select_initiative", []):
         return None
-    chits = []
+    chits, refused = [], []
     for chit in ("attack", "idle") if side in waiting else ():
         try:
             check_selection(campaign, side, chit)
-        except RefitError:
+        except RefitError as error:  # said on the page, with its rule (3.6211, 3.6212 *)
+            refused.append({"chit": chit, "why": error.message, "rule": error.rule})
             continue
         chits.append(chit)
     return {"select": "initiative", "rule": module.initiative_rule or reph.step,
-            "chosen": side not in waiting, "chits": chits,
+            "chosen": side not in waiting, "chits": chits, "refused": refused,
             "waiting_for": [other for other in waiting if other != side]}
 
 

@@ -198,10 +198,8 @@ def rg_purchase(campaign: Campaign, side: str, command: cmd.PurchaseRG) -> dict[
     purchases = campaign.purchases
     purchases.check_available(chart, row, cg)
     purchases.check_limits(module, chart, side, row, cg, cg_date)
-    if (how := chart.modes.get(command.mode)) and how.needs_units_on_map and \
-            campaign.scenario.off_map.get(side):
-        raise RuleViolation(f"the {side} have no Setup Area on the map: no {command.mode} "
-                            "purchase", rule=chart.pricing_rule or chart.rule)
+    # (3.6175's "≥ one Set Up Area on the Map" for a British on-map purchase is judged on
+    # the map: a side with no units left there may still Control a Setup Area, 3.6131)
     cost = price(chart, row, command.mode, command.option)
     have = campaign.points.cpp[side]
     if have < cost:

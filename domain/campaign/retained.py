@@ -205,12 +205,30 @@ def withdraw_units(campaign: Campaign, command: cmd.WithdrawUnits, actor: str) -
     what the side may Retain off map (3.60742)."""
     campaign.reph.check_not_ended()
     side = campaign.check_side(command.side)
+    _check_order(campaign, side, command.rule)
     units = [u.model_dump() for u in command.units]
     if command.retained_off_map:
         limits.check_withdrawal(campaign, side, command.rule, units)
     campaign._record(UnitsWithdrawn, actor, side=side, units=units, rule=command.rule,
                      retained_off_map=command.retained_off_map, note=command.note,
                      cg_date=campaign.reph.cg_date)
+
+
+def _check_order(campaign: Campaign, side: str, rule: str) -> None:
+    """A withdrawal under a rule the module lists as ordering it for the side (PBr
+    3.60741/3.60742), in the RePh after a CG Scenario it names: a free text is no rule."""
+    orders = [o for o in campaign.rules.unit_limits.withdrawal_orders if o.side == side]
+    if not campaign.rules.unit_limits.withdrawal_orders:
+        return  # a module that lists none (an owner's) keeps the rule as given
+    order = next((o for o in orders if o.rule == rule), None)
+    if order is None:
+        named = " or ".join(o.rule for o in orders) or "no rule of the module"
+        raise InvalidCommand(f"the {side} withdraws under {named}, not {rule!r}", field="rule")
+    cg_date = campaign.reph.cg_date
+    if campaign.reph.phase != "reph" or cg_date not in order.after:
+        raise RuleViolation(f"{order.rule} orders the {side} withdrawal in the RePh after the "
+                            f"{' or '.join(order.after)} CG Scenario, not now ({cg_date})",
+                            rule=order.rule)
 
 
 class UnitsWithdrawn(CampaignEvent):

@@ -55,6 +55,11 @@ def check_subject(campaign: Campaign, table: Table, side: str, text: str,
         raise RuleViolation(f"table {table.id} has been rolled for {text} by the {side} on "
                             f"{campaign.reph.cg_date}; only a director's re-roll rolls it "
                             "again", rule=table.rule)
+    for other in table.one_of if subject.kind != "step" and not again else []:
+        if campaign.dice.has_rolled(slot_key(campaign.reph.cg_date, other, side, subject)):
+            raise RuleViolation(f"{text} has been rolled on table {other} on "
+                                f"{campaign.reph.cg_date}: one attempt, on one of the tables "
+                                f"{', '.join([table.id, *table.one_of])}", rule=table.rule)
     if number is None:
         return Checked(subject, slot)
     if subject.kind == "sw":

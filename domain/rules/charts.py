@@ -73,7 +73,6 @@ class PriceMode(Strict):
     round: Literal["down", "up"]
     prefixes: list[str]  # RG ids it applies to, by letter (e.g. "I", "G")
     printed_price_rows: list[str] = []  # rows bought this way at the printed price (note g)
-    needs_units_on_map: bool = False  # only while the side has a Setup Area on map (3.6175)
 
     def offers(self, row_id: str) -> bool:
         """True when an RG may be bought this way (by its letter, or by a chart note)."""

@@ -29,6 +29,10 @@ def check_module(module: Module) -> None:
         _check_table(module, table, dates)
     _check_drm_ids(module)
     _check_leader_marks(module)
+    for order in module.unit_limits.withdrawal_orders:
+        if order.side not in module.sides or not set(order.after) <= set(dates):
+            raise ValueError(f"module {module.id}: withdrawal order {order.rule} names a side "
+                             "or a CG Date the module does not have")
 
 
 def _check_rg_charts(module: Module) -> None:
@@ -165,6 +169,8 @@ def _check_table(module: Module, table: Table, dates: list[str]) -> None:
         if first is None or not set(results) <= {b.result for b in first.bands}:
             raise ValueError(f"table {table.id}: follows a table or result the module "
                              f"does not have ({caller}: {results})")
+    if not set(table.one_of) <= {t.id for t in module.tables} - {table.id}:
+        raise ValueError(f"table {table.id}: one_of names a table the module does not have")
     if table.from_date is not None and table.from_date not in dates:
         raise ValueError(f"table {table.id}: from_date {table.from_date!r} is no CG Date")
     if table.game_end is not None and table.game_end.by not in [*module.sides, "ATTACKER"]:

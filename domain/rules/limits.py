@@ -53,6 +53,16 @@ class WithdrawalLimit(Strict):
     doubt: str | None = None
 
 
+class WithdrawalOrder(Strict):
+    """A withdrawal a rule orders (PBr 3.60741, 3.60742): whose units, and the CG Dates in
+    whose RePh it is made (after that date's CG Scenario)."""
+
+    rule: str
+    side: str
+    after: list[str]
+    doubt: str | None = None
+
+
 class BombardmentLimit(Strict):
     """PBr note i: the Bombardments usable per CG Scenario are as many as the new CG Dates
     since the last CG-Scenario End; none is resolved on an Idle Date."""
@@ -71,4 +81,5 @@ class UnitLimits(Strict):
     hip: HIPLimit | None = None
     ft_dc: FTDCRetention | None = None
     withdrawal: list[WithdrawalLimit] = []
+    withdrawal_orders: list[WithdrawalOrder] = []
     bombardment: BombardmentLimit | None = None

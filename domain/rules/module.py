@@ -107,7 +107,11 @@ class Module(Strict):
                 "an owner loads it with `refit module load FILE`",
                 rule=table_id,
             )
-        raise InvalidCommand(f"module {self.id} has no table {table_id!r}", field="table")
+        # a table split in columns is named by its rule and column (9.6054-personnel)
+        near = [t.id for t in self.tables if t.id.startswith(f"{table_id}-")]
+        raise InvalidCommand(f"{self.short_name} has no table {table_id!r}" +
+                             (f": its tables are {', '.join(near)}" if near else ""),
+                             field="table")
 
     def rg_chart(self, side: str) -> RGChart:
         """The side's RG chart, or an error naming it as missing."""

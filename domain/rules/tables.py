@@ -140,6 +140,9 @@ class Table(Strict):
     counts_against: str | None = None  # an RG row whose maximums count these rolls (M2)
     not_initial: bool = False  # not rolled before an Initial Scenario (its SSR decides)
     after: list[str] = []  # tables rolled first on the CG Date (9.62164 after 9.62161)
+    # tables a subject is rolled on instead of this one, not as well, per CG Date: one
+    # Escape attempt a unit, on its column's table (3.606, 9.6054)
+    one_of: list[str] = []
     follows: FollowUp | None = None  # rolled only after these results of another table
     determines: Literal["strength", "leader", "composition", "sw", "sw_type", "weather", "ec",
                         "wind", "recon"] | None = None

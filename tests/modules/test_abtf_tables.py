@@ -448,6 +448,24 @@ def test_9_6054_a_stack_reads_the_infantry_column_and_a_tank_the_mobile_vehicle_
     assert "9.6054-p-encircled" in refused.value.message
 
 
+def test_the_escape_table_of_old_is_named_by_its_two_columns(refit: Refit) -> None:
+    campaign = at_step(refit, "9.605")
+    with pytest.raises(InvalidCommand) as old:
+        roll(refit, campaign, "9.6054", "German", [5, 4], subject="unit:sq1")
+    assert old.value.field == "table" and old.value.message == (
+        "ABtF has no table '9.6054': its tables are 9.6054-personnel, 9.6054-vehicle")
+
+
+def test_9_6054_a_unit_makes_one_escape_attempt_on_one_column(refit: Refit) -> None:
+    # "Each still-Isolated unit must now attempt Escape": once, on its column's table.
+    campaign = at_step(refit, "9.605")
+    roll(refit, campaign, "9.6054-personnel", "German", [5, 4], subject="unit:sq1")
+    with pytest.raises(RuleViolation) as again:
+        roll(refit, campaign, "9.6054-vehicle", "German", [1, 1], subject="unit:sq1")
+    assert again.value.rule == "9.6054" and "one attempt" in again.value.message
+    roll(refit, campaign, "9.6054-vehicle", "German", [1, 1], subject="unit:stug")  # another
+
+
 @pytest.mark.parametrize("table,dice,follows", [
     ("9.6054-vehicle", [6, 5], True), ("9.6054-vehicle", [5, 5], False)])
 def test_9_60541_follows_a_vehicle_or_crew_eliminated_not_one_abandoned(

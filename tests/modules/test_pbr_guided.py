@@ -297,8 +297,11 @@ def test_the_guide_offers_the_axis_no_attack_chit_while_no_british_unit_is_on_th
     to_reph_step(refit, campaign, "3.621")  # 14PM
     do(refit, campaign, {"type": "record_on_map", "side": BRITISH, "on_map": False})
     sides = refit.reads.guide(campaign)["sides"]
-    assert sides[AXIS]["chit"] == {"select": "initiative", "rule": "3.6212", "chosen": False,
-                                   "chits": ["idle"], "waiting_for": [BRITISH]}
+    assert sides[AXIS]["chit"] == {
+        "select": "initiative", "rule": "3.6212", "chosen": False, "chits": ["idle"],
+        "waiting_for": [BRITISH], "refused": [{  # said why, on the Axis page too
+            "chit": "attack", "rule": "3.6212", "why": "the Axis may not choose Attack: the "
+                                                      "British have no on-map Retained units"}]}
     assert sides[BRITISH]["chit"]["chits"] == ["attack", "idle"]
 
 

@@ -231,9 +231,30 @@ def kind(name: str, count: int = 1, **flags: Any) -> dict[str, Any]:
     return {"kind": name, "count": count} | flags
 
 
+def after_14pm(refit: Refit) -> UUID:
+    """A PBr CG I opened at 14PM, at 3.607 of the RePh after its scenario: 3.60741 orders
+    the British withdrawal after 14PM (on the map's conditions) or 14N."""
+    campaign = refit.commands.create_campaign("pbr", "I", "Bénouville", "entered",
+                                              start_date="14PM").id
+    to_reph_step(refit, campaign, "3.607")
+    return campaign
+
+
+def test_3_60741_no_withdrawal_is_ordered_after_14am_nor_under_a_rule_the_module_lacks(
+        refit: Refit) -> None:
+    early = refused(refit, at(refit, "3.607"), withdraw(kind("squad"), side=BRITISH,
+                                                        rule="3.60741", off_map=False))
+    assert isinstance(early, RuleViolation) and early.rule == "3.60741"
+    assert "in the RePh after the 14PM or 14N CG Scenario, not now (14AM)" in early.message
+    made_up = refused(refit, after_14pm(refit), withdraw(kind("squad"), side=BRITISH,
+                                                         rule="3.6074 x", off_map=False))
+    assert isinstance(made_up, InvalidCommand) and made_up.field == "rule"
+    assert "the British withdraws under 3.60741, not '3.6074 x'" in made_up.message
+
+
 def test_3_60742_three_leaders_nine_squad_equivalents_and_one_sw_are_retained_off_map(
         refit: Refit) -> None:
-    campaign = at(refit, "3.607")
+    campaign = after_14pm(refit)
     leaders = refused(refit, campaign, withdraw(kind("leader", 4)))
     assert isinstance(leaders, RuleViolation) and leaders.rule == "3.60742"
     assert "4 leaders (most 3)" in leaders.message
@@ -249,13 +270,13 @@ def test_3_60742_three_leaders_nine_squad_equivalents_and_one_sw_are_retained_of
 
 
 def test_3_60741_british_withdrawal_keeps_nothing_and_is_not_limited(refit: Refit) -> None:
-    campaign = at(refit, "3.607")
+    campaign = after_14pm(refit)
     do(refit, campaign, withdraw(kind("squad", 20), kind("leader", 5), side=BRITISH,
                                  rule="3.60741", off_map=False))
 
 
 def test_withdrawn_units_are_listed_by_kind_not_as_text(refit: Refit) -> None:
-    campaign = at(refit, "3.607")
+    campaign = after_14pm(refit)
     error = refused(refit, campaign, {"type": "withdraw_units", "side": AXIS,
                                       "units": "I4, I5", "rule": "3.60742"})
     assert "units" in str(error)
@@ -361,12 +382,13 @@ def test_units_are_retained_off_map_only_under_the_rule_that_limits_them(
         refit: Refit) -> None:
     # 3.60742's limits are keyed by its rule: a withdrawal under another would keep units
     # off map past them. 3.60741's British withdrawal keeps nothing (removed from play).
-    campaign = at(refit, "3.607")
-    for side, rule in ((AXIS, "3.6074"), (AXIS, "3.60742 "), (BRITISH, "3.60741")):
+    campaign = after_14pm(refit)
+    for side, rule, said in ((AXIS, "3.6074", "withdraws under 3.60742, not '3.6074'"),
+                             (AXIS, "3.60742 ", "withdraws under 3.60742, not '3.60742 '"),
+                             (BRITISH, "3.60741", "off map under no rule of the module")):
         error = refused(refit, campaign, withdraw(kind("leader", 4), side=side, rule=rule))
         assert isinstance(error, InvalidCommand) and error.field == "rule", error
-        assert "off map only under 3.60742" in error.message if side == AXIS else \
-            "off map under no rule of the module" in error.message
+        assert said in error.message
     assert refit.reads.roster(campaign)[0].sides[AXIS].withdrawn == []
 
 

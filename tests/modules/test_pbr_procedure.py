@@ -50,7 +50,9 @@ def test_no_axis_attack_chit_while_the_british_have_no_units_on_map(refit: Refit
 
 
 def test_3_6074_withdrawals_are_recorded_in_3_607_on_the_roster(refit: Refit) -> None:
-    campaign = at(refit, "I", "3.606")
+    campaign = refit.commands.create_campaign("pbr", "I", "Bénouville", "entered",
+                                              start_date="14PM").id  # 3.60741: after 14PM
+    to_reph_step(refit, campaign, "3.606")
     paras = [{"kind": "squad", "count": 6}]
     early = refused(refit, campaign, {"type": "withdraw_units", "side": AXIS,
                                       "units": paras, "rule": "3.60742"})

@@ -301,13 +301,14 @@ def test_recon_is_rolled_openly_within_the_m2_maximum_and_never_bought_as_an_rg(
     assert hidden.field == "secret"  # type: ignore[attr-defined]
 
 
-def test_3_6175_british_on_map_purchases_need_a_setup_area_on_the_map(
+def test_3_6175_a_side_with_no_units_on_the_map_may_still_buy_for_on_map_setup(
         refit: Refit, at_14am: UUID) -> None:
+    # 3.6175 asks for ">= one Set Up Area on the Map", not units: a Setup Area may contain
+    # none (3.605), and one vacated stays the vacating side's (3.6131). A helper found the
+    # British refused after 14N for having removed their units.
     cpp(refit, at_14am, BRITISH, 20)
     do(refit, at_14am, {"type": "record_on_map", "side": BRITISH, "on_map": False})
-    error = refused_purchase(refit, at_14am, BRITISH, "I2", "on_map")
-    assert error.rule == "3.6175" and "no Setup Area on the map" in error.message
-    buy(refit, at_14am, BRITISH, "I2")  # entering as a reinforcement is still possible
+    buy(refit, at_14am, BRITISH, "I2", "on_map")
 
 
 @pytest.mark.parametrize("side,rg,note", [

@@ -10,7 +10,8 @@ from tests.helpers.story import do, to_reph_step
 
 
 def test_a_withdrawal_recorded_as_text_still_reads_and_verifies(refit: Refit) -> None:
-    campaign = refit.commands.create_campaign("pbr", "I", "Bénouville", "entered").id
+    campaign = refit.commands.create_campaign("pbr", "I", "Bénouville", "entered",
+                                              start_date="14PM").id  # 3.60742: after 14PM
     to_reph_step(refit, campaign, "3.607")
     state = refit.store.campaign(campaign)
     state._record(UnitsWithdrawn, "director", side="Axis", units="I4, I5",  # as stored then
