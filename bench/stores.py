@@ -4,6 +4,7 @@ append rate, a big campaign's load, projection rebuild. The measuring is bench/r
 from __future__ import annotations
 
 import hmac
+import json
 import os
 import sqlite3
 import time
@@ -81,17 +82,29 @@ def snapshot_floor(url: str, campaign: UUID) -> dict[str, float]:
     started = time.perf_counter()
     hmac.digest(os.urandom(32), state, "sha256")
     sealed = time.perf_counter()
-    from_json(state[state.index(b"{"):], cache_strings=False)
+    doc = from_json(state[state.index(b"{"):], cache_strings=False)
     parsed = time.perf_counter()
-    return {"snapshot_bytes": len(state), "fetch_ms": fetch * 1000,
+    return {"snapshot_bytes": len(state), "rolls_of_the_date_share": date_share(doc),
+            "fetch_ms": fetch * 1000,
             "seal_ms": (sealed - started) * 1000, "parse_ms": (parsed - sealed) * 1000,
             "floor_ms": (fetch + parsed - started) * 1000}
+
+
+def date_share(doc: Any) -> float:
+    """How much of the snapshot's state is the dice bookkeeping of the CG Date in play:
+    each roll's slot and result, which the rules read back (a slot rolled twice is
+    refused; 9.60541 and CG4 read a result) and a new CG Date empties. The bench's big
+    campaign rolls all its rolls on one CG Date, so its snapshot grows with them."""
+    dice = doc.get("state", {}).get("dice", {}).get("_data_", {})
+    date = len(json.dumps({key: dice.get(key) for key in ("slots", "results_today")}))
+    return round(date / max(1, len(json.dumps(doc))), 3)
 
 
 def floors(url: str, campaign: UUID, repeats: int) -> dict[str, Any]:
     """`snapshot_floor`'s figures, each spread over the repeats."""
     runs = repeated(repeats, lambda: snapshot_floor(url, campaign))
-    return {"snapshot_bytes": int(runs[0]["snapshot_bytes"])} | {
+    return {"snapshot_bytes": int(runs[0]["snapshot_bytes"]),
+            "rolls_of_the_date_share": runs[0]["rolls_of_the_date_share"]} | {
         key: spread(column(runs, key)) for key in ("fetch_ms", "seal_ms", "parse_ms",
                                                    "floor_ms")}
 

@@ -157,6 +157,8 @@ def test_python_m_bench_prints_every_part_beside_its_peer(postgres_problem: str 
         # Beside the load, its floor: the snapshot's row read, its seal checked, parsed.
         floor = figures["P2"][store]["snapshot_floor"]
         assert floor["snapshot_bytes"] > 1000 and floor["floor_ms"]["median"] > 0
+        # what fills it: the rolls of the one CG Date the bench's campaign plays
+        assert 0.5 < floor["rolls_of_the_date_share"] < 1
         assert set(floor["fetch_ms"]) == set(floor["seal_ms"]) == spread
         assert figures["P3"][store]["events"] >= 300 + 2 * 40
         assert set(figures["P3"][store]["raw_scan_rows_per_s"]) == spread
