@@ -183,10 +183,12 @@ def check_withdrawal(campaign: Campaign, side: str, rule: str,
                              "squad-equivalents of MMC"),
                             ("sw", limit.support_weapons, "non-captured SW")):
         if now[key] > most:
-            have = squads(now[key]) if key == "halves" else str(now[key])
-            shown = squads(most) if key == "halves" else str(most)
+            said = squads if key == "halves" else str
+            earlier = f", {said(before[key])} of them recorded before" if before.get(key) \
+                else ""
             raise RuleViolation(
                 f"no more than {limit.leaders} leaders, {limit.squad_equivalents} "
                 f"squad-equivalents of MMC and {limit.support_weapons} non-captured SW are "
-                f"Retained off map: this makes {have} {what} (most {shown}); the excess, "
-                "owner's choice, is removed from play without CVP", rule=limit.rule)
+                f"Retained off map: this makes {said(now[key])} {what}{earlier} (most "
+                f"{said(most)}); the excess, owner's choice, is removed from play without "
+                "CVP", rule=limit.rule)

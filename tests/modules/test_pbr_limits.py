@@ -265,7 +265,7 @@ def test_3_60742_three_leaders_nine_squad_equivalents_and_one_sw_are_retained_of
     # The 9 squad-equivalents are full: a half-squad more is removed from play instead.
     more = refused(refit, campaign, withdraw(kind("HS")))
     assert isinstance(more, RuleViolation)
-    assert "9.5 squad-equivalents of MMC (most 9)" in more.message
+    assert "9.5 squad-equivalents of MMC, 9 of them recorded before (most 9)" in more.message
     do(refit, campaign, withdraw(kind("squad", 4), off_map=False))  # removed from play
 
 
