@@ -49,6 +49,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             "bought": purchase_at(refit, ident, viewer, bought, status.version),
             "bought_now": bought_now(record, mine, guide["cg_date"]),
             "forts_now": forts_now(roster, mine, guide["cg_date"]),
+            "withdrawn": withdrawn_now(roster, guide["cg_date"]),
             "done": recorded(refit, ident, viewer, done, status.version),
             "notes": option_notes(refit, status.module, mine),
             "control": control_choices(refit, status, caller.role == DIRECTOR),
@@ -165,6 +166,14 @@ def forts_now(roster: list[read.RosterRow], sides: list[str], cg_date: str
         return {}
     return {side: list(cell.fortifications) for side, cell in line.sides.items()
             if side in sides and cell.fortifications}
+
+
+def withdrawn_now(roster: list[read.RosterRow], cg_date: str) -> dict[str, list[Any]]:
+    """Each side's withdrawals on this CG Date (PBr 3.6074), as the CG Roster reads them:
+    public, as the units leave the map in view."""
+    line = next((row for row in roster if row.cg_date == cg_date), None)
+    return {} if line is None else {side: list(cell.withdrawn)
+                                    for side, cell in line.sides.items() if cell.withdrawn}
 
 
 def purchase_at(refit: Refit, ident: UUID, viewer: str | None, version: int | None,

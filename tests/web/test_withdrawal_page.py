@@ -87,6 +87,11 @@ def test_the_british_withdraw_under_3_60741_keeping_nothing(
     assert gone.status_code == 303, gone.text
     [done] = withdrawn(client, campaign, BRITISH)
     assert (done["rule"], done["retained_off_map"]) == ("3.60741", False)
+    said = "Withdrawn on 14N under 3.60741: 4 squad (5-4-8)."  # public: they leave in view
+    for token in (campaign["tokens"]["sides"][BRITISH], campaign["tokens"]["sides"][AXIS],
+                  campaign["tokens"]["observer"]):
+        log_in(client, token)
+        assert said in text_of(get(client, f"/play/{campaign['id']}")), token
 
 
 def test_a_side_with_no_units_left_on_the_map_is_recorded_and_the_axis_may_not_attack(
