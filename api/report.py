@@ -8,6 +8,7 @@ from html import escape
 from typing import Any, Literal, NamedTuple
 
 from api.render import dice_text
+from domain.campaign.reports import control_terms
 from domain.modules.kgp.rules import pf_text
 
 Format = Literal["text", "html"]
@@ -118,13 +119,6 @@ def _control(d: Data) -> str:
             f"{d['side'] or 'nobody'} (was {d['previous'] or 'nobody'}){_rule(d)}")
 
 
-def _terms(d: Data) -> str:
-    """What a Control report claims: its kind, LVP and Map Group, Infantry Control (8.2)."""
-    lvp = f"; {d['lvp']} LVP" if d.get("lvp") else ""
-    group = f", Map Group {d['map_group']}" if d.get("lvp") and d.get("map_group") else ""
-    return f"{d['kind']}{lvp}{group}" + ("; by Infantry" if d.get("infantry") else "")
-
-
 def _step(d: Data) -> str:
     skipped = f"; rolls skipped: {'; '.join(d['skipped'])}" if d.get("skipped") else ""
     done = f"step {d['previous']} complete" if d.get("previous") else "the RePh begins"
@@ -215,7 +209,8 @@ DESCRIBE: dict[str, Callable[[Data], str]] = {
                                        + (f"came from RG #{d['purchase']}" if d['purchase']
                                           else "came from no RG line")),
     "ControlReported": lambda d: (f"report {d['report']}: the {d['side']} Controls "
-                                  f"{d['location']} ({_terms(d)}), to confirm{_rule(d)}"),
+                                  f"{d['location']} ({control_terms(d)}), to confirm"
+                                  f"{_rule(d)}"),
     "ReportConfirmed": lambda d: _answer(d, "confirmed"),
     "ReportDisputed": lambda d: _answer(d, "disputed") + f": {d['reason']}",
     "ReportWithdrawn": lambda d: _answer(d, "withdrawn" if d.get("side") else "rejected")

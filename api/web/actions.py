@@ -4,7 +4,7 @@ a page adds no rule of its own, so a command refused here is refused there alike
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
@@ -111,7 +111,7 @@ def command_of(form: dict[str, Any], claims: list[str]) -> cmd.Command:
 
 
 KGP_ACTIONS = ("objective", "holding", "pf", "fanaticism", "massacre")
-PF_REASONS = ("setup", "released", "entered", "used")  # change_pf's
+PF_REASONS: tuple[str, ...] = get_args(cmd.ChangePF.model_fields["reason"].annotation)
 
 
 def _kgp(action: str, form: dict[str, Any], side: str | None) -> dict[str, Any]:

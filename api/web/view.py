@@ -13,8 +13,10 @@ from api.web.kgp_view import kgp_parts
 from api.web.retained_form import listed, retained_open, retained_rule
 from api.web.undo_view import last_undo
 from api.web.withdrawal_view import withdrawal_parts
+from domain.campaign import turns
 from domain.campaign.scenario import CONDITIONS, spellings
 from domain.rules import Module
+from domain.subjects import parse_subject
 from infra.application import Refit
 from infra.queries_at_head import AtHead
 from projections import read
@@ -75,7 +77,7 @@ def home(refit: Refit, ident: UUID, caller: Caller, rolled: range | None,
             # KGP's own parts: each side's Objective Hexes, Holding Box, PF, Fanaticism
             "kgp": kgp_parts(reads, ident, status, rules, mine, viewer, record),
             # the director's 3.607 forms (PBr 3.6074 withdrawals, 3.6212 * on-map units)
-            "withdrawal": withdrawal_parts(rules, status, roster, caller.role == DIRECTOR),
+            "withdrawal": withdrawal_parts(rules, status, caller.role == DIRECTOR),
             "acts": caller.role != OBSERVER, "director": caller.role == DIRECTOR,
             "entered": status.dice == "entered",
             "nothing_due": not any(part["due"] for part in guide["sides"].values()),
@@ -193,9 +195,7 @@ def subject_label(subject: str | None) -> str:
     if subject == "unit:LABEL":
         return "a unit you name"
     if subject.startswith("turn:"):  # a Game End dr's (CG4, CG23): the turn just ended
-        turn, _, player_turn = subject.removeprefix("turn:").partition("/pt:")
-        return f"Player Turn {player_turn} of Game Turn {turn}" if player_turn else \
-            f"Game Turn {turn}"
+        return turns.named(parse_subject(subject))
     words = {"rg": "RG line", "sw": "SW", "leader": "leader", "unit": "unit"}
     parts = []
     for part in subject.split("/"):

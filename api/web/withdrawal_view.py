@@ -13,13 +13,12 @@ from projections import read
 
 
 def withdrawal_parts(rules: Module, status: read.CampaignStatus,
-                     roster: list[read.RosterRow], director: bool) -> dict[str, Any] | None:
+                     director: bool) -> dict[str, Any] | None:
     """What the director's 3.607 forms offer now (None: nothing, or not the director)."""
     steps = rules.command_steps.get("withdraw_units", [])
     needs = rules.attack_needs_target
     if not director or (not steps and needs is None) or status.phase == "ended":
         return None
-    today = next((row for row in roster if row.cg_date == status.cg_date), None)
     limited, orders = rules.unit_limits.withdrawal, rules.unit_limits.withdrawal_orders
     return {
         # the card, in the step, where a rule orders the side's withdrawal on the CG Date
@@ -31,7 +30,5 @@ def withdrawal_parts(rules: Module, status: read.CampaignStatus,
         "rules": {side: [o.rule for o in orders if o.side == side] for side in status.sides},
         "kept": {side: [w.rule for w in limited if w.side == side] for side in status.sides},
         "kinds": list(get_args(cmd.UnitKind)), "rows": range(WITHDRAWAL_ROWS),
-        "recorded": {side: (today.sides[side].withdrawn if today else [])
-                     for side in status.sides},
         "on_map_rule": needs.rule if needs else None, "off_map": status.off_map,
     }

@@ -13,7 +13,6 @@ neither its RePh step nor the CG Scenario may be left while one is open (steps.p
 
 from __future__ import annotations
 
-import unicodedata
 from typing import TYPE_CHECKING, Any
 
 from domain import commands as cmd
@@ -21,7 +20,7 @@ from domain.campaign import retained
 from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
 from domain.campaign.part import Part
-from domain.campaign.scenario import ControlChanged
+from domain.campaign.scenario import ControlChanged, place_key
 from domain.errors import Forbidden, InvalidCommand, RuleViolation
 
 if TYPE_CHECKING:
@@ -192,11 +191,6 @@ def _same_place(one: str, other: str) -> bool:
     return place_key(one) == place_key(other)
 
 
-def place_key(name: str) -> str:
-    """A Location's name as a reader reads it: case, spacing and look-alike forms aside."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
-
-
 def _record_control(campaign: Campaign, fields: dict[str, Any], actor: str) -> None:
     """Record the change; Infantry Control reveals an Objective Hex (KGP 8.2)."""
     campaign._record(ControlChanged, actor, cg_date=campaign.reph.cg_date, **fields)
@@ -215,10 +209,10 @@ def describe(entry: dict[str, Any]) -> str:
         ww = fields.get("ww_half_squads") or 0
         return f"the {entry['side']} lost {fields['unit']} ({fields['cvp']} CVP" + \
             (f", {ww} HS to the WW box)" if ww else ")")
-    return f"the {entry['side']} Controls {fields['location']} ({_control_terms(fields)})"
+    return f"the {entry['side']} Controls {fields['location']} ({control_terms(fields)})"
 
 
-def _control_terms(fields: dict[str, Any]) -> str:
+def control_terms(fields: dict[str, Any]) -> str:
     """What a Control report claims beside the Location, for the other side to confirm:
     its kind, and in KGP its LVP and Map Group, and Infantry Control (which reveals an
     Objective Hex there, 8.2)."""

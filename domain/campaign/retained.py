@@ -217,9 +217,10 @@ def withdraw_units(campaign: Campaign, command: cmd.WithdrawUnits, actor: str) -
 def _check_order(campaign: Campaign, side: str, rule: str) -> None:
     """A withdrawal under a rule the module lists as ordering it for the side (PBr
     3.60741/3.60742), in the RePh after a CG Scenario it names: a free text is no rule."""
-    orders = [o for o in campaign.rules.unit_limits.withdrawal_orders if o.side == side]
-    if not campaign.rules.unit_limits.withdrawal_orders:
+    listed = campaign.rules.unit_limits.withdrawal_orders
+    if not listed:
         return  # a module that lists none (an owner's) keeps the rule as given
+    orders = [o for o in listed if o.side == side]
     order = next((o for o in orders if o.rule == rule), None)
     if order is None:
         named = " or ".join(o.rule for o in orders) or "no rule of the module"

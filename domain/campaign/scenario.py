@@ -4,6 +4,7 @@ Walking Wounded box (CG19), Recon (3.620) and units withdrawn or off map."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from domain.campaign.events import CampaignEvent
@@ -30,10 +31,14 @@ def as_the_module_spells(module: Any, condition: str, value: str | None) -> str 
     match its words exactly, and would miss it unsaid. Another word (an SSR's) stays."""
     if value is None:
         return None
-    def read(text: str) -> str:
-        return " ".join(text.casefold().split())
-    return next((word for word in spellings(module, condition) if read(word) == read(value)),
-                value)
+    return next((word for word in spellings(module, condition)
+                 if place_key(word) == place_key(value)), value)
+
+
+def place_key(name: str) -> str:
+    """A name (a Location's, a condition's) as a reader reads it: case, spacing and
+    look-alike forms aside."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 class Scenario(Part):

@@ -77,9 +77,9 @@ def to_end(campaign: Campaign) -> dict[str, Any] | None:
     turn = following.turn or 0
     asked = turn >= spec.from_turn and _number(campaign, spec, turn) is None
     return {"turn": following.turn, "player_turn": following.player_turn,
-            "name": _named(following), "rule": spec.rule, "from_turn": spec.from_turn,
+            "name": named(following), "rule": spec.rule, "from_turn": spec.from_turn,
             "when": when_made(spec),
-            "ended": _named(last) if last.turn else None,
+            "ended": named(last) if last.turn else None,
             "due_first": [side for side in campaign.sides if due_subject(campaign, side)],
             "circled": f"the number circled in {_box(turn)}" if asked else None}
 
@@ -140,7 +140,8 @@ def _box(turn: int) -> str:
     return f"Game Turn {turn}'s box of the CG Turn Record Chart"
 
 
-def _named(subject: Subject) -> str:
+def named(subject: Subject) -> str:
+    """A turn as players say it: "Game Turn 5", "Player Turn 1 of Game Turn 6"."""
     name = f"Game Turn {subject.turn}"
     return f"Player Turn {subject.player_turn} of {name}" if subject.player_turn else name
 
@@ -189,12 +190,12 @@ def check_turn(campaign: Campaign, table: Table, side: str, subject: Subject,
     if side not in who:
         refuse(f"is made by the {' or '.join(who)}, not the {side}")
     if (last.turn or 0) < spec.from_turn:
-        ended = "no turn has" if not last.turn else f"{_named(last)} has"
+        ended = "no turn has" if not last.turn else f"{named(last)} has"
         refuse(f"is made {when_made(spec)}: {ended} ended (end_turn)")
     if subject != last:
-        refuse(f"is made for the turn just ended ({_named(last)}), not {_named(subject)}")
+        refuse(f"is made for the turn just ended ({named(last)}), not {named(subject)}")
     if not again and _made(campaign, table, subject):
-        refuse(f"has been made for {_named(subject)}")
+        refuse(f"has been made for {named(subject)}")
     # A result that ends play counts the scenario's casualties and Control, so the dr waits
     # for every open report whatever it rolls: refused only when it would end play, it
     # would tell the side its dice before they count (and let it leave them to the other).
@@ -231,13 +232,13 @@ def _check_circled(campaign: Campaign, spec: GameEnd, ended: Subject,
     where = _box(turn)
     if turn < spec.from_turn:
         if given is not None:
-            raise InvalidCommand(f"no Game End dr is made at the end of {_named(ended)} "
+            raise InvalidCommand(f"no Game End dr is made at the end of {named(ended)} "
                                  f"({spec.rule}): give no circled number", rule=spec.rule,
                                  field="circled")
         return None
     known = _number(campaign, spec, turn)
     if known is None and given is None:
-        raise InvalidCommand(f"the Game End dr falls due as {_named(ended)} ends "
+        raise InvalidCommand(f"the Game End dr falls due as {named(ended)} ends "
                              f"({spec.rule}): give the number circled in {where}, as "
                              "printed on the map (the module data does not give it)",
                              rule=spec.rule, field="circled")
@@ -276,13 +277,13 @@ def end_turn(campaign: Campaign, command: cmd.EndTurn, actor: str) -> None:
     for side in campaign.sides:
         due = due_subject(campaign, side)
         if due is not None:
-            raise RuleViolation(f"the {spec.rule} Game End dr for {_named(last_ended(campaign))}"
+            raise RuleViolation(f"the {spec.rule} Game End dr for {named(last_ended(campaign))}"
                                 f" is due first (by the {' or '.join(rollers(campaign, spec))})",
                                 rule=spec.rule)
     following = _following(spec, last_ended(campaign))
     ended = Subject("turn", turn=command.turn, player_turn=command.player_turn)
     if ended != following:
-        raise RuleViolation(f"{_named(following)} is the next to end, not {_named(ended)}",
+        raise RuleViolation(f"{named(following)} is the next to end, not {named(ended)}",
                             rule=spec.rule)
     number = _check_circled(campaign, spec, ended, command.circled)
     campaign._record(TurnEnded, actor, cg_date=reph.cg_date, turn=command.turn,

@@ -13,7 +13,7 @@ from domain import commands as cmd
 from domain.campaign import turns
 from domain.campaign.events import CampaignEvent
 from domain.campaign.handlers import handles
-from domain.campaign.reports import place_key
+from domain.campaign.scenario import place_key
 from domain.errors import InvalidCommand, RuleViolation
 from domain.modules.kgp.rules import pf_text
 from domain.rules import rg_letters
