@@ -224,7 +224,8 @@ def _check_order(campaign: Campaign, side: str, rule: str) -> None:
     order = next((o for o in orders if o.rule == rule), None)
     if order is None:
         named = " or ".join(o.rule for o in orders) or "no rule of the module"
-        raise InvalidCommand(f"the {side} withdraws under {named}, not {rule!r}", field="rule")
+        raise InvalidCommand(f"the {side} withdraws under {named}, not {rule!r}", field="rule",
+                             rule=orders[0].rule if orders else None)
     cg_date = campaign.reph.cg_date
     if campaign.reph.phase != "reph" or cg_date not in order.after:
         raise RuleViolation(f"{order.rule} orders the {side} withdrawal in the RePh after the "

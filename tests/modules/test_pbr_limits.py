@@ -248,7 +248,8 @@ def test_3_60741_no_withdrawal_is_ordered_after_14am_nor_under_a_rule_the_module
     assert "in the RePh after the 14PM or 14N CG Scenario, not now (14AM)" in early.message
     made_up = refused(refit, after_14pm(refit), withdraw(kind("squad"), side=BRITISH,
                                                          rule="3.6074 x", off_map=False))
-    assert isinstance(made_up, InvalidCommand) and made_up.field == "rule"
+    assert isinstance(made_up, InvalidCommand) and (made_up.field, made_up.rule) == (
+        "rule", "3.60741")
     assert "the British withdraws under 3.60741, not '3.6074 x'" in made_up.message
 
 
